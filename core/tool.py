@@ -1,0 +1,167 @@
+"""The tool API of SPEC.md §1: BaseTool, ToolResult, errors with a kind, and the per-call context."""
+
+from __future__ import annotations
+
+import json
+import logging
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, ClassVar, Generic, TypeVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from core.abort import AbortSignal
+from core.confirmation import ConfirmationDetails
+from core.display import Display, ErrorDisplay
+from core.parts import Part
+from core.schema import clean_schema
+
+log = logging.getLogger(__name__)
+
+
+class ToolKind(StrEnum):
+    """What a tool does; read-only kinds may run concurrently within one model turn."""
+
+    read = "read"
+    search = "search"
+    edit = "edit"
+    execute = "execute"
+    fetch = "fetch"
+    think = "think"
+    other = "other"
+
+    @property
+    def is_read_only(self) -> bool:
+        return self in (ToolKind.read, ToolKind.search, ToolKind.think)
+
+
+class ToolErrorKind(StrEnum):
+    invalid_params = "invalid_params"
+    path_outside_root = "path_outside_root"
+    path_not_absolute = "path_not_absolute"
+    file_not_found = "file_not_found"
+    not_a_directory = "not_a_directory"
+    is_a_directory = "is_a_directory"
+    file_exists = "file_exists"
+    binary_file = "binary_file"
+    file_too_large = "file_too_large"
+    permission_denied = "permission_denied"
+    file_changed = "file_changed"
+    edit_no_occurrence = "edit_no_occurrence"
+    edit_occurrence_mismatch = "edit_occurrence_mismatch"
+    edit_no_change = "edit_no_change"
+    invalid_regex = "invalid_regex"
+    tool_not_found = "tool_not_found"
+    not_allowed = "not_allowed"
+    cancelled = "cancelled"
+    timeout = "timeout"
+    execution_failed = "execution_failed"
+
+
+@dataclass(frozen=True)
+class ToolError:
+    kind: ToolErrorKind
+    message: str
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """`llm_content` goes to the model as the FunctionResponse; `return_display` is shown to the user."""
+
+    llm_content: str | list[Part]
+    return_display: Display
+    error: ToolError | None = None
+
+    @classmethod
+    def failure(cls, kind: ToolErrorKind, message: str, display: str | None = None) -> ToolResult:
+        return cls(message, ErrorDisplay(kind.value, display or message), ToolError(kind, message))
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+@dataclass
+class CallContext:
+    """What the scheduler hands a running call besides its parameters.
+
+    `on_output` receives live output (shell); `reviewed_content` is the original file content the user saw in
+    an approved diff, so an edit tool can refuse to write over a change the user has not seen."""
+
+    on_output: Callable[[str], None] | None = None
+    reviewed_content: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class ToolParams(BaseModel):
+    """Base for every tool's parameter model: unknown fields are an error the model can read."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+P = TypeVar("P", bound=ToolParams)
+
+
+class BaseTool(ABC, Generic[P]):
+    """One tool. Subclasses set the class attributes and implement `_execute`; `execute` never raises."""
+
+    name: ClassVar[str]
+    display_name: ClassVar[str]
+    description: ClassVar[str]
+    Params: ClassVar[type[ToolParams]]
+    kind: ClassVar[ToolKind] = ToolKind.other
+
+    @property
+    def parameter_schema(self) -> dict[str, Any]:
+        return clean_schema(self.Params.model_json_schema(by_alias=True))
+
+    def function_declaration(self) -> dict[str, Any]:
+        return {"name": self.name, "description": self.description, "parameters": self.parameter_schema}
+
+    def validate_params(self, raw: Mapping[str, Any] | None) -> P | ToolError:
+        """Pydantic validation, then the tool's own checks; the error names the field and the way out."""
+        try:
+            params = self.Params.model_validate(dict(raw or {}))
+        except ValidationError as exc:
+            return ToolError(ToolErrorKind.invalid_params, format_validation_error(self.name, exc))
+        problem = self.check_params(params)  # type: ignore[arg-type]
+        if problem is not None:
+            return problem
+        return params  # type: ignore[return-value]
+
+    def check_params(self, params: P) -> ToolError | None:
+        """Checks beyond the schema (paths inside the root, ...). None when the parameters are fine."""
+        return None
+
+    def get_description(self, params: P) -> str:
+        return f"{self.display_name} {json.dumps(params.model_dump(exclude_none=True), ensure_ascii=False)}"
+
+    async def should_confirm_execute(self, params: P, abort_signal: AbortSignal) -> ConfirmationDetails | None:
+        return None
+
+    def with_new_content(self, params: P, new_content: str, original: str) -> P | None:
+        """For edit tools: the parameters that write `new_content` instead (the user modified the edit)."""
+        return None
+
+    async def execute(self, params: P, abort_signal: AbortSignal, context: CallContext | None = None) -> ToolResult:
+        if abort_signal.aborted:
+            return ToolResult.failure(ToolErrorKind.cancelled, f"{self.name} was cancelled before it started.")
+        try:
+            return await self._execute(params, abort_signal, context or CallContext())
+        except Exception as exc:  # a tool bug must become a result the model and the user can read
+            log.exception("tool %s failed", self.name)
+            message = f"{self.name} failed: {type(exc).__name__}: {exc}"
+            return ToolResult.failure(ToolErrorKind.execution_failed, message)
+
+    @abstractmethod
+    async def _execute(self, params: P, abort_signal: AbortSignal, context: CallContext) -> ToolResult: ...
+
+
+def format_validation_error(tool_name: str, exc: ValidationError) -> str:
+    problems = []
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err["loc"]) or "(parameters)"
+        problems.append(f"'{where}': {err['msg']}")
+    return f"Invalid parameters for {tool_name}: " + "; ".join(problems)

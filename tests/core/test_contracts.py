@@ -1,0 +1,108 @@
+"""The tool API contracts: schema cleaning, registry filters and suggestions, abort signals, event fan-out."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import pytest
+from pydantic import Field
+
+from core.abort import AbortSignal
+from core.events import EventBus, TextDelta, TurnEndReason, TurnFinished
+from core.registry import ToolRegistry
+from core.schema import SchemaError, clean_schema
+from core.tool import BaseTool, CallContext, ToolErrorKind, ToolKind, ToolParams, ToolResult
+
+
+class EchoParams(ToolParams):
+    text: str = Field(description="What to echo.")
+    times: int | None = Field(default=None, description="How often.")
+
+
+class EchoTool(BaseTool[EchoParams]):
+    name = "echo"
+    display_name = "Echo"
+    description = "Echoes text."
+    Params = EchoParams
+    kind = ToolKind.read
+
+    async def _execute(self, params: EchoParams, abort_signal: AbortSignal, context: CallContext) -> ToolResult:
+        if params.text == "boom":
+            raise RuntimeError("exploded")
+        return ToolResult(params.text * (params.times or 1), params.text)
+
+
+def test_schema_is_gemini_shaped() -> None:
+    schema = EchoTool().parameter_schema
+    assert schema["type"] == "object"
+    assert schema["required"] == ["text"]
+    assert "title" not in schema and "title" not in schema["properties"]["text"]
+    assert schema["properties"]["times"] == {"type": "integer", "description": "How often.", "nullable": True}
+
+
+def test_schema_inlines_refs_and_rejects_recursion() -> None:
+    schema = {"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}},
+              "$defs": {"A": {"type": "object", "properties": {"x": {"type": "string", "const": "k"}}}}}
+    assert clean_schema(schema)["properties"]["a"]["properties"]["x"] == {"type": "string", "enum": ["k"]}
+    recursive = {"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}},
+                 "$defs": {"A": {"type": "object", "properties": {"self": {"$ref": "#/$defs/A"}}}}}
+    with pytest.raises(SchemaError):
+        clean_schema(recursive)
+
+
+def test_validation_names_the_field() -> None:
+    error = EchoTool().validate_params({"times": "x"})
+    assert not isinstance(error, EchoParams)
+    assert error.kind is ToolErrorKind.invalid_params
+    assert "'text'" in error.message and "'times'" in error.message
+    assert isinstance(EchoTool().validate_params({"text": "hi"}), EchoParams)
+
+
+async def test_execute_never_raises() -> None:
+    tool = EchoTool()
+    result = await tool.execute(EchoParams(text="boom"), AbortSignal())
+    assert result.error is not None and result.error.kind is ToolErrorKind.execution_failed
+    assert "exploded" in str(result.llm_content)
+    aborted = AbortSignal()
+    aborted.abort()
+    assert (await tool.execute(EchoParams(text="x"), aborted)).error.kind is ToolErrorKind.cancelled
+
+
+def test_registry_filters_and_suggests() -> None:
+    registry = ToolRegistry(deny=["Echo"])
+    assert not registry.register(EchoTool())
+    registry = ToolRegistry(allow=["EchoTool"])
+    assert registry.register(EchoTool())
+    assert registry.suggest("ecoh") == ["echo"]
+    assert "Did you mean 'echo'" in registry.unknown_tool_message("ecoh")
+    assert registry.function_declarations()[0]["name"] == "echo"
+    assert not ToolRegistry(allow=["read_file"]).register(EchoTool())
+    # a rule with an argument narrows a tool; it does not remove it
+    assert ToolRegistry(deny=["echo(rm)"]).register(EchoTool())
+
+
+async def test_abort_signal_wakes_waiters_from_threads() -> None:
+    signal = AbortSignal()
+    child = signal.child()
+    threading.Timer(0.05, signal.abort).start()
+    await asyncio.wait_for(child.wait(), 2)
+    assert child.aborted and signal.aborted
+
+
+async def test_event_bus_fans_out_in_order() -> None:
+    bus = EventBus()
+    first, second = bus.subscribe(), bus.subscribe()
+    collected: list[list[object]] = [[], []]
+
+    async def drain(index: int, stream) -> None:  # type: ignore[no-untyped-def]
+        async for event in stream:
+            collected[index].append(event)
+
+    tasks = [asyncio.create_task(drain(0, first)), asyncio.create_task(drain(1, second))]
+    await asyncio.sleep(0)
+    bus.publish(TextDelta("a"))
+    bus.publish(TurnFinished("p1", TurnEndReason.completed))
+    bus.close()
+    await asyncio.gather(*tasks)
+    assert collected[0] == collected[1] == [TextDelta("a"), TurnFinished("p1", TurnEndReason.completed)]

@@ -1,0 +1,18 @@
+"""The console script answers --version and --help without starting anything."""
+
+import subprocess
+import sys
+
+from cli import __version__
+
+
+def test_version() -> None:
+    out = subprocess.run([sys.executable, "-m", "cli.main", "--version"], capture_output=True, text=True)
+    assert out.returncode == 0
+    assert out.stdout.strip() == f"gemini-tui {__version__}"
+
+
+def test_help() -> None:
+    out = subprocess.run([sys.executable, "-m", "cli.main", "--help"], capture_output=True, text=True)
+    assert out.returncode == 0
+    assert "usage: gemini-tui" in out.stdout

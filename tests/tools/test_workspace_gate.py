@@ -1,0 +1,81 @@
+"""The workspace gate: resolution inside the root, ignore rules at every level, sniffing, atomic writes."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from core.tool import ToolErrorKind
+from tools.text_file import decode_text, encode_text, read_text, write_text
+from tools.workspace import FileType, Workspace, WorkspaceError, sniff_bytes
+
+
+def test_resolve_inside_and_outside(workspace: Workspace, root: Path, tmp_path: Path) -> None:
+    (root / "a").mkdir()
+    assert workspace.resolve("a") == root / "a"
+    assert workspace.resolve(str(root / "a" / "new.txt")) == root / "a" / "new.txt"
+    for bad in ("..", "../x", "/etc/passwd", "a/../../x", "~", "~/x"):
+        with pytest.raises(WorkspaceError) as err:
+            workspace.resolve(bad)
+        assert err.value.kind is ToolErrorKind.path_outside_root
+    with pytest.raises(WorkspaceError):
+        workspace.resolve("a\x00b")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (root / "link").symlink_to(outside)
+    (root / "dangling").symlink_to(tmp_path / "nowhere")
+    for bad in ("link", "link/file", "dangling"):
+        with pytest.raises(WorkspaceError):
+            workspace.resolve(bad)
+
+
+def test_ignore_rules_at_every_level(workspace: Workspace, root: Path) -> None:
+    (root / ".gitignore").write_text("*.log\nbuild/\n")
+    (root / "sub").mkdir()
+    (root / "sub" / ".gitignore").write_text("!keep.log\nlocal.txt\n")
+    (root / ".geminiignore").write_text("secret.md\n")
+    for name in ("a.log", "sub/keep.log", "sub/local.txt", "local.txt", "secret.md", "build/x.py",
+                 "node_modules/m.js", "src/ok.py"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("x")
+    files = {workspace.relative(p) for p, _ in workspace.walk(root)}
+    assert files == {".gitignore", ".geminiignore", "sub/.gitignore", "sub/keep.log", "local.txt", "src/ok.py"}
+    assert workspace.is_ignored(root / "a.log")
+    assert not workspace.is_ignored(root / "sub" / "keep.log")
+    assert workspace.is_ignored(root / "build" / "x.py")
+    assert not workspace.is_ignored(root / "a.log", respect_git_ignore=False)
+    assert workspace.is_ignored(root / "secret.md", respect_git_ignore=False)
+    all_files = {workspace.relative(p) for p, _ in workspace.walk(root, respect_git_ignore=False)}
+    assert "a.log" in all_files and "node_modules/m.js" not in all_files
+
+
+def test_sniffing() -> None:
+    assert sniff_bytes("a.png", b"\x89PNG") is FileType.image
+    assert sniff_bytes("a.pdf", b"%PDF-1.4") is FileType.pdf
+    assert sniff_bytes("a.bin", b"abc\x00def") is FileType.binary
+    assert sniff_bytes("a.txt", "héllo".encode()) is FileType.text
+    assert sniff_bytes("a.txt", b"\xff\xfeh\x00i\x00") is FileType.text
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [b"a\r\nb\r\n", b"a\nb\n", b"\xef\xbb\xbfa\r\nb", "caf\u00e9\n".encode("cp1252"), "x\ny".encode("utf-16"),
+     b"mixed\r\nends\n"],
+)
+def test_text_round_trip_keeps_bytes(raw: bytes) -> None:
+    assert encode_text(decode_text(raw).content, decode_text(raw)) == raw
+
+
+def test_write_keeps_mode_and_follows_symlink(root: Path) -> None:
+    target = root / "real.sh"
+    target.write_bytes(b"echo 1\r\n")
+    target.chmod(0o755)
+    (root / "link.sh").symlink_to(target)
+    like = read_text(root / "link.sh")
+    write_text(root / "link.sh", like.content + "echo 2\n", like)
+    assert (root / "link.sh").is_symlink()
+    assert target.read_bytes() == b"echo 1\r\necho 2\r\n"
+    assert os.stat(target).st_mode & 0o777 == 0o755
+    assert not [p for p in root.iterdir() if p.name.endswith(".tmp")]
