@@ -125,6 +125,21 @@ class Notice:
     level: str = "info"
 
 
+class McpServerState(StrEnum):
+    connecting = "connecting"
+    connected = "connected"
+    failed = "failed"
+    disconnected = "disconnected"
+
+
+@dataclass(frozen=True)
+class McpServerStatusChanged:
+    server: str
+    state: McpServerState
+    tool_count: int = 0
+    message: str = ""  # the reason when failed; skipped tools when connected
+
+
 class TurnEndReason(StrEnum):
     completed = "completed"
     cancelled = "cancelled"
@@ -142,7 +157,7 @@ class TurnFinished:
 
 Event = (
     TurnStarted | TextDelta | ThoughtDelta | CallStateChanged | ConfirmationRequested | ToolOutputChunk
-    | CallFinished | UsageUpdated | Retrying | ErrorOccurred | Notice | TurnFinished
+    | CallFinished | UsageUpdated | Retrying | ErrorOccurred | Notice | TurnFinished | McpServerStatusChanged
 )
 
 
