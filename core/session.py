@@ -1,0 +1,274 @@
+"""The Session: one conversation's turn loop (SPEC.md §2), history, approval mode, stats and saved chats."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import time
+import uuid
+from pathlib import Path
+
+from core.abort import AbortSignal
+from core.config import Settings
+from core.content import contents_from_json, contents_to_json
+from core.context import Memory, load_memory
+from core.events import (
+    ErrorOccurred,
+    EventBus,
+    Retrying,
+    TextDelta,
+    ThoughtDelta,
+    TurnEndReason,
+    TurnFinished,
+    TurnStarted,
+    UsageUpdated,
+)
+from core.loop_detection import LoopDetector
+from core.models.base import (
+    CallChunk,
+    Content,
+    ContentPart,
+    FunctionCall,
+    FunctionResponse,
+    ModelClient,
+    ModelError,
+    ModelRequest,
+    RetryChunk,
+    TextChunk,
+    ThoughtChunk,
+    ThoughtPart,
+    UsageChunk,
+)
+from core.parts import Part, TextPart
+from core.registry import ToolRegistry
+from core.scheduler import ApprovalMode, Scheduler
+from core.stats import SessionStats
+
+SYSTEM_PROMPT = """You are gemini-tui, an agent working in a terminal on the user's project.
+The project root is {root}. Every path you pass to a tool must be absolute and inside the root.
+Use the tools to look before you change anything: list directories, read files, search. Keep edits small and
+exact (the `replace` tool needs the exact text to replace, with enough context to be unique). Explain briefly
+what you did. The user reviews edits and commands before they run and may reject or change them: respect that.
+"""
+
+
+class Session:
+    """Runs user prompts to the end, publishing every step on `bus`. One prompt at a time.
+
+    `interactive=False` (headless) refuses calls that would need the user's confirmation."""
+
+    def __init__(self, settings: Settings, registry: ToolRegistry, model: ModelClient, root: Path,
+                 bus: EventBus | None = None, *, approval_mode: ApprovalMode = ApprovalMode.default,
+                 interactive: bool = True) -> None:
+        self.settings = settings
+        self.registry = registry
+        self.model = model
+        self.root = Path(root)
+        self.bus = bus or EventBus()
+        self.session_id = str(uuid.uuid4())
+        self.stats = SessionStats()
+        self.history: list[Content] = []
+        self.max_turns = settings.max_session_turns
+        self.scheduler = Scheduler(registry, self.bus, self.stats, approval_mode=approval_mode,
+                                   allowed=settings.tools_allowed, interactive=interactive)
+        self.memory: Memory | None = None
+        self._abort: AbortSignal | None = None
+        self._busy = asyncio.Lock()
+
+    # -- what the front ends read and set --------------------------------------------------------------------
+    @property
+    def approval_mode(self) -> ApprovalMode:
+        return self.scheduler.approval_mode
+
+    @approval_mode.setter
+    def approval_mode(self, mode: ApprovalMode) -> None:
+        self.scheduler.approval_mode = ApprovalMode(mode)
+
+    @property
+    def model_name(self) -> str:
+        return self.model.model_name
+
+    @property
+    def is_offline(self) -> bool:
+        return self.model.is_offline
+
+    @property
+    def always_allowed(self) -> set[str]:
+        """Rules granted with "allow for the session": a tool name, `run_shell_command(git)`, `mcp:server`,
+        `mcp:server/tool`."""
+        return self.scheduler.always_allowed
+
+    @property
+    def is_running(self) -> bool:
+        return self._busy.locked()
+
+    # -- memory (GEMINI.md) ----------------------------------------------------------------------------------
+    def reload_memory(self) -> Memory:
+        """Re-reads every GEMINI.md (`/memory refresh`, after save_memory)."""
+        self.memory = load_memory(self.root, self.settings.home, self.settings.context_file_names)
+        return self.memory
+
+    def system_instruction(self) -> str:
+        memory = self.memory if self.memory is not None else self.reload_memory()
+        prompt = SYSTEM_PROMPT.format(root=self.root)
+        return f"{prompt}\n{memory.text}" if memory.text else prompt
+
+    # -- the turn loop ---------------------------------------------------------------------------------------
+    def cancel(self) -> None:
+        """Stops the stream and every unfinished call of the running prompt (each still gets its response)."""
+        if self._abort is not None:
+            self._abort.abort("cancelled by the user")
+
+    async def send(self, prompt: str | list[Part]) -> TurnEndReason:
+        """Runs one user prompt until the model ends its turn with no calls (or stops, fails, is cancelled)."""
+        async with self._busy:
+            abort = self._abort = AbortSignal()
+            prompt_id = uuid.uuid4().hex[:12]
+            parts: list[ContentPart] = [TextPart(prompt)] if isinstance(prompt, str) else list(prompt)
+            shown = prompt if isinstance(prompt, str) else "".join(p.text for p in prompt if isinstance(p, TextPart))
+            self.bus.publish(TurnStarted(prompt_id, shown))
+            self.history.append(Content("user", parts))
+            try:
+                reason, message = await self._run(abort)
+            except Exception as exc:  # a bug in the loop must end the prompt visibly, not hang the front end
+                reason, message = TurnEndReason.error, f"Internal error: {type(exc).__name__}: {exc}"
+                self.bus.publish(ErrorOccurred(message, "internal"))
+            finally:
+                self._abort = None
+            self.bus.publish(TurnFinished(prompt_id, reason, message))
+            return reason
+
+    async def _run(self, abort: AbortSignal) -> tuple[TurnEndReason, str]:
+        detector = LoopDetector()
+        for _ in range(self.max_turns):
+            outcome = await self._stream_turn(abort, detector)
+            if isinstance(outcome, tuple):
+                return outcome
+            calls = outcome
+            if not calls:
+                return TurnEndReason.completed, ""
+            for call in calls:
+                if (loop := detector.check_call(call)) is not None:
+                    self._answer_unrun(calls, loop)
+                    self.bus.publish(ErrorOccurred(loop, "loop_detected"))
+                    return TurnEndReason.loop_detected, loop
+            responses = await self.scheduler.run(calls, abort)
+            self.history.append(Content("user", list(responses)))
+            if abort.aborted:
+                return TurnEndReason.cancelled, "Request cancelled."
+        message = (f"Stopped after {self.max_turns} model turns for one prompt (model.maxSessionTurns). "
+                   "Send another prompt to continue.")
+        self.bus.publish(ErrorOccurred(message, "max_turns"))
+        return TurnEndReason.max_turns, message
+
+    def _answer_unrun(self, calls: list[FunctionCall], why: str) -> None:
+        """Every FunctionCall needs its FunctionResponse, even when the loop stops before running it."""
+        self.history.append(Content("user", [FunctionResponse(c.id, c.name, {"error": why}) for c in calls]))
+
+    async def _stream_turn(self, abort: AbortSignal,
+                           detector: LoopDetector) -> list[FunctionCall] | tuple[TurnEndReason, str]:
+        """One model request. Returns its calls, or why the prompt ends here."""
+        request = ModelRequest(tuple(self.history), self.system_instruction(),
+                               tuple(self.registry.function_declarations()))
+        parts: list[ContentPart] = []
+        calls: list[FunctionCall] = []
+        started = time.monotonic()
+        stopped: tuple[TurnEndReason, str] | None = None
+        try:
+            async for chunk in self.model.stream(request, abort):
+                if abort.aborted:
+                    break
+                match chunk:
+                    case TextChunk(text=text):
+                        _append_text(parts, text)
+                        self.bus.publish(TextDelta(text))
+                        if (loop := detector.check_text(text)) is not None:
+                            stopped = TurnEndReason.loop_detected, loop
+                            self.bus.publish(ErrorOccurred(loop, "loop_detected"))
+                            break
+                    case ThoughtChunk(text=text, signature=signature):
+                        parts.append(ThoughtPart(text, signature))
+                        self.bus.publish(ThoughtDelta(text))
+                    case CallChunk(call=call):
+                        parts.append(call)
+                        calls.append(call)
+                    case UsageChunk(usage=usage):
+                        self.stats.model(self.model_name).tokens.add(usage)
+                        self.bus.publish(UsageUpdated(self.model_name, usage, self.stats.total_tokens))
+                    case RetryChunk(attempt=attempt, delay_s=delay, reason=why, discard_partial=discard):
+                        if discard:
+                            parts, calls = [], []
+                        self.bus.publish(Retrying(attempt, delay, why, discard))
+        except ModelError as exc:
+            self.stats.record_request(self.model_name, _ms_since(started), exc.kind)
+            self.bus.publish(ErrorOccurred(exc.message, exc.kind))
+            self._keep_partial(parts)
+            return TurnEndReason.error, exc.message
+        self.stats.record_request(self.model_name, _ms_since(started))
+        if abort.aborted or stopped is not None:
+            self._keep_partial(parts)
+            return stopped or (TurnEndReason.cancelled, "Request cancelled.")
+        if parts:
+            self.history.append(Content("model", parts))
+        return calls
+
+    def _keep_partial(self, parts: list[ContentPart]) -> None:
+        """Text the user saw stays in history; calls that never ran are dropped with it (they have no answer)."""
+        kept = [p for p in parts if isinstance(p, TextPart)]
+        if kept:
+            self.history.append(Content("model", kept))
+
+    # -- history and saved chats -----------------------------------------------------------------------------
+    def clear(self) -> None:
+        """Forgets the conversation (`/clear`); approvals for the session and stats stay."""
+        self.history.clear()
+
+    def _chat_dir(self) -> Path:
+        project = hashlib.sha256(str(self.root).encode()).hexdigest()[:16]
+        return self.settings.home / ".gemini" / "tmp" / project
+
+    def _chat_path(self, tag: str) -> Path:
+        safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in tag.strip()) or "default"
+        return self._chat_dir() / f"checkpoint-{safe}.json"
+
+    def save_chat(self, tag: str) -> Path:
+        """Saves the history under `tag` (in `~/.gemini/tmp/<project>/`); returns the file written."""
+        path = self._chat_path(tag)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        data = json.dumps(contents_to_json(self.history), ensure_ascii=False).encode("utf-8")
+        # our own file, not the user's: the core may not import tools/, so it writes atomically here itself
+        temp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
+        with open(temp, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, path)
+        return path
+
+    def resume_chat(self, tag: str) -> int:
+        """Replaces the history with a saved one; returns the number of contents loaded."""
+        path = self._chat_path(tag)
+        if not path.is_file():
+            raise FileNotFoundError(f"No saved chat named {tag!r}. Saved: {', '.join(self.list_chats()) or 'none'}.")
+        self.history = contents_from_json(json.loads(path.read_text(encoding="utf-8")))
+        return len(self.history)
+
+    def list_chats(self) -> list[str]:
+        directory = self._chat_dir()
+        if not directory.is_dir():
+            return []
+        paths = sorted(directory.glob("checkpoint-*.json"), key=lambda p: p.stat().st_mtime)
+        return [p.stem.removeprefix("checkpoint-") for p in paths]
+
+
+def _append_text(parts: list[ContentPart], text: str) -> None:
+    if parts and isinstance(parts[-1], TextPart):
+        parts[-1] = TextPart(parts[-1].text + text)
+    else:
+        parts.append(TextPart(text))
+
+
+def _ms_since(started: float) -> int:
+    return int((time.monotonic() - started) * 1000)
