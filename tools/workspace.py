@@ -5,13 +5,13 @@ from __future__ import annotations
 import mimetypes
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
+from typing import NamedTuple
 
-from pathspec import GitIgnoreSpec
-
+from core.abort import AbortSignal
 from core.tool import ToolError, ToolErrorKind
+from tools.ignore_rules import IgnoreRules
 
 DEFAULT_EXCLUDED_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "bower_components", "__pycache__"})
 DEFAULT_EXCLUDED_FILES = frozenset({".DS_Store"})
@@ -87,26 +87,37 @@ def sniff_file(path: Path) -> FileType:
     return sniff_bytes(path.name, head)
 
 
-@dataclass(frozen=True)
-class _DirRules:
-    spec: GitIgnoreSpec | None
+class FoundFile(NamedTuple):
+    """A file found by `Workspace.scan`: its absolute path, its path relative to the scan's start (`/`-separated)
+    and its directory entry (whose `stat()` is cached after the first call)."""
+
+    path: str
+    rel: str
+    entry: os.DirEntry[str]
+
+
+_NO_RULES = IgnoreRules(())
+_Chain = tuple[tuple[IgnoreRules, str], ...]  # (rules of an ancestor, path prefix from that ancestor), deepest last
 
 
 class Workspace:
     """The root directory and everything needed to stay inside it.
 
-    Ignore specs are compiled once per directory and cached by the ignore file's mtime."""
+    Ignore rules are compiled once per directory and cached, keyed by the ignore files' mtimes."""
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = Path(os.path.realpath(root))
-        self._rules: dict[tuple[Path, bool], tuple[tuple[float, ...], _DirRules]] = {}
+        self._root_str = str(self.root)
+        self._root_prefix = self._root_str.rstrip(os.sep) + os.sep
+        self._rules: dict[tuple[str, bool], tuple[tuple[float, ...], IgnoreRules]] = {}
 
     # ----- paths -------------------------------------------------------------------------------------------
     def resolve(self, path: str | os.PathLike[str], *, must_exist: bool = False) -> Path:
         """The real path of `path` (absolute, or relative to the root), or WorkspaceError if it is outside.
 
-        Symlinks are followed (a dangling one to where it points), so a link inside the root that points out
-        is refused as firmly as `../x`."""
+        Symlinks are followed (a dangling one to where it points; for a path that does not exist yet, its
+        deepest existing ancestor's real path), so a link inside the root that points out is refused as firmly
+        as `../x`."""
         text = os.fspath(path)
         if "\x00" in text:
             raise WorkspaceError(ToolErrorKind.invalid_params, "Path contains a NUL byte.")
@@ -114,133 +125,171 @@ class Workspace:
             raise WorkspaceError(ToolErrorKind.invalid_params, "Path must not be empty.")
         if text.startswith("~"):
             text = os.path.expanduser(text)
-        candidate = Path(text) if os.path.isabs(text) else self.root / text
-        real = Path(os.path.realpath(candidate))
-        if not self.contains(real):
+        candidate = text if os.path.isabs(text) else os.path.join(self._root_str, text)
+        real = os.path.realpath(candidate)
+        if not self.contains_str(real):
             raise WorkspaceError(
                 ToolErrorKind.path_outside_root,
                 f"Path is outside the root directory ({self.root}): {text}. "
                 "Use a path inside the root directory.",
             )
-        if must_exist and not real.exists():
-            raise WorkspaceError(ToolErrorKind.file_not_found, f"File not found: {text}")
-        return real
+        if must_exist and not os.path.exists(real):
+            raise WorkspaceError(ToolErrorKind.file_not_found, f"File not found: {candidate}")
+        return Path(real)
 
     def contains(self, real_path: Path) -> bool:
-        return real_path == self.root or self.root in real_path.parents
+        return self.contains_str(str(real_path))
 
-    def relative(self, path: Path, start: Path | None = None) -> str:
+    def contains_str(self, real_path: str) -> bool:
+        return real_path == self._root_str or real_path.startswith(self._root_prefix)
+
+    def relative(self, path: Path | str, start: Path | None = None) -> str:
         """`path` relative to `start` (default the root), with `/` separators; `.` for the start itself."""
         rel = os.path.relpath(path, start or self.root)
         return rel.replace(os.sep, "/")
 
     # ----- ignore rules ------------------------------------------------------------------------------------
-    def _dir_rules(self, directory: Path, respect_git_ignore: bool) -> _DirRules:
+    def rules_for(self, directory: str | Path, respect_git_ignore: bool = True) -> IgnoreRules:
+        """The compiled rules of `directory`'s own ignore files (`.gitignore` then `.geminiignore`, which wins)."""
+        directory = str(directory)
         names = IGNORE_FILES if respect_git_ignore else (".geminiignore",)
-        files = [directory / n for n in names]
-        stamps = tuple(f.stat().st_mtime if f.is_file() else -1.0 for f in files)
+        stamps: list[float] = []
+        for name in names:
+            try:
+                stamps.append(os.stat(os.path.join(directory, name)).st_mtime_ns)
+            except OSError:
+                stamps.append(-1)
         key = (directory, respect_git_ignore)
         cached = self._rules.get(key)
-        if cached and cached[0] == stamps:
+        if cached is not None and cached[0] == tuple(stamps):
             return cached[1]
         lines: list[str] = []
-        for f, stamp in zip(files, stamps, strict=True):
+        for name, stamp in zip(names, stamps, strict=True):
             if stamp >= 0:
                 try:
-                    lines.extend(f.read_text(encoding="utf-8", errors="replace").splitlines())
+                    with open(os.path.join(directory, name), encoding="utf-8", errors="replace") as handle:
+                        lines.extend(handle.read().splitlines())
                 except OSError:
                     pass
-        rules = _DirRules(GitIgnoreSpec.from_lines(lines) if any(line.strip() for line in lines) else None)
-        self._rules[key] = (stamps, rules)
+        rules = IgnoreRules(lines) if lines else _NO_RULES
+        self._rules[key] = (tuple(stamps), rules)
         return rules
 
     def is_default_excluded(self, name: str, is_dir: bool) -> bool:
         return name in DEFAULT_EXCLUDED_DIRS if is_dir else name in DEFAULT_EXCLUDED_FILES
 
-    def is_ignored(self, path: Path, is_dir: bool | None = None, *, respect_git_ignore: bool = True,
+    def is_ignored(self, path: Path | str, is_dir: bool | None = None, *, respect_git_ignore: bool = True,
                    default_excludes: bool = True) -> bool:
         """Whether `path` (a real path inside the root) is excluded by the rules of any directory above it.
 
         A path inside an ignored directory is ignored, as in git: it cannot be re-included."""
+        path = str(path)
         if is_dir is None:
-            is_dir = path.is_dir()
-        if path == self.root:
+            is_dir = os.path.isdir(path)
+        if path == self._root_str or not self.contains_str(path):
             return False
-        parts = path.relative_to(self.root).parts
-        specs: list[GitIgnoreSpec | None] = []
-        dirs: list[Path] = []
-        current = self.root
+        parts = path[len(self._root_prefix):].split(os.sep)
+        chain: _Chain = ()
+        current = self._root_str
         for index, part in enumerate(parts):
-            specs.append(self._dir_rules(current, respect_git_ignore).spec)
-            dirs.append(current)
+            chain = self._extend(chain, current, respect_git_ignore)
             part_is_dir = is_dir if index == len(parts) - 1 else True
             if default_excludes and self.is_default_excluded(part, part_is_dir):
                 return True
-            current = current / part
-            if self._matches(specs, dirs, current, part_is_dir):
+            if _chain_ignores(chain, part, part_is_dir):
                 return True
+            chain = tuple((rules, f"{prefix}{part}/") for rules, prefix in chain)
+            current = os.path.join(current, part)
         return False
 
-    def _chain(self, start: Path) -> list[Path]:
-        """The directories from the root down to `start`, both included."""
-        parts = start.relative_to(self.root).parts
-        return [self.root.joinpath(*parts[:i]) for i in range(len(parts) + 1)]
+    def _extend(self, chain: _Chain, directory: str, respect_git_ignore: bool) -> _Chain:
+        rules = self.rules_for(directory, respect_git_ignore)
+        return (*chain, (rules, "")) if rules else chain
 
-    def walk(self, start: Path, *, respect_git_ignore: bool = True, default_excludes: bool = True,
-             follow_symlinks: bool = False) -> Iterator[tuple[Path, os.stat_result]]:
+    def _chain_to(self, start: str, respect_git_ignore: bool) -> _Chain:
+        """The rules of the root and every directory down to `start`'s parent, prefixed for `start`'s entries."""
+        chain: _Chain = ()
+        if start == self._root_str:
+            return chain
+        current = self._root_str
+        for part in start[len(self._root_prefix):].split(os.sep):
+            chain = self._extend(chain, current, respect_git_ignore)
+            chain = tuple((rules, f"{prefix}{part}/") for rules, prefix in chain)
+            current = os.path.join(current, part)
+        return chain
+
+    # ----- walking -----------------------------------------------------------------------------------------
+    def scan(self, start: Path | str, *, respect_git_ignore: bool = True, default_excludes: bool = True,
+             abort_signal: AbortSignal | None = None) -> Iterator[FoundFile]:
         """Every file under `start` (a real directory inside the root) that no rule ignores, pruning ignored
-        directories. Yields the path and its stat result; symlinks that lead outside the root are skipped."""
+        directories as soon as they are seen. Symlinks are not followed into directories; a symlink to a file
+        is yielded only when its target is inside the root. Stops early when `abort_signal` is aborted."""
+        start = str(start)
         if self.is_ignored(start, True, respect_git_ignore=respect_git_ignore, default_excludes=default_excludes):
             return
-        stack: list[tuple[Path, list[GitIgnoreSpec | None], list[Path]]] = []
-        chain_dirs = self._chain(start)
-        specs = [self._dir_rules(d, respect_git_ignore).spec for d in chain_dirs]
-        stack.append((start, specs, chain_dirs))
+        excluded_dirs = DEFAULT_EXCLUDED_DIRS if default_excludes else frozenset()
+        excluded_files = DEFAULT_EXCLUDED_FILES if default_excludes else frozenset()
+        ignore_names = IGNORE_FILES if respect_git_ignore else (".geminiignore",)
+        stack: list[tuple[str, str, _Chain]] = [(start, "", self._chain_to(start, respect_git_ignore))]
         while stack:
-            directory, specs, dirs = stack.pop()
+            if abort_signal is not None and abort_signal.aborted:
+                return
+            directory, rel_dir, chain = stack.pop()
             try:
-                entries = list(os.scandir(directory))
+                with os.scandir(directory) as listing:
+                    entries = sorted(listing, key=_entry_name)
             except OSError:
                 continue
-            entries.sort(key=lambda e: e.name)
-            subdirs: list[Path] = []
+            if any(entry.name in ignore_names for entry in entries):
+                chain = self._extend(chain, directory, respect_git_ignore)
+            subdirs: list[tuple[str, str, _Chain]] = []
             for entry in entries:
+                name = entry.name
                 try:
-                    is_dir = entry.is_dir(follow_symlinks=follow_symlinks)
-                    is_link = entry.is_symlink()
+                    is_dir = entry.is_dir(follow_symlinks=False)
                 except OSError:
                     continue
-                if default_excludes and self.is_default_excluded(entry.name, is_dir):
+                if name in (excluded_dirs if is_dir else excluded_files):
                     continue
-                path = Path(entry.path)
-                if self._matches(specs, dirs, path, is_dir):
+                if chain and _chain_ignores(chain, name, is_dir):
                     continue
-                if is_link:
-                    real = Path(os.path.realpath(path))
-                    if not self.contains(real) or not real.exists():
-                        continue
                 if is_dir:
-                    subdirs.append(path)
-                else:
-                    try:
-                        st = entry.stat(follow_symlinks=True)
-                    except OSError:
-                        continue
-                    if not os.path.isfile(path):
-                        continue
-                    yield path, st
-            for sub in reversed(subdirs):
-                sub_spec = self._dir_rules(sub, respect_git_ignore).spec
-                stack.append((sub, [*specs, sub_spec], [*dirs, sub]))
+                    sub_chain = tuple((rules, f"{prefix}{name}/") for rules, prefix in chain)
+                    subdirs.append((entry.path, f"{rel_dir}{name}/", sub_chain))
+                    continue
+                try:
+                    if entry.is_symlink():
+                        real = os.path.realpath(entry.path)
+                        if not self.contains_str(real) or not os.path.isfile(real):
+                            continue
+                    elif not entry.is_file(follow_symlinks=False):
+                        continue  # sockets, fifos, devices
+                except OSError:
+                    continue
+                yield FoundFile(entry.path, rel_dir + name, entry)
+            stack.extend(reversed(subdirs))
 
-    @staticmethod
-    def _matches(specs: list[GitIgnoreSpec | None], dirs: list[Path], path: Path, is_dir: bool) -> bool:
-        decision: bool | None = None
-        for spec, directory in zip(specs, dirs, strict=True):
-            if spec is None:
+    def walk(self, start: Path, *, respect_git_ignore: bool = True, default_excludes: bool = True,
+             follow_symlinks: bool = False,
+             abort_signal: AbortSignal | None = None) -> Iterator[tuple[Path, os.stat_result]]:
+        """Every file under `start` that no rule ignores, with its stat result (see `scan`, which is faster)."""
+        for found in self.scan(start, respect_git_ignore=respect_git_ignore, default_excludes=default_excludes,
+                               abort_signal=abort_signal):
+            try:
+                st = found.entry.stat(follow_symlinks=True)
+            except OSError:
                 continue
-            sub = path.relative_to(directory).as_posix() + ("/" if is_dir else "")
-            result = spec.check_file(sub)
-            if result.include is not None:
-                decision = result.include
-        return bool(decision)
+            yield Path(found.path), st
+
+
+def _entry_name(entry: os.DirEntry[str]) -> str:
+    return entry.name
+
+
+def _chain_ignores(chain: _Chain, name: str, is_dir: bool) -> bool:
+    """Deeper ignore files override shallower ones; within one file the last matching rule wins."""
+    for rules, prefix in reversed(chain):
+        decision = rules.match(name, prefix + name, is_dir)
+        if decision is not None:
+            return decision
+    return False
