@@ -17,6 +17,7 @@ from core.context import Memory, load_memory
 from core.events import (
     ErrorOccurred,
     EventBus,
+    Notice,
     Retrying,
     TextDelta,
     ThoughtDelta,
@@ -74,6 +75,7 @@ class Session:
         self.scheduler = Scheduler(registry, self.bus, self.stats, approval_mode=approval_mode,
                                    allowed=settings.tools_allowed, interactive=interactive)
         self.memory: Memory | None = None
+        self.notices: list[Notice] = []  # startup notices (settings problems, offline model) for late subscribers
         self._abort: AbortSignal | None = None
         self._busy = asyncio.Lock()
 
@@ -109,6 +111,8 @@ class Session:
         """Re-reads every GEMINI.md (`/memory refresh`, after save_memory)."""
         self.memory = load_memory(self.root, self.settings.home, self.settings.context_file_names)
         return self.memory
+
+    refresh_memory = reload_memory
 
     def system_instruction(self) -> str:
         memory = self.memory if self.memory is not None else self.reload_memory()

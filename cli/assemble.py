@@ -1,0 +1,122 @@
+"""The wiring: settings, workspace, every built-in tool, the model; `build_session` returns a ready Session."""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from core.config import Settings, load_settings
+from core.events import EventBus, Notice
+from core.models.base import ModelClient
+from core.registry import ToolRegistry
+from core.scheduler import ApprovalMode
+from core.session import Session
+from tools.workspace import Workspace
+
+log = logging.getLogger(__name__)
+
+# The file-system tools: (module, class), each constructed as Tool(workspace).
+FILE_TOOLS = (
+    ("tools.list_directory", "ListDirectoryTool"),
+    ("tools.read_file", "ReadFileTool"),
+    ("tools.write_file", "WriteFileTool"),
+    ("tools.glob", "GlobTool"),
+    ("tools.read_many_files", "ReadManyFilesTool"),
+    ("tools.search_file_content", "SearchFileContentTool"),
+    ("tools.replace", "ReplaceTool"),
+)
+
+
+def _tool_class(module: str, name: str) -> type[Any] | None:
+    """Imported on demand, so a tool that is missing or broken leaves the others working (and says why)."""
+    try:
+        return getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError) as exc:
+        log.warning("tool %s.%s not available: %s", module, name, exc)
+        return None
+
+
+def build_registry(settings: Settings, workspace: Workspace) -> ToolRegistry:
+    """Every built-in tool the settings allow (`tools.core` / `tools.exclude`)."""
+    registry = ToolRegistry(allow=settings.tools_core, deny=settings.tools_exclude)
+    for module, name in FILE_TOOLS:
+        if (cls := _tool_class(module, name)) is not None:
+            registry.register(cls(workspace))
+    register_extension_tools(registry, settings, workspace)
+    return registry
+
+
+# -- extensions: shell, web, memory, command discovery. MCP servers connect later (async), see start_mcp. --------
+def register_extension_tools(registry: ToolRegistry, settings: Settings, workspace: Workspace) -> None:
+    """The built-ins beyond the file system, and tools found by `tools.discoveryCommand`."""
+    builders: list[tuple[str, str, Callable[[type[Any]], Any]]] = [
+        ("tools.shell", "ShellTool", lambda cls: cls(workspace)),
+        ("tools.web_fetch", "WebFetchTool", lambda cls: cls()),
+        ("tools.web_search", "WebSearchTool", lambda cls: cls()),
+        ("tools.save_memory", "SaveMemoryTool", lambda cls: cls(settings.home / ".gemini")),
+    ]
+    for module, name, build in builders:
+        if (cls := _tool_class(module, name)) is None:
+            continue
+        try:
+            registry.register(build(cls))
+        except Exception as exc:  # one tool's wiring bug must not take the others down
+            log.warning("tool %s could not be built: %s", name, exc)
+            registry.skipped[name] = f"could not be built: {exc}"
+
+
+# -- the model -------------------------------------------------------------------------------------------------
+def api_key(env: Mapping[str, str]) -> str | None:
+    return env.get("GEMINI_API_KEY") or env.get("GOOGLE_API_KEY") or None
+
+
+def choose_model_name(flag: str | None, settings: Settings, env: Mapping[str, str]) -> str:
+    """`-m`, then `GEMINI_MODEL`, then settings `model.name`, then the default."""
+    from core.config import DEFAULT_MODEL
+
+    return flag or env.get("GEMINI_MODEL") or settings.model_name or DEFAULT_MODEL
+
+
+def build_model(name: str, root: Path, env: Mapping[str, str]) -> tuple[ModelClient, str | None]:
+    """The client for `name`, and a notice when it is the offline demo model."""
+    from core.models.offline import OFFLINE_MODEL_NAME, OfflineModel
+
+    if name == OFFLINE_MODEL_NAME:
+        return OfflineModel(root), "Using the offline demo model (-m offline): it follows fixed phrases; try 'help'."
+    key = api_key(env)
+    if key is None:
+        return OfflineModel(root), ("No GEMINI_API_KEY set: using the offline demo model, not Gemini. "
+                                    "It follows fixed phrases such as 'list .' or 'read README.md'.")
+    from core.models.gemini import GeminiModel
+
+    return GeminiModel(name, key, base_url=env.get("GOOGLE_GEMINI_BASE_URL") or None), None
+
+
+def build_session(root: Path | str | None = None, *, model: str | None = None,
+                  approval_mode: ApprovalMode | str = ApprovalMode.default, interactive: bool = True,
+                  bus: EventBus | None = None, env: Mapping[str, str] | None = None, home: Path | None = None,
+                  settings: Settings | None = None,
+                  model_factory: Callable[[str, Path, Mapping[str, str]], tuple[ModelClient, str | None]]
+                  | None = None) -> Session:
+    """Loads settings, builds the workspace, registers the tools, picks the model, returns the Session.
+
+    Problems with settings and the offline notice are in `session.notices` (and published on its bus)."""
+    env = os.environ if env is None else env
+    root = Path(root or os.getcwd()).resolve()
+    settings = settings or load_settings(root, home=home, env=dict(env))
+    workspace = Workspace(root)
+    registry = build_registry(settings, workspace)
+    client, offline_notice = (model_factory or build_model)(choose_model_name(model, settings, env), root, env)
+    session = Session(settings, registry, client, root, bus, approval_mode=ApprovalMode(approval_mode),
+                      interactive=interactive)
+    notices = [Notice(text, "warning") for text in settings.notices]
+    if offline_notice:
+        notices.append(Notice(offline_notice, "warning"))
+    session.notices.extend(notices)
+    for notice in notices:
+        session.bus.publish(notice)
+    return session
