@@ -64,3 +64,5 @@ class Decision:
     outcome: ConfirmationOutcome
     new_content: str | None = None
     feedback: str | None = None
+    # for edits: the diff the user last saw (its `original_content` is what the tool may overwrite)
+    file_diff: FileDiff | None = None
