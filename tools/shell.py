@@ -1,0 +1,272 @@
+"""run_shell_command: `bash -c` in its own process group, streamed, bounded in time and size, ruled per command."""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import os
+import signal
+from collections.abc import Iterable
+from pathlib import Path
+from typing import ClassVar
+
+from pydantic import Field
+
+from core.abort import AbortSignal
+from core.confirmation import ConfirmationDetails, ExecConfirmation
+from core.display import ShellOutput
+from core.tool import BaseTool, CallContext, ToolError, ToolErrorKind, ToolKind, ToolParams, ToolResult
+from tools.captured_output import CapturedOutput, strip_ansi
+from tools.process_group import end_group, group_members
+from tools.shell_rules import ShellRules, has_command_substitution, root_commands
+from tools.workspace import Workspace, WorkspaceError
+
+DEFAULT_INACTIVITY_TIMEOUT_S = 120.0
+DEFAULT_OUTPUT_LIMIT = 64_000
+
+
+class ShellParams(ToolParams):
+    command: str = Field(description="Exact bash command to execute as `bash -c <command>`.")
+    description: str | None = Field(
+        default=None, description="Brief description of the command for the user. Be specific and concise.")
+    directory: str | None = Field(
+        default=None,
+        description="(OPTIONAL) Directory to run the command in, relative to the project root. It must exist. "
+                    "Defaults to the project root.")
+
+
+class ShellTool(BaseTool[ShellParams]):
+    name = "run_shell_command"
+    display_name = "Shell"
+    description = (
+        "Executes a given shell command as `bash -c <command>`. Command can start background processes using "
+        "`&`. Command is executed as a subprocess that leads its own process group. Command process group can "
+        "be terminated as `kill -- -PGID` or signaled as `kill -s SIGNAL -- -PGID`. Standard input is closed: "
+        "commands must not wait for input.\n\n"
+        "The following information is returned:\n\n"
+        "Command: Executed command.\nDirectory: Directory (relative to project root) where command was executed, "
+        "or `(root)`.\nOutput: Output of stdout and stderr, interleaved. Can be `(empty)` or partial on error "
+        "and for any unwaited background processes.\nError: Error or `(none)` if no error was reported for the "
+        "subprocess.\nExit Code: Exit code or `(none)` if terminated by signal.\nSignal: Signal number or "
+        "`(none)` if no signal was received.\nBackground PIDs: List of background processes started or `(none)`."
+        "\nProcess Group PGID: Process group started or `(none)`"
+    )
+    Params = ShellParams
+    kind = ToolKind.execute
+    # the environment every command sees, so scripts can tell they run under an agent and never page
+    ENV_MARKERS: ClassVar[dict[str, str]] = {"GEMINI_CLI": "1", "PAGER": "cat", "GIT_PAGER": "cat"}
+
+    def __init__(self, workspace: Workspace, rules: ShellRules | None = None, *,
+                 allowed_roots: set[str] | None = None,
+                 inactivity_timeout_s: float | None = DEFAULT_INACTIVITY_TIMEOUT_S,
+                 total_timeout_s: float | None = None, output_limit: int = DEFAULT_OUTPUT_LIMIT,
+                 output_dir: Path | None = None, env: dict[str, str] | None = None) -> None:
+        self.workspace = workspace
+        self.rules = rules or ShellRules()
+        # root commands "allowed for this session"; the session/scheduler adds to it (see allow_for_session)
+        self.allowed_roots: set[str] = allowed_roots if allowed_roots is not None else set()
+        self.inactivity_timeout_s = inactivity_timeout_s
+        self.total_timeout_s = total_timeout_s
+        self.output_limit = output_limit
+        self.output_dir = output_dir
+        self.env = env
+
+    # ----- rules and confirmation ------------------------------------------------------------------------
+    def check_params(self, params: ShellParams) -> ToolError | None:
+        if not params.command.strip():
+            return ToolError(ToolErrorKind.invalid_params, "Command cannot be empty.")
+        verdict = self.rules.check(params.command)
+        if not verdict.allowed:
+            return ToolError(ToolErrorKind.not_allowed, f"Command is not allowed: {verdict.reason}")
+        if params.directory is not None:
+            try:
+                self._directory(params.directory)
+            except WorkspaceError as exc:
+                return exc.as_tool_error()
+        return None
+
+    def _directory(self, directory: str | None) -> Path:
+        if directory is None or not directory.strip():
+            return self.workspace.root
+        path = self.workspace.resolve(directory, must_exist=True)
+        if not path.is_dir():
+            raise WorkspaceError(ToolErrorKind.not_a_directory, f"Directory is not a directory: {directory}")
+        return path
+
+    def is_allowed_without_confirmation(self, command: str, allowed_roots: Iterable[str] | None = None) -> bool:
+        """True when `tools.allowed` or the session's allowed roots cover every command of the chain."""
+        roots = self.allowed_roots if allowed_roots is None else allowed_roots
+        return not self.rules.needs_confirmation(command, roots)
+
+    def allow_for_session(self, details: ExecConfirmation) -> None:
+        """The user chose "allow for this session": later chains made only of these roots run unasked."""
+        self.allowed_roots.update(details.root_commands)
+
+    def get_description(self, params: ShellParams) -> str:
+        text = params.command
+        if params.directory:
+            text += f" [in {params.directory}]"
+        if params.description:
+            text += f" ({params.description.replace(chr(10), ' ')})"
+        return text
+
+    async def should_confirm_execute(self, params: ShellParams,
+                                     abort_signal: AbortSignal) -> ConfirmationDetails | None:
+        if self.is_allowed_without_confirmation(params.command):
+            return None
+        roots = root_commands(params.command)
+        title = "Confirm Shell Command"
+        if has_command_substitution(params.command):
+            title += " (contains command substitution)"
+        return ExecConfirmation(title=title, command=params.command, root_commands=roots,
+                                directory=params.directory or "")
+
+    # ----- execution -------------------------------------------------------------------------------------
+    def _environment(self) -> dict[str, str]:
+        env = dict(os.environ if self.env is None else self.env)
+        env.update(self.ENV_MARKERS)
+        return env
+
+    async def _execute(self, params: ShellParams, abort_signal: AbortSignal, context: CallContext) -> ToolResult:
+        try:
+            cwd = self._directory(params.directory)
+        except WorkspaceError as exc:
+            return ToolResult.failure(exc.kind, exc.message)
+        directory = self.workspace.relative(cwd) if cwd != self.workspace.root else "(root)"
+        # Our own pipe, not asyncio's: Process.wait() would also wait for every background child holding it.
+        read_fd, write_fd = os.pipe()
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                "bash", "-c", params.command, cwd=cwd, env=self._environment(),
+                stdin=asyncio.subprocess.DEVNULL, stdout=write_fd, stderr=write_fd, start_new_session=True,
+            )
+        except OSError as exc:
+            os.close(read_fd)
+            return ToolResult.failure(ToolErrorKind.execution_failed, f"Could not start bash: {exc}")
+        finally:
+            os.close(write_fd)
+        reader = asyncio.StreamReader()
+        transport, _ = await asyncio.get_running_loop().connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(read_fd, "rb", buffering=0))
+        run = _Run(proc, reader, CapturedOutput(self.output_limit, self.output_dir, self.workspace.root), context)
+        try:
+            ending = await run.wait(abort_signal, self.inactivity_timeout_s, self.total_timeout_s)
+        finally:
+            transport.close()
+        return self._result(params, directory, run, ending)
+
+    def _result(self, params: ShellParams, directory: str, run: _Run, ending: str | None) -> ToolResult:
+        code = run.proc.returncode
+        signal_name = None
+        if code is not None and code < 0:
+            signal_name = _signal_name(-code)
+            code = None
+        output = strip_ansi(run.captured.text()).rstrip("\n")
+        background = tuple(pid for pid in group_members(run.pgid) if pid != run.proc.pid) if not ending else ()
+        lines = [
+            f"Command: {params.command}",
+            f"Directory: {directory}",
+            f"Output: {output or '(empty)'}",
+            f"Error: {run.error or '(none)'}",
+            f"Exit Code: {code if code is not None else '(none)'}",
+            f"Signal: {signal_name or '(none)'}",
+            f"Background PIDs: {', '.join(map(str, background)) or '(none)'}",
+            f"Process Group PGID: {run.pgid}",
+        ]
+        if run.captured.saved_to is not None:
+            lines.append(f"Full output saved to: {run.captured.saved_to}")
+        llm = "\n".join(lines)
+        display = ShellOutput(
+            command=params.command, directory=directory, output=run.captured.text(), exit_code=code,
+            signal=signal_name, timed_out=ending in ("inactivity", "total"), cancelled=ending == "cancelled",
+            saved_to=str(run.captured.saved_to) if run.captured.saved_to else None, background_pids=background,
+        )
+        match ending:
+            case "cancelled":
+                llm = "Command was cancelled by the user before it could complete. Output so far:\n" + llm
+                return ToolResult(llm, display, ToolError(ToolErrorKind.cancelled, "Command was cancelled."))
+            case "inactivity" | "total":
+                what = (f"produced no output for {self.inactivity_timeout_s:g} s" if ending == "inactivity"
+                        else f"ran longer than {self.total_timeout_s:g} s")
+                message = f"Command timed out: it {what}; its process group was ended."
+                return ToolResult(f"{message}\n{llm}", display, ToolError(ToolErrorKind.timeout, message))
+        return ToolResult(llm, display)
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return f"{number} ({signal.Signals(number).name})"
+    except ValueError:
+        return str(number)
+
+
+class _Run:
+    """One running command: pumps its output, and ends its group on timeout or cancel."""
+
+    def __init__(self, proc: asyncio.subprocess.Process, reader: asyncio.StreamReader, captured: CapturedOutput,
+                 context: CallContext) -> None:
+        self.proc = proc
+        self.reader = reader
+        self.pgid = proc.pid  # start_new_session makes the child the leader of a new group
+        self.captured = captured
+        self.context = context
+        self.error: str | None = None
+        self.last_output = asyncio.get_running_loop().time()
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+
+    def _emit(self, text: str) -> None:
+        if not text:
+            return
+        self.captured.append(text)
+        if self.context.on_output is not None:
+            self.context.on_output(text)
+
+    async def _pump(self) -> None:
+        while chunk := await self.reader.read(65536):
+            self.last_output = asyncio.get_running_loop().time()
+            self._emit(self._decoder.decode(chunk))
+        self._emit(self._decoder.decode(b"", final=True))
+
+    async def wait(self, abort_signal: AbortSignal, inactivity_s: float | None, total_s: float | None) -> str | None:
+        """None when the command exited by itself; else why it was ended: cancelled, inactivity or total."""
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        pump = asyncio.create_task(self._pump())
+        exited = asyncio.create_task(self.proc.wait())
+        aborted = asyncio.create_task(abort_signal.wait())
+        ending: str | None = None
+        try:
+            while not exited.done():
+                now = loop.time()
+                deadlines = []
+                if inactivity_s is not None:
+                    deadlines.append(("inactivity", self.last_output + inactivity_s))
+                if total_s is not None:
+                    deadlines.append(("total", started + total_s))
+                expired = [name for name, at in deadlines if at <= now]
+                if expired:
+                    ending = expired[-1]
+                    break
+                timeout = min((at for _, at in deadlines), default=None)
+                await asyncio.wait({exited, aborted}, timeout=None if timeout is None else timeout - now,
+                                   return_when=asyncio.FIRST_COMPLETED)
+                if aborted.done() and not exited.done():
+                    ending = "cancelled"
+                    break
+            if ending is not None:
+                await end_group(self.pgid)
+                await exited
+            # the command is over; background children may hold the pipe open, so drain briefly, not to EOF
+            try:
+                await asyncio.wait_for(asyncio.shield(pump), timeout=0.25 if ending is None else 0.5)
+            except TimeoutError:
+                pass
+        finally:
+            for task in (pump, aborted):
+                task.cancel()
+            await asyncio.gather(pump, aborted, return_exceptions=True)
+            if not exited.done():  # we are being cancelled ourselves: leave nothing running
+                await end_group(self.pgid)
+                exited.cancel()
+            self.captured.close()
+        return ending
