@@ -1,0 +1,99 @@
+"""save_memory: a fact appended under `## Gemini Added Memories` in the user's `~/.gemini/GEMINI.md`."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field
+
+from core.abort import AbortSignal
+from core.tool import BaseTool, CallContext, ToolError, ToolErrorKind, ToolKind, ToolParams, ToolResult
+from tools.text_file import TextFile, read_text, write_text
+
+log = logging.getLogger(__name__)
+
+MEMORY_SECTION = "## Gemini Added Memories"
+MEMORY_FILE = "GEMINI.md"
+
+
+class SaveMemoryParams(ToolParams):
+    fact: str = Field(description="The specific fact or piece of information to remember. Should be a clear, "
+                                  "self-contained statement.")
+
+
+def add_fact(content: str, fact: str) -> str:
+    """`content` with `- fact` at the end of the memories section, creating the section at the end if needed.
+
+    The section ends at the next heading of level 1 or 2 (or the end of the file)."""
+    item = f"- {' '.join(fact.split())}"
+    lines = content.split("\n")
+    start = next((i for i, line in enumerate(lines) if line.strip() == MEMORY_SECTION), None)
+    if start is None:
+        body = content.rstrip("\n")
+        prefix = f"{body}\n\n" if body else ""
+        return f"{prefix}{MEMORY_SECTION}\n{item}\n"
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith(("# ", "## "))), len(lines))
+    insert_at = end
+    while insert_at > start + 1 and not lines[insert_at - 1].strip():  # before the blank lines ending it
+        insert_at -= 1
+    lines.insert(insert_at, item)
+    result = "\n".join(lines)
+    return result if result.endswith("\n") else result + "\n"
+
+
+class SaveMemoryTool(BaseTool[SaveMemoryParams]):
+    name = "save_memory"
+    display_name = "SaveMemory"
+    description = (
+        "Saves a specific piece of information or fact to your long-term memory. Use this when the user "
+        "explicitly asks you to remember something, or states a clear, concise fact about themselves or their "
+        "preferences that seems important to retain for future interactions. Do not use it for conversational "
+        "context that is only relevant to the current session."
+    )
+    Params = SaveMemoryParams
+    kind = ToolKind.think
+
+    def __init__(self, gemini_dir: Path, on_saved: Callable[[], Any] | None = None) -> None:
+        """`gemini_dir` is the user's `.gemini` directory (injectable, so tests never touch the real one);
+        `on_saved` reloads the context after a fact was written."""
+        self.gemini_dir = Path(gemini_dir)
+        self.on_saved = on_saved
+
+    @property
+    def memory_file(self) -> Path:
+        return self.gemini_dir / MEMORY_FILE
+
+    def check_params(self, params: SaveMemoryParams) -> ToolError | None:
+        if not params.fact.strip():
+            return ToolError(ToolErrorKind.invalid_params, 'Parameter "fact" must be a non-empty string.')
+        return None
+
+    def get_description(self, params: SaveMemoryParams) -> str:
+        return f"in ~/.gemini/{MEMORY_FILE}: {params.fact.strip()}"
+
+    def _save(self, fact: str) -> None:
+        path = self.memory_file
+        existing: TextFile | None = read_text(path) if path.exists() else None
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_text(path, add_fact(existing.content if existing else "", fact), like=existing)
+
+    async def _execute(self, params: SaveMemoryParams, abort_signal: AbortSignal,
+                       context: CallContext) -> ToolResult:
+        fact = params.fact.strip()
+        try:
+            await asyncio.to_thread(self._save, fact)
+        except OSError as exc:
+            return ToolResult.failure(ToolErrorKind.execution_failed,
+                                      f"Failed to save memory to {self.memory_file}: {exc}")
+        if self.on_saved is not None:
+            try:
+                outcome = self.on_saved()
+                if asyncio.iscoroutine(outcome):
+                    await outcome
+            except Exception:  # the fact is saved; a failed reload must not turn that into an error
+                log.exception("reloading the context after save_memory failed")
+        return ToolResult(f'Okay, I\'ve remembered that: "{fact}"', f'Remembered: "{fact}"')
