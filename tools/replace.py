@@ -1,0 +1,189 @@
+"""The `replace` tool (Edit): replace exact text in a file, with a deterministic correction ladder and a diff."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import Field
+
+from core.abort import AbortSignal
+from core.confirmation import EditConfirmation
+from core.display import FileDiff
+from core.tool import BaseTool, CallContext, ToolError, ToolErrorKind, ToolKind, ToolParams, ToolResult
+from tools.edit_correction import EditMiss, EditPlan, plan_edit
+from tools.text_file import TextFile, read_text, write_text
+from tools.workspace import FileType, Workspace, WorkspaceError, sniff_file
+
+
+class ReplaceParams(ToolParams):
+    file_path: str = Field(description="The absolute path to the file to modify. Must start with '/'.")
+    old_string: str = Field(
+        description="The exact literal text to replace, including whitespace and indentation. It must identify "
+        "the place uniquely: include at least 3 lines of context before and after the target. Empty to create "
+        "a new file.")
+    new_string: str = Field(description="The exact literal text to replace old_string with.")
+    expected_replacements: int = Field(
+        default=1, ge=1, description="How many occurrences to replace (default 1); every one is replaced.")
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    """What an edit would do: the file before and after, or the error that stops it."""
+
+    path: Path
+    before: TextFile | None
+    after: str = ""
+    occurrences: int = 0
+    correction: str | None = None
+    error: ToolError | None = None
+
+    @property
+    def is_new_file(self) -> bool:
+        return self.before is None
+
+
+class ReplaceTool(BaseTool[ReplaceParams]):
+    name = "replace"
+    display_name = "Edit"
+    kind = ToolKind.edit
+    Params = ReplaceParams
+    description = (
+        "Replaces text within a file. By default replaces a single occurrence; set expected_replacements to "
+        "replace several. Read the file first (read_file) and copy old_string exactly, with at least 3 lines of "
+        "context around the change, so it matches one place only. An empty old_string creates a new file "
+        "whose content is new_string. The user reviews the change as a diff before it is written."
+    )
+
+    def __init__(self, workspace: Workspace) -> None:
+        self.workspace = workspace
+
+    def check_params(self, params: ReplaceParams) -> ToolError | None:
+        if not os.path.isabs(params.file_path):
+            return ToolError(ToolErrorKind.path_not_absolute,
+                             f"File path must be absolute: {params.file_path}. "
+                             f"Use a path under the root directory {self.workspace.root}.")
+        try:
+            self.workspace.resolve(params.file_path)
+        except WorkspaceError as exc:
+            return exc.as_tool_error()
+        return None
+
+    def get_description(self, params: ReplaceParams) -> str:
+        try:
+            shown = self.workspace.relative(self.workspace.resolve(params.file_path))
+        except WorkspaceError:
+            shown = params.file_path
+        if not params.old_string:
+            return f"Create {shown}"
+        first = params.old_string.strip().split("\n", 1)[0][:40]
+        target = params.new_string.strip().split("\n", 1)[0][:40]
+        return f"{shown}: {first} => {target}"
+
+    def _plan(self, params: ReplaceParams) -> _Outcome:
+        """Everything short of writing; runs in a worker thread (files may be large)."""
+        try:
+            path = self.workspace.resolve(params.file_path)
+        except WorkspaceError as exc:
+            return _Outcome(Path(params.file_path), None, error=exc.as_tool_error())
+        shown = str(path)
+        if path.is_dir():
+            return _Outcome(path, None, error=ToolError(
+                ToolErrorKind.is_a_directory, f"Path is a directory, not a file: {shown}. Give a file path."))
+        if not path.exists():
+            if params.old_string:
+                return _Outcome(path, None, error=ToolError(
+                    ToolErrorKind.file_not_found,
+                    f"File not found: {shown}. Use an empty old_string to create a new file."))
+            return _Outcome(path, None, params.new_string, 1)
+        if not params.old_string:
+            return _Outcome(path, None, error=ToolError(
+                ToolErrorKind.file_exists,
+                f"Failed to edit. Attempted to create a file that already exists: {shown}. "
+                "Give a non-empty old_string to change it, or use write_file to replace it entirely."))
+        if sniff_file(path) is not FileType.text:
+            return _Outcome(path, None, error=ToolError(
+                ToolErrorKind.binary_file, f"Cannot edit {shown}: it is not a text file."))
+        if params.old_string == params.new_string:
+            return _Outcome(path, None, error=ToolError(
+                ToolErrorKind.edit_no_change,
+                f"No changes to apply. The old_string and new_string are identical in file: {shown}"))
+        before = read_text(path)
+        plan = plan_edit(before.content, params.old_string, params.new_string, params.expected_replacements)
+        if isinstance(plan, EditMiss):
+            return _Outcome(path, before, error=_miss_error(plan, shown, params.expected_replacements))
+        assert isinstance(plan, EditPlan)
+        if plan.new_content == before.content:
+            return _Outcome(path, before, error=ToolError(
+                ToolErrorKind.edit_no_change,
+                f"No changes to apply. The new content is identical to the current content of {shown}."))
+        return _Outcome(path, before, plan.new_content, plan.occurrences, plan.correction)
+
+    def _diff(self, outcome: _Outcome) -> FileDiff:
+        original = outcome.before.content if outcome.before else ""
+        return FileDiff.between(str(outcome.path), original, outcome.after,
+                                display_name=self.workspace.relative(outcome.path), is_new_file=outcome.is_new_file)
+
+    async def should_confirm_execute(self, params: ReplaceParams, abort_signal: AbortSignal) -> EditConfirmation | None:
+        outcome = await asyncio.to_thread(self._plan, params)
+        if outcome.error is not None:
+            return None  # execute reports the error; there is nothing to review
+
+        async def refresh() -> FileDiff:
+            fresh = await asyncio.to_thread(self._plan, params)
+            if fresh.error is not None:
+                raise ValueError(fresh.error.message)
+            return self._diff(fresh)
+
+        return EditConfirmation(f"Confirm Edit: {self.workspace.relative(outcome.path)}", str(outcome.path),
+                                self._diff(outcome), refresh)
+
+    def with_new_content(self, params: ReplaceParams, new_content: str, original: str) -> ReplaceParams | None:
+        return ReplaceParams(file_path=params.file_path, old_string=original, new_string=new_content)
+
+    async def _execute(self, params: ReplaceParams, abort_signal: AbortSignal, context: CallContext) -> ToolResult:
+        outcome = await asyncio.to_thread(self._plan, params)
+        if context.reviewed_content is not None:
+            current = outcome.before.content if outcome.before else ""
+            if outcome.before is None and outcome.path.exists():
+                current = await asyncio.to_thread(lambda: read_text(outcome.path).content)
+            if current != context.reviewed_content:
+                return ToolResult.failure(
+                    ToolErrorKind.file_changed,
+                    f"The file {outcome.path} changed on disk after the user reviewed the edit; nothing was "
+                    "written. Read the file again and redo the edit.")
+        if outcome.error is not None:
+            return ToolResult.failure(outcome.error.kind, outcome.error.message)
+        if abort_signal.aborted:
+            return ToolResult.failure(ToolErrorKind.cancelled, f"Edit of {outcome.path} was cancelled.")
+        await asyncio.to_thread(write_text, outcome.path, outcome.after, outcome.before)
+        if outcome.is_new_file:
+            message = f"Created new file: {outcome.path} with provided content."
+        else:
+            message = f"Successfully modified file: {outcome.path} ({outcome.occurrences} replacements)."
+            if outcome.correction:
+                message += f" Note: old_string did not match exactly; the edit {outcome.correction}."
+        return ToolResult(message, self._diff(outcome))
+
+
+def _miss_error(miss: EditMiss, shown: str, expected: int) -> ToolError:
+    if miss.found:
+        return ToolError(
+            ToolErrorKind.edit_occurrence_mismatch,
+            f"Failed to edit, expected {expected} occurrences but found {miss.found} for old_string in file: "
+            f"{shown}. Add more surrounding context to old_string so it matches exactly {expected}, or set "
+            f"expected_replacements to {miss.found} to replace them all.")
+    message = (f"Failed to edit, 0 occurrences found for old_string in {shown}. No edits made. The exact text "
+               "was not found, and no correction (line endings, escaping, trailing whitespace, indentation) "
+               f"matched it {'exactly once' if expected == 1 else f'exactly {expected} times'}.")
+    if miss.ambiguous:
+        message += f" A corrected form matched {miss.ambiguous} places; add context to make it unique."
+    if miss.closest:
+        first, last, text = miss.closest
+        message += (f" The closest region is lines {first}-{last}:\n{text}\n"
+                    "Use read_file to see the current content and copy old_string exactly.")
+    else:
+        message += " Use read_file to see the current content and copy old_string exactly."
+    return ToolError(ToolErrorKind.edit_no_occurrence, message)
