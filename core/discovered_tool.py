@@ -1,0 +1,194 @@
+"""Tools found by `tools.discoveryCommand` and run through `tools.callCommand` (SPEC.md §4 discovery protocol)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import shlex
+import signal
+import subprocess
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ConfigDict
+
+from core.abort import AbortSignal
+from core.confirmation import ConfirmationDetails, InfoConfirmation
+from core.schema import SchemaError, clean_schema
+from core.tool import BaseTool, CallContext, ToolError, ToolErrorKind, ToolKind, ToolParams, ToolResult
+
+FUNCTION_NAME = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_.\-]{0,63}$")
+DISCOVERY_TIMEOUT_S = 30.0
+CALL_TIMEOUT_S = 600.0
+
+
+class DiscoveredParams(ToolParams):
+    """Whatever the declaration's schema allows: checked against its `required` list, passed on as JSON."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+class DiscoveredTool(BaseTool[DiscoveredParams]):
+    """One declaration from the discovery command. Always asks before running (unless `tools.allowed`)."""
+
+    Params = DiscoveredParams
+    kind = ToolKind.other
+
+    def __init__(self, declaration: Mapping[str, Any], call_command: str, *,
+                 call_timeout_s: float = CALL_TIMEOUT_S) -> None:
+        self.name = str(declaration["name"])  # type: ignore[misc]
+        self.display_name = self.name  # type: ignore[misc]
+        self.description = (  # type: ignore[misc]
+            f"{declaration.get('description') or ''}\n\nThis tool was discovered from the project by running "
+            f"`tools.discoveryCommand`; it runs `{call_command} {self.name}` with the arguments as JSON on stdin. "
+            "On success it returns the command's stdout; on failure, its stdout, stderr and exit code."
+        ).strip()
+        raw = declaration.get("parameters") or declaration.get("parametersJsonSchema") or {"type": "object"}
+        self._schema = clean_schema(raw)
+        self._schema.setdefault("type", "object")
+        self.call_command = call_command
+        self.call_timeout_s = call_timeout_s
+
+    @property
+    def parameter_schema(self) -> dict[str, Any]:
+        return self._schema
+
+    def check_params(self, params: DiscoveredParams) -> ToolError | None:
+        given = params.model_dump()
+        missing = [name for name in self._schema.get("required", []) if name not in given]
+        if missing:
+            return ToolError(ToolErrorKind.invalid_params,
+                             f"Invalid parameters for {self.name}: missing required {', '.join(missing)}.")
+        return None
+
+    def get_description(self, params: DiscoveredParams) -> str:
+        return f"{self.name} {json.dumps(params.model_dump(), ensure_ascii=False)}"
+
+    async def should_confirm_execute(self, params: DiscoveredParams,
+                                     abort_signal: AbortSignal) -> ConfirmationDetails | None:
+        arguments = json.dumps(params.model_dump(), indent=2, ensure_ascii=False)
+        return InfoConfirmation(
+            title=f"Confirm discovered tool: {self.name}",
+            prompt=f"Run `{self.call_command} {self.name}` with these arguments on stdin:\n{arguments}",
+        )
+
+    async def _execute(self, params: DiscoveredParams, abort_signal: AbortSignal,
+                       context: CallContext) -> ToolResult:
+        argv = [*shlex.split(self.call_command), self.name]
+        payload = json.dumps(params.model_dump()).encode()
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE, start_new_session=True)
+        except OSError as exc:
+            return ToolResult.failure(ToolErrorKind.execution_failed,
+                                      f"Could not run tools.callCommand ({self.call_command}): {exc}")
+        talk = asyncio.create_task(proc.communicate(payload))
+        aborted = asyncio.create_task(abort_signal.wait())
+        done, _ = await asyncio.wait({talk, aborted}, timeout=self.call_timeout_s,
+                                     return_when=asyncio.FIRST_COMPLETED)
+        aborted.cancel()
+        if talk not in done:
+            _kill_group(proc.pid)
+            talk.cancel()
+            await asyncio.gather(talk, return_exceptions=True)
+            await proc.wait()
+            if abort_signal.aborted:
+                return ToolResult.failure(ToolErrorKind.cancelled, f"{self.name} was cancelled.")
+            return ToolResult.failure(ToolErrorKind.timeout,
+                                      f"{self.name} did not finish within {self.call_timeout_s:g} s and was ended.")
+        stdout_b, stderr_b = talk.result()
+        stdout = stdout_b.decode("utf-8", "replace")
+        stderr = stderr_b.decode("utf-8", "replace")
+        code = proc.returncode
+        if code == 0 and not stderr:
+            return ToolResult(stdout, stdout)
+        report = "\n".join([
+            f"Stdout: {stdout or '(empty)'}",
+            f"Stderr: {stderr or '(empty)'}",
+            f"Exit Code: {code if code is not None and code >= 0 else '(none)'}",
+            f"Signal: {-code if code is not None and code < 0 else '(none)'}",
+        ])
+        return ToolResult(report, report, ToolError(ToolErrorKind.execution_failed,
+                                                     f"{self.name} failed (exit code {code})."))
+
+
+def _kill_group(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+@dataclass
+class Discovery:
+    """What discovery found, and every problem with it (shown to the user; other tools still load)."""
+
+    tools: list[DiscoveredTool] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+def declarations_of(payload: Any) -> list[Any]:
+    """The declarations in a discovery result: groups `{functionDeclarations: [...]}` (either spelling) or
+    bare declarations, in an array (a single object is accepted too)."""
+    items = payload if isinstance(payload, list) else [payload]
+    found: list[Any] = []
+    for item in items:
+        if isinstance(item, dict) and isinstance(group := item.get("functionDeclarations",
+                                                                    item.get("function_declarations")), list):
+            found.extend(group)
+        else:
+            found.append(item)
+    return found
+
+
+def discover_tools(discovery_command: str, call_command: str | None, *,
+                   timeout_s: float = DISCOVERY_TIMEOUT_S, cwd: str | None = None) -> Discovery:
+    """Runs the discovery command (no shell: split like a shell would) and builds a tool per declaration."""
+    result = Discovery()
+    if not call_command:
+        result.errors.append("tools.discoveryCommand is set but tools.callCommand is not: discovered tools "
+                             "could not be run, so none were registered.")
+        return result
+    try:
+        argv = shlex.split(discovery_command)
+    except ValueError as exc:
+        result.errors.append(f"tools.discoveryCommand cannot be parsed ({exc}): {discovery_command}")
+        return result
+    if not argv:
+        return result
+    try:
+        done = subprocess.run(argv, capture_output=True, stdin=subprocess.DEVNULL, timeout=timeout_s, cwd=cwd,
+                              check=False, start_new_session=True)
+    except subprocess.TimeoutExpired:
+        result.errors.append(f"Tool discovery timed out after {timeout_s:g} s: {discovery_command}")
+        return result
+    except OSError as exc:
+        result.errors.append(f"Tool discovery could not run {discovery_command}: {exc}")
+        return result
+    if done.returncode != 0:
+        stderr = done.stderr.decode("utf-8", "replace").strip()
+        result.errors.append(f"Tool discovery failed (exit code {done.returncode}): {discovery_command}"
+                             + (f"\n{stderr}" if stderr else ""))
+        return result
+    try:
+        payload = json.loads(done.stdout.decode("utf-8", "replace") or "null")
+    except json.JSONDecodeError as exc:
+        result.errors.append(f"Tool discovery printed invalid JSON ({exc}): {discovery_command}")
+        return result
+    if not isinstance(payload, list | dict):
+        result.errors.append(f"Tool discovery must print a JSON array of declarations: {discovery_command}")
+        return result
+    for declaration in declarations_of(payload):
+        name = declaration.get("name") if isinstance(declaration, dict) else None
+        if not isinstance(name, str) or not FUNCTION_NAME.match(name):
+            result.errors.append(f"Discovered declaration skipped, its name is missing or invalid: {name!r}")
+            continue
+        try:
+            result.tools.append(DiscoveredTool(declaration, call_command))
+        except SchemaError as exc:
+            result.errors.append(f"Discovered tool {name} skipped, its parameter schema cannot be used: {exc}")
+    return result
