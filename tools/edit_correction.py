@@ -206,11 +206,13 @@ class _Crlf:
 
 
 def plan_edit(content: str, old: str, new: str, expected: int = 1) -> EditPlan | EditMiss:
-    """Where `old` (non-empty) goes in `content` and what the content becomes, or why that is unclear."""
+    """Where `old` (non-empty) goes in `content` and what the content becomes, or why that is unclear.
+
+    Fewer exact occurrences than expected still try the corrections (which find the exact ones too)."""
     found = content.count(old)
     if found == expected:
         return EditPlan(content.replace(old, new), found)
-    if found:
+    if found > expected:
         return EditMiss(found)
     crlf = _Crlf(content)
     view = _Lines(crlf.normalized)
@@ -230,6 +232,8 @@ def plan_edit(content: str, old: str, new: str, expected: int = 1) -> EditPlan |
                     labels = ["matched across different line endings (LF/CRLF)"]
                 return EditPlan(_apply(crlf, spans), len(spans), "; ".join(labels))
             ambiguous = max(ambiguous, len(spans))
+    if found:
+        return EditMiss(found)
     return EditMiss(0, ambiguous, closest_region(crlf.normalized, old_lf))
 
 
