@@ -1,0 +1,58 @@
+"""How one tool call reads in a line: state icon, name, description, elapsed time (shared by cards and queue)."""
+
+from __future__ import annotations
+
+import time
+
+from core.events import CallState, ToolCallInfo
+
+STATE_ICONS: dict[CallState, str] = {
+    CallState.validating: "○",
+    CallState.awaiting_approval: "?",
+    CallState.scheduled: "◌",
+    CallState.executing: "◐",
+    CallState.success: "✓",
+    CallState.error: "✗",
+    CallState.cancelled: "⊘",
+}
+
+STATE_WORDS: dict[CallState, str] = {
+    CallState.validating: "waiting",
+    CallState.awaiting_approval: "awaiting approval",
+    CallState.scheduled: "waiting",
+    CallState.executing: "running",
+    CallState.success: "done",
+    CallState.error: "failed",
+    CallState.cancelled: "cancelled",
+}
+
+
+def elapsed_seconds(call: ToolCallInfo, now: float | None = None) -> float:
+    """Seconds since the call started (or its full duration once ended); 0 when the core gave no times."""
+    if not call.started_at:
+        return 0.0
+    if call.ended_at is not None:
+        end = call.ended_at
+    elif now is not None:
+        end = now
+    else:
+        # the core may stamp calls with wall-clock or monotonic time; pick the clock the stamp came from
+        end = time.time() if call.started_at > 1e9 else time.monotonic()
+    return max(0.0, end - call.started_at)
+
+
+def format_elapsed(seconds: float) -> str:
+    if seconds < 10:
+        return f"{seconds:.1f}s"
+    if seconds < 60:
+        return f"{seconds:.0f}s"
+    return f"{int(seconds // 60)}m{int(seconds % 60):02d}s"
+
+
+def call_title(call: ToolCallInfo) -> str:
+    return call.display_name or call.name
+
+
+def short(text: str, limit: int = 100) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"

@@ -1,0 +1,257 @@
+"""The chat pane: prompts, streamed Markdown answers, collapsible thoughts and one card per tool call."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.binding import BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.events import Click
+from textual.widget import Widget
+from textual.widgets import Collapsible, Markdown, Static
+from textual.widgets.markdown import MarkdownStream
+
+from app.call_format import STATE_ICONS, STATE_WORDS, call_title, elapsed_seconds, format_elapsed, short
+from core.events import CallState, ToolCallInfo
+from core.tool import ToolResult
+
+# Old turns leave the DOM past this many, so a long session stays light; the session keeps the history.
+MAX_TURNS_SHOWN = 40
+
+
+def display_widget(display: object) -> Widget:
+    """The widget for a `return_display`, from the display registry when it is there."""
+    try:
+        from app.displays import widget_for
+    except ImportError:  # the registry lands separately; plain text until then
+        return Static(Text(str(display)), classes="display-fallback")
+    return widget_for(display)
+
+
+class StreamedMarkdown(Markdown):
+    """A Markdown block fed by deltas through Textual's MarkdownStream, then set once to the full text."""
+
+    def __init__(self, classes: str = "") -> None:
+        super().__init__("", classes=classes)
+        self.text = ""
+        self._stream: MarkdownStream | None = None
+
+    async def write(self, delta: str) -> None:
+        self.text += delta
+        if self._stream is None:
+            self._stream = Markdown.get_stream(self)
+        await self._stream.write(delta)
+
+    async def finish(self) -> None:
+        if self._stream is not None:
+            await self._stream.stop()
+            self._stream = None
+            await self.update(self.text)
+
+
+class ThoughtBlock(Collapsible):
+    """The model's thoughts, collapsed by default so the answer stays in front."""
+
+    def __init__(self) -> None:
+        self.body = StreamedMarkdown(classes="thought-text")
+        super().__init__(self.body, title="Thinking…", collapsed=True, classes="thought")
+
+    async def write(self, delta: str) -> None:
+        await self.body.write(delta)
+
+    async def finish(self) -> None:
+        await self.body.finish()
+        self.title = "Thought"
+
+
+class ToolCallCard(Vertical, can_focus=True):
+    """One line per call (state, description, elapsed); Enter or a click expands it to its display widget."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [("enter", "toggle", "Expand/collapse")]
+
+    def __init__(self, call: ToolCallInfo) -> None:
+        super().__init__(classes="call-card")
+        self.call = call
+        self.result: ToolResult | None = None
+        self.duration_ms: int | None = None
+        self.expanded = False
+        self.header = Static(classes="call-header")
+
+    def compose(self) -> Any:
+        yield self.header
+
+    def on_mount(self) -> None:
+        self.refresh_header()
+
+    def header_text(self) -> Text:
+        call = self.call
+        text = Text(no_wrap=True, overflow="ellipsis")
+        text.append(f"{STATE_ICONS[call.state]} ", style="bold")
+        text.append(call_title(call), style="bold")
+        if call.description:
+            text.append(f"  {short(call.description, 90)}")
+        text.append(f"  {STATE_WORDS[call.state]}", style="italic")
+        if self.duration_ms is not None:
+            text.append(f" {format_elapsed(self.duration_ms / 1000)}", style="dim")
+        elif call.started_at and call.state is CallState.executing:
+            text.append(f" {format_elapsed(elapsed_seconds(call))}", style="dim")
+        if self.result is not None:
+            text.append("  ▾" if self.expanded else "  ▸", style="dim")
+        return text
+
+    def refresh_header(self) -> None:
+        self.header.update(self.header_text())
+        for state in CallState:
+            self.set_class(self.call.state is state, f"-{state.value}")
+
+    def update_call(self, call: ToolCallInfo) -> None:
+        self.call = call
+        self.refresh_header()
+
+    def finish(self, call: ToolCallInfo, result: ToolResult, duration_ms: int) -> None:
+        self.call, self.result, self.duration_ms = call, result, duration_ms
+        self.refresh_header()
+
+    async def action_toggle(self) -> None:
+        if self.result is None:
+            return
+        self.expanded = not self.expanded
+        if self.expanded:
+            await self.mount(Vertical(display_widget(self.result.return_display), classes="call-body"))
+        else:
+            await self.query(".call-body").remove()
+        self.refresh_header()
+
+    @on(Click)
+    async def clicked(self) -> None:
+        await self.action_toggle()
+
+
+class TurnBlock(Vertical):
+    """Everything one prompt produced, in order; removed as a whole when old turns are pruned."""
+
+    def __init__(self) -> None:
+        super().__init__(classes="turn")
+
+
+class ChatPane(VerticalScroll):
+    """Follows the bottom while anchored; scrolling up releases the anchor until the user returns to the end."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.turns: list[TurnBlock] = []
+        self.hidden_turns = 0
+        self.cards: dict[str, ToolCallCard] = {}
+        self._answer: StreamedMarkdown | None = None
+        self._thought: ThoughtBlock | None = None
+        self._pruned_note = Static(classes="pruned-note")
+
+    def compose(self) -> Any:
+        yield self._pruned_note
+
+    def on_mount(self) -> None:
+        self._pruned_note.display = False
+        self.anchor()
+        self.set_interval(0.5, self._tick_running)
+
+    def _tick_running(self) -> None:
+        for card in self.cards.values():
+            if card.call.state is CallState.executing:
+                card.refresh_header()
+
+    @property
+    def current_turn(self) -> TurnBlock | None:
+        return self.turns[-1] if self.turns else None
+
+    async def _turn(self) -> TurnBlock:
+        if not self.turns:
+            await self.start_turn()
+        assert self.current_turn is not None
+        return self.current_turn
+
+    async def start_turn(self, prompt: str | None = None) -> TurnBlock:
+        await self.close_streams()
+        turn = TurnBlock()
+        self.turns.append(turn)
+        await self.mount(turn)
+        if prompt is not None:
+            await turn.mount(Static(Text(prompt), classes="user-prompt"))
+        await self._prune()
+        return turn
+
+    async def _prune(self) -> None:
+        excess = len(self.turns) - MAX_TURNS_SHOWN
+        if excess <= 0:
+            return
+        old, self.turns = self.turns[:excess], self.turns[excess:]
+        gone = {id(turn) for turn in old}
+        self.cards = {cid: card for cid, card in self.cards.items() if id(card.parent) not in gone}
+        self.hidden_turns += excess
+        await self.remove_children(old)
+        self._pruned_note.update(f"{self.hidden_turns} earlier turn(s) hidden; the session still holds them.")
+        self._pruned_note.display = True
+
+    async def add_text(self, delta: str) -> None:
+        if self._thought is not None:
+            await self._thought.finish()
+            self._thought = None
+        if self._answer is None:
+            self._answer = StreamedMarkdown(classes="answer")
+            await (await self._turn()).mount(self._answer)
+        await self._answer.write(delta)
+
+    async def add_thought(self, delta: str) -> None:
+        if self._answer is not None:
+            await self.close_streams()
+        if self._thought is None:
+            self._thought = ThoughtBlock()
+            await (await self._turn()).mount(self._thought)
+        await self._thought.write(delta)
+
+    async def close_streams(self) -> None:
+        """End the answer and thought being streamed: the next text starts a new block."""
+        answer, thought, self._answer, self._thought = self._answer, self._thought, None, None
+        if thought is not None:
+            await thought.finish()
+        if answer is not None:
+            await answer.finish()
+
+    async def discard_partial(self) -> None:
+        """The stream broke and will be retried: drop the text shown for it."""
+        answer, self._answer = self._answer, None
+        if answer is not None:
+            await answer.finish()
+            await answer.remove()
+
+    async def add_call(self, call: ToolCallInfo) -> ToolCallCard:
+        card = self.cards.get(call.call_id)
+        if card is not None:
+            card.update_call(call)
+            return card
+        await self.close_streams()
+        card = ToolCallCard(call)
+        self.cards[call.call_id] = card
+        await (await self._turn()).mount(card)
+        return card
+
+    async def finish_call(self, call: ToolCallInfo, result: ToolResult, duration_ms: int) -> None:
+        card = await self.add_call(call)
+        card.finish(call, result, duration_ms)
+
+    async def add_notice(self, message: str, level: str = "info") -> None:
+        await self.close_streams()
+        await (await self._turn()).mount(Static(Text(message), classes=f"notice -{level}"))
+
+    async def add_markdown(self, markdown: str) -> None:
+        """Output of a slash command: Markdown that is not part of the conversation."""
+        await self.close_streams()
+        await (await self._turn()).mount(Markdown(markdown, classes="command-output"))
+
+    async def clear(self) -> None:
+        await self.close_streams()
+        await self.remove_children(self.turns)
+        self.turns, self.cards, self.hidden_turns = [], {}, 0
+        self._pruned_note.display = False
+        self.anchor()

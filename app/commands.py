@@ -1,0 +1,44 @@
+"""Command palette (Ctrl+P): the slash commands and the main screen's actions, searchable by name."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from functools import partial
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+from app.slash_commands import COMMANDS
+
+
+class GeminiCommands(Provider):
+    def _entries(self) -> list[tuple[str, str, Callable[[], object]]]:
+        from app.screens.main_screen import MainScreen
+
+        screen = self.app.screen_stack[0] if self.app.screen_stack else None
+        for candidate in self.app.screen_stack:
+            if isinstance(candidate, MainScreen):
+                screen = candidate
+        if not isinstance(screen, MainScreen):
+            return []
+        entries: list[tuple[str, str, Callable[[], object]]] = [
+            (f"/{name}", cmd.help, partial(screen.run_slash, f"/{name}"))
+            for name, cmd in COMMANDS.items() if cmd.usage == f"/{name}"
+        ]
+        entries += [
+            ("Approval mode: cycle", "default → auto_edit → yolo", screen.action_cycle_mode),
+            ("Approval mode: toggle yolo", "run every tool without asking", screen.action_toggle_yolo),
+            ("Tool history panel", "show or hide every tool call of the session", screen.action_toggle_history),
+            ("Help", "keys and commands", self.app.action_help),
+        ]
+        return entries
+
+    async def discover(self) -> Hits:
+        for name, help_text, run in self._entries():
+            yield DiscoveryHit(name, run, help=help_text)
+
+    async def search(self, query: str) -> AsyncIterator[Hit]:  # type: ignore[override]
+        matcher = self.matcher(query)
+        for name, help_text, run in self._entries():
+            score = matcher.match(f"{name} {help_text}")
+            if score > 0:
+                yield Hit(score, matcher.highlight(name), run, help=help_text)

@@ -1,0 +1,75 @@
+"""The one adapter from core events to widgets: each event type maps to a few method calls on the screen's parts."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from core.events import (
+    CallFinished,
+    CallStateChanged,
+    ConfirmationRequested,
+    ErrorOccurred,
+    Event,
+    McpServerStatusChanged,
+    Notice,
+    Retrying,
+    TextDelta,
+    ThoughtDelta,
+    ToolOutputChunk,
+    TurnFinished,
+    TurnStarted,
+    UsageUpdated,
+)
+
+if TYPE_CHECKING:
+    from app.screens.main_screen import MainScreen
+
+
+class EventAdapter:
+    """Calls down into the widgets; it holds no state of its own beyond the screen it drives."""
+
+    def __init__(self, screen: MainScreen) -> None:
+        self.screen = screen
+
+    async def handle(self, event: Event) -> None:
+        screen = self.screen
+        chat, queue, status = screen.chat, screen.queue, screen.status
+        match event:
+            case TurnStarted():
+                queue.start_turn()
+                status.busy = True
+            case TextDelta(text=text):
+                await chat.add_text(text)
+            case ThoughtDelta(text=text):
+                await chat.add_thought(text)
+            case CallStateChanged(call=call):
+                await chat.add_call(call)
+                queue.update_call(call)
+                screen.record_call(call)
+            case ToolOutputChunk(call_id=call_id, chunk=chunk):
+                queue.add_output(call_id, chunk)
+            case CallFinished(call=call, result=result, duration_ms=duration_ms):
+                await chat.finish_call(call, result, duration_ms)
+                queue.finish_call(call, duration_ms)
+                screen.finish_call(call, result, duration_ms)
+            case ConfirmationRequested():
+                screen.confirmations.add(event)
+            case UsageUpdated(session_total=total):
+                status.tokens = total
+            case Retrying(attempt=attempt, delay_s=delay, reason=reason, discard_partial=discard):
+                if discard:
+                    await chat.discard_partial()
+                screen.notify(f"Retrying ({attempt}) in {delay:.1f}s: {reason}", severity="warning", timeout=4)
+            case ErrorOccurred(message=message):
+                await chat.add_notice(f"✗ {message}", "error")
+            case Notice(message=message, level=level):
+                await chat.add_notice(message, level)
+            case McpServerStatusChanged(server=server, state=state):
+                status.set_mcp_state(server, state.value)
+                screen.mcp_status[server] = event
+            case TurnFinished(reason=reason, message=message):
+                await chat.close_streams()
+                status.busy = False
+                if reason.value != "completed":
+                    await chat.add_notice(f"Turn ended: {reason.value}" + (f". {message}" if message else ""),
+                                          "warning" if reason.value == "cancelled" else "error")

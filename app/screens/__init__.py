@@ -1,0 +1,1 @@
+"""Screens of the app: the main screen (chat, queue, prompt, side panel)."""

@@ -1,0 +1,227 @@
+"""The main screen: status line, chat pane, tool-call queue, inline confirmations, prompt and history panel."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from textual import on, work
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Footer, Static
+
+from app.chat import ChatPane
+from app.confirm_bar import ConfirmBar
+from app.confirmations import ConfirmationQueue
+from app.event_adapter import EventAdapter
+from app.mentions import MentionError, expand_mentions
+from app.prompt import PromptArea, PromptInput
+from app.queue import ToolQueue
+from app.slash_commands import command_help, run_command
+from app.status import StatusLine
+from core.events import McpServerStatusChanged, ToolCallInfo
+from core.tool import ToolResult
+
+if TYPE_CHECKING:
+    from core.session import Session
+
+QUIT_WINDOW = 1.0  # seconds within which a second Ctrl+C quits
+
+
+def history_panel() -> Widget:
+    """The Ctrl+B side panel, or a placeholder until the panel module is there."""
+    try:
+        from app.history_panel import HistoryPanel
+    except ImportError:
+        return Static("Tool history will appear here.", id="history")
+    return HistoryPanel(id="history")
+
+
+class MainScreen(Screen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel_turn", "Cancel turn"),
+        Binding("ctrl+c", "clear_or_cancel", "Clear/cancel (twice quits)", priority=True),
+        Binding("shift+tab", "cycle_mode", "Approval mode", priority=True),
+        Binding("ctrl+y", "toggle_yolo", "YOLO", priority=True),
+        Binding("ctrl+b", "toggle_history", "History"),
+        Binding("f1", "app.help", "Help"),
+    ]
+
+    def __init__(self, session: Session, root: Path) -> None:
+        super().__init__()
+        self.session = session
+        self.root = root
+        self.status = StatusLine(id="status")
+        self.chat = ChatPane(id="chat")
+        self.queue = ToolQueue(id="queue")
+        self.confirm_bar = ConfirmBar(id="confirm")
+        self.prompt = PromptArea(root, command_help(), id="prompt")
+        self.history = history_panel()
+        self.confirmations = ConfirmationQueue(self)
+        self.adapter = EventAdapter(self)
+        self.mcp_status: dict[str, McpServerStatusChanged] = {}
+        self.busy = False
+        self._last_ctrl_c = 0.0
+        self._events = session.bus.subscribe()  # subscribed now, so no event of the first turn is missed
+
+    def compose(self) -> Any:
+        yield self.status
+        with Horizontal(id="body"):
+            with Vertical(id="main-column"):
+                yield self.chat
+                yield self.queue
+                yield self.confirm_bar
+                yield self.prompt
+            yield self.history
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.status.model_name = self.session.model_name
+        self.status.is_offline = self.session.is_offline
+        self.status.approval_mode = str(self.session.approval_mode)
+        self.status.root = str(self.root)
+        self.history.display = False
+        self.pump_events()
+        self.focus_prompt()
+
+    @work(group="events")
+    async def pump_events(self) -> None:
+        async for event in self._events:
+            try:
+                await self.adapter.handle(event)
+            except Exception as exc:  # a display bug must not stop the event stream
+                self.log.error(f"event {type(event).__name__} failed: {exc!r}")
+                self.notify(f"Display error: {exc}", severity="error")
+
+    def focus_prompt(self) -> None:
+        self.prompt.input.focus()
+
+    # -- the history panel ------------------------------------------------------------------------------------------
+    def record_call(self, call: ToolCallInfo) -> None:
+        record = getattr(self.history, "record", None)
+        if record is not None:
+            record(call)
+
+    def finish_call(self, call: ToolCallInfo, result: ToolResult, duration_ms: int) -> None:
+        finish = getattr(self.history, "finish", None)
+        if finish is not None:
+            finish(call, result, duration_ms)
+
+    # -- the prompt ---------------------------------------------------------------------------------------------------
+    @on(PromptInput.Submitted)
+    async def submitted(self, event: PromptInput.Submitted) -> None:
+        text = event.text
+        if text.startswith("/"):
+            await self.run_slash(text)
+            return
+        if self.busy:
+            self.prompt.input.load_text(text)
+            self.notify("A turn is running: wait for it, or press Esc to cancel it.", severity="warning")
+            return
+        if text.startswith("!") and len(text) > 1:
+            self.run_shell(text[1:].strip())
+            return
+        self.send(text)
+
+    async def run_slash(self, line: str) -> None:
+        await self.chat.start_turn(line)
+        try:
+            await run_command(self, line)
+        except Exception as exc:  # a failed command is reported, never fatal
+            await self.chat.add_notice(f"✗ {line.split()[0]} failed: {exc}", "error")
+
+    @work(group="turn", exclusive=True)
+    async def send(self, text: str) -> None:
+        self.set_busy(True)
+        try:
+            await self.chat.start_turn(text)
+            try:
+                prompt = await expand_mentions(self.session.registry, self.root, text)
+            except MentionError as exc:
+                await self.chat.add_notice(f"✗ {exc}", "error")
+                return
+            await self.session.send(prompt)
+        finally:
+            self.set_busy(False)
+
+    @work(group="turn", exclusive=True)
+    async def run_shell(self, command: str) -> None:
+        self.set_busy(True)
+        try:
+            await self.chat.start_turn(f"!{command}")
+            runner = getattr(self.session, "run_shell", None)
+            if runner is None:
+                await self.chat.add_notice("Running shell commands directly is not available.", "error")
+                return
+            await runner(command)
+        finally:
+            self.set_busy(False)
+
+    def set_busy(self, busy: bool) -> None:
+        self.busy = busy
+        self.status.busy = busy
+        self.refresh_bindings()
+
+    async def show_history(self) -> None:
+        """After /chat resume: the restored conversation's text, so the user sees where they are."""
+        for content in getattr(self.session, "history", []) or []:
+            texts = [p.text for p in getattr(content, "parts", []) if type(p).__name__ == "TextPart"]
+            if not texts:
+                continue
+            if content.role == "user":
+                await self.chat.start_turn("\n".join(texts))
+            else:
+                await self.chat.add_markdown("\n".join(texts))
+
+    # -- keys ---------------------------------------------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "cancel_turn":
+            return self.busy
+        return True
+
+    def action_cancel_turn(self) -> None:
+        if self.busy:
+            self.session.cancel()
+            self.confirmations.cancel_all()
+            self.notify("Cancelling…", timeout=2)
+
+    def action_clear_or_cancel(self) -> None:
+        now = time.monotonic()
+        if now - self._last_ctrl_c < QUIT_WINDOW:
+            self.app.exit()
+            return
+        self._last_ctrl_c = now
+        if self.prompt.input.text:
+            self.prompt.input.clear()
+        elif self.busy:
+            self.action_cancel_turn()
+        else:
+            self.notify("Press Ctrl+C again to quit.", timeout=QUIT_WINDOW)
+
+    def action_cycle_mode(self) -> None:
+        self.set_mode(self.session.approval_mode.next())
+
+    def action_toggle_yolo(self) -> None:
+        from core.scheduler import ApprovalMode
+
+        mode = ApprovalMode.default if self.session.approval_mode is ApprovalMode.yolo else ApprovalMode.yolo
+        self.set_mode(mode)
+
+    def set_mode(self, mode: Any) -> None:
+        self.session.approval_mode = mode
+        self.status.approval_mode = str(mode)
+        self.notify(f"Approval mode: {mode}", timeout=2)
+
+    def action_toggle_history(self) -> None:
+        self.history.display = not self.history.display
+        if self.history.display:
+            self.history.focus()
+        else:
+            self.focus_prompt()
+
+    @on(ConfirmBar.Decided)
+    def decided(self, event: ConfirmBar.Decided) -> None:
+        self.confirmations.resolve(event.request, event.decision)

@@ -1,0 +1,183 @@
+"""Slash commands: `/help /tools /mcp /memory /clear /stats /chat /quit`, each a small async function."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from app.screens.main_screen import MainScreen
+
+Handler = Callable[["MainScreen", str], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class SlashCommand:
+    name: str
+    help: str
+    handler: Handler
+    usage: str = ""
+
+
+COMMANDS: dict[str, SlashCommand] = {}
+
+
+def command(name: str, help_text: str, usage: str = "") -> Callable[[Handler], Handler]:
+    def register(handler: Handler) -> Handler:
+        COMMANDS[name] = SlashCommand(name, help_text, handler, usage or f"/{name}")
+        return handler
+    return register
+
+
+def command_help() -> dict[str, str]:
+    """name -> one-line help, for completion, the palette and F1."""
+    return {name: cmd.help for name, cmd in COMMANDS.items()}
+
+
+async def run_command(screen: MainScreen, line: str) -> None:
+    name, _, args = line[1:].strip().partition(" ")
+    cmd = COMMANDS.get(name.lower())
+    if cmd is None:
+        await screen.chat.add_notice(f"Unknown command: /{name}. Type /help for the list.", "error")
+        return
+    await cmd.handler(screen, args.strip())
+
+
+async def maybe_await(value: Any) -> Any:
+    return await value if inspect.isawaitable(value) else value
+
+
+@command("help", "Show keys and commands")
+async def _help(screen: MainScreen, args: str) -> None:
+    screen.app.action_help()
+
+
+@command("tools", "List the tools the model can use")
+async def _tools(screen: MainScreen, args: str) -> None:
+    registry = screen.session.registry
+    lines = [f"**{len(registry)} tools**", ""]
+    for tool in sorted(registry.tools, key=lambda t: t.name):
+        first = (tool.description or "").strip().splitlines()[0] if tool.description else ""
+        lines.append(f"- `{tool.name}` ({tool.display_name}): {first}")
+    await screen.chat.add_markdown("\n".join(lines))
+
+
+@command("mcp", "MCP servers: status and tools")
+async def _mcp(screen: MainScreen, args: str) -> None:
+    if not screen.mcp_status:
+        await screen.chat.add_markdown("No MCP servers configured (`mcpServers` in settings.json).")
+        return
+    by_server: dict[str, list[str]] = {}
+    for tool in screen.session.registry.tools:
+        server = getattr(tool, "server_name", None)
+        if server:
+            by_server.setdefault(server, []).append(tool.name)
+    lines = ["**MCP servers**", ""]
+    for server, status in sorted(screen.mcp_status.items()):
+        detail = f" ({status.message})" if status.message else ""
+        lines.append(f"- **{server}**: {status.state.value}, {status.tool_count} tool(s){detail}")
+        lines.extend(f"  - `{name}`" for name in sorted(by_server.get(server, [])))
+    await screen.chat.add_markdown("\n".join(lines))
+
+
+@command("memory", "Memory from GEMINI.md: show, add <fact>, refresh", "/memory show|add <fact>|refresh")
+async def _memory(screen: MainScreen, args: str) -> None:
+    session = screen.session
+    sub, _, rest = args.partition(" ")
+    match sub or "show":
+        case "show":
+            memory = getattr(session, "memory", None)
+            text = getattr(memory, "text", "") if memory is not None else ""
+            files = getattr(memory, "files", ()) if memory is not None else ()
+            if not text.strip():
+                await screen.chat.add_markdown("Memory is empty. Add a fact with `/memory add <fact>`.")
+                return
+            sources = "\n".join(f"- `{f}`" for f in files)
+            await screen.chat.add_markdown(f"**Memory** from {len(files)} file(s):\n{sources}\n\n---\n\n{text}")
+        case "add":
+            if not rest.strip():
+                await screen.chat.add_notice("Usage: /memory add <fact>", "error")
+                return
+            tool = session.registry.get("save_memory")
+            if tool is None:
+                await screen.chat.add_notice("The save_memory tool is not enabled.", "error")
+                return
+            from core.abort import AbortSignal
+
+            params = tool.validate_params({"fact": rest.strip()})
+            result = await tool.execute(params, AbortSignal())
+            await screen.chat.add_notice(str(result.llm_content), "error" if result.error else "info")
+            await _refresh_memory(screen)
+        case "refresh":
+            await _refresh_memory(screen)
+            memory = getattr(session, "memory", None)
+            count = len(getattr(memory, "files", ()) or ())
+            await screen.chat.add_notice(f"Memory refreshed from {count} file(s).")
+        case _:
+            await screen.chat.add_notice("Usage: /memory show|add <fact>|refresh", "error")
+
+
+async def _refresh_memory(screen: MainScreen) -> None:
+    refresh = getattr(screen.session, "refresh_memory", None)
+    if refresh is not None:
+        await maybe_await(refresh())
+
+
+@command("clear", "Clear the screen and start a new conversation")
+async def _clear(screen: MainScreen, args: str) -> None:
+    screen.session.clear()
+    await screen.chat.clear()
+    screen.queue.start_turn()
+
+
+@command("stats", "Session statistics: tokens, tool calls, decisions, lines changed")
+async def _stats(screen: MainScreen, args: str) -> None:
+    stats = screen.session.stats
+    lines = ["**Session stats**", "", "| model | requests | errors | tokens |", "|---|---:|---:|---:|"]
+    for name, model in stats.models.items():
+        lines.append(f"| {name} | {model.requests} | {model.errors} | {model.tokens.total} |")
+    lines += ["", f"Tool calls: **{stats.total_calls}**", ""]
+    if stats.tools:
+        lines += ["| tool | calls | ok | failed | time |", "|---|---:|---:|---:|---:|"]
+        for name, tool in sorted(stats.tools.items()):
+            lines.append(f"| {name} | {tool.count} | {tool.success} | {tool.fail} | {tool.duration_ms / 1000:.1f}s |")
+        lines.append("")
+    decisions = ", ".join(f"{d.value}: {n}" for d, n in stats.decisions().items())
+    lines.append(f"Decisions: {decisions}")
+    lines.append(f"Lines: +{stats.lines_added} −{stats.lines_removed}")
+    await screen.chat.add_markdown("\n".join(lines))
+
+
+@command("chat", "Save, resume or list conversations: save|resume|list <tag>", "/chat save|resume|list <tag>")
+async def _chat(screen: MainScreen, args: str) -> None:
+    session = screen.session
+    sub, _, tag = args.partition(" ")
+    tag = tag.strip()
+    match sub:
+        case "list":
+            tags = list(await maybe_await(session.list_chats()))
+            text = "Saved chats:\n" + "\n".join(f"- `{t}`" for t in tags) if tags else "No saved chats."
+            await screen.chat.add_markdown(text)
+        case "save" | "resume" if not tag:
+            await screen.chat.add_notice(f"Usage: /chat {sub} <tag>", "error")
+        case "save":
+            await maybe_await(session.save_chat(tag))
+            await screen.chat.add_notice(f"Conversation saved as '{tag}'.")
+        case "resume":
+            try:
+                await maybe_await(session.resume_chat(tag))
+            except (KeyError, FileNotFoundError, ValueError) as exc:
+                await screen.chat.add_notice(f"No saved chat '{tag}': {exc}", "error")
+                return
+            await screen.chat.clear()
+            await screen.show_history()
+            await screen.chat.add_notice(f"Resumed conversation '{tag}'.")
+        case _:
+            await screen.chat.add_notice("Usage: /chat save|resume|list <tag>", "error")
+
+
+@command("quit", "Leave gemini-tui")
+async def _quit(screen: MainScreen, args: str) -> None:
+    screen.app.exit()

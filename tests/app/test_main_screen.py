@@ -1,0 +1,99 @@
+"""The main screen driven by a real Session and a scripted model: streaming, cards, queue, keys."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from app.chat import StreamedMarkdown, ThoughtBlock, ToolCallCard
+from app.screens.main_screen import MainScreen
+from core.events import CallState
+from core.scheduler import ApprovalMode
+from tests.app.app_driver import make_app, type_and_send, wait_for
+from tests.fakes.scripted_model import ScriptedModel, call, text, thought
+
+
+async def test_streamed_answer_and_thought(root: Path, tmp_path: Path) -> None:
+    model = ScriptedModel().add(thought("Let me think"), text("# Title\n\nSome **bold** text and `code`.", 5))
+    app = make_app(root, tmp_path, model)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_and_send(pilot, "hello there")
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        await wait_for(pilot, lambda: not screen.busy and screen.chat.query(StreamedMarkdown).filter(".answer"))
+        answer = screen.chat.query(StreamedMarkdown).filter(".answer").last()
+        assert answer.text == "# Title\n\nSome **bold** text and `code`."
+        thoughts = screen.chat.query(ThoughtBlock)
+        assert len(thoughts) == 1 and thoughts.first().collapsed
+        assert thoughts.first().title == "Thought"
+        assert "hello there" in str(screen.chat.query(".user-prompt").first().render())
+        assert screen.status.tokens == 15
+
+
+async def test_read_only_call_card_and_queue(root: Path, tmp_path: Path) -> None:
+    (root / "a.txt").write_text("alpha\n")
+    model = ScriptedModel().add(call("glob", pattern="*.txt")).add(text("Found."))
+    app = make_app(root, tmp_path, model)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_and_send(pilot, "list it")
+        screen = app.screen
+        await wait_for(pilot, lambda: not screen.busy and screen.chat.query(ToolCallCard))
+        card = screen.chat.query(ToolCallCard).first()
+        assert card.call.state is CallState.success
+        assert card.result is not None and "a.txt" in str(card.result.llm_content)
+        assert [e.call.state for e in screen.queue.entries.values()] == [CallState.success]
+        assert "FindFiles" in str(screen.queue.queue_text())
+        card.focus()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: bool(card.query(".call-body")))
+        assert card.expanded
+
+
+async def test_shift_tab_cycles_mode_and_ctrl_y_toggles_yolo(root: Path, tmp_path: Path) -> None:
+    app = make_app(root, tmp_path, ScriptedModel())
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = app.screen
+        assert screen.session.approval_mode is ApprovalMode.default
+        await pilot.press("shift+tab")
+        assert screen.session.approval_mode is ApprovalMode.auto_edit
+        assert screen.status.approval_mode == "auto_edit"
+        await pilot.press("ctrl+y")
+        assert screen.session.approval_mode is ApprovalMode.yolo
+        assert screen.status.has_class("-yolo")
+        await pilot.press("ctrl+y")
+        assert screen.session.approval_mode is ApprovalMode.default
+
+
+async def test_escape_cancels_running_turn(root: Path, tmp_path: Path) -> None:
+    hold = asyncio.Event()
+    model = ScriptedModel().add(text("partial answer "), text("never shown"), wait=hold)
+    app = make_app(root, tmp_path, model)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_and_send(pilot, "go")
+        screen = app.screen
+        await wait_for(pilot, lambda: bool(screen.chat.query(StreamedMarkdown).filter(".answer")))
+        assert screen.busy
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not screen.busy)
+        answer = screen.chat.query(StreamedMarkdown).filter(".answer").last()
+        assert answer.text == "partial answer "
+        notices = [str(n.render()) for n in screen.chat.query(".notice")]
+        assert any("cancelled" in n for n in notices)
+
+
+async def test_ctrl_c_clears_then_quits_twice(root: Path, tmp_path: Path) -> None:
+    app = make_app(root, tmp_path, ScriptedModel())
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = app.screen
+        screen.prompt.input.load_text("draft")
+        await pilot.press("ctrl+c")
+        assert screen.prompt.input.text == ""
+        await pilot.pause(QUIT_PAUSE)
+        await pilot.press("ctrl+c")
+        assert app.is_running
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+    assert not app.is_running
+
+
+QUIT_PAUSE = 1.1
