@@ -102,6 +102,60 @@ class ErrorDisplay:
     message: str
 
 
+# ----- web and MCP displays (issue 5) ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class FetchedPage:
+    """One URL fetched by web_fetch: its readable text (HTML turned into Markdown-ish text) or why it failed."""
+
+    url: str
+    final_url: str = ""
+    status: int | None = None
+    content_type: str = ""
+    title: str = ""
+    text: str = ""
+    truncated: bool = False
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class WebPage:
+    """What web_fetch shows: the user's prompt and every page it fetched."""
+
+    prompt: str
+    pages: tuple[FetchedPage, ...]
+
+
+@dataclass(frozen=True)
+class SearchSource:
+    title: str
+    url: str
+
+
+@dataclass(frozen=True)
+class SearchAnswer:
+    """google_web_search: the grounded answer (citation markers like [1] inserted) and its numbered sources."""
+
+    query: str
+    answer: str
+    sources: tuple[SearchSource, ...] = ()
+
+
+@dataclass(frozen=True)
+class McpImage:
+    mime_type: str
+    data: str  # base64
+
+
+@dataclass(frozen=True)
+class McpResult:
+    """An MCP tool's result: its text (resources inlined), images, and whether the server reported an error."""
+
+    server: str
+    tool: str
+    text: str
+    images: tuple[McpImage, ...] = ()
+    is_error: bool = False
+
 Display = (
     str | FileDiff | DirectoryListing | FileList | SearchMatches | FileContent | ShellOutput | ErrorDisplay | object
 )
