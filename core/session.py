@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import os
 import time
 import uuid
+from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import TypeVar
 
 from core.abort import AbortSignal
 from core.config import Settings
@@ -46,6 +49,8 @@ from core.parts import Part, TextPart
 from core.registry import ToolRegistry
 from core.scheduler import ApprovalMode, Scheduler
 from core.stats import SessionStats
+
+T = TypeVar("T")
 
 SYSTEM_PROMPT = """You are gemini-tui, an agent working in a terminal on the user's project.
 The project root is {root}. Every path you pass to a tool must be absolute and inside the root.
@@ -181,7 +186,7 @@ class Session:
         started = time.monotonic()
         stopped: tuple[TurnEndReason, str] | None = None
         try:
-            async for chunk in self.model.stream(request, abort):
+            async for chunk in until_aborted(self.model.stream(request, abort), abort):
                 if abort.aborted:
                     break
                 match chunk:
@@ -265,6 +270,30 @@ class Session:
             return []
         paths = sorted(directory.glob("checkpoint-*.json"), key=lambda p: p.stat().st_mtime)
         return [p.stem.removeprefix("checkpoint-") for p in paths]
+
+
+async def until_aborted(stream: AsyncIterator[T], abort: AbortSignal) -> AsyncIterator[T]:
+    """Items of `stream` until it ends or `abort` fires, even while it waits on a slow server."""
+    aborted = asyncio.ensure_future(abort.wait())
+    try:
+        while True:
+            step = asyncio.ensure_future(anext(stream))
+            await asyncio.wait({step, aborted}, return_when=asyncio.FIRST_COMPLETED)
+            if not step.done():
+                step.cancel()
+                await asyncio.gather(step, return_exceptions=True)
+                return
+            try:
+                item = step.result()
+            except StopAsyncIteration:
+                return
+            yield item
+    finally:
+        aborted.cancel()
+        aclose = getattr(stream, "aclose", None)
+        if aclose is not None:
+            with contextlib.suppress(Exception):
+                await aclose()
 
 
 def _append_text(parts: list[ContentPart], text: str) -> None:
