@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -26,6 +27,7 @@ from core.events import McpServerStatusChanged, ToolCallInfo
 from core.tool import ToolResult
 
 if TYPE_CHECKING:
+    from core.abort import AbortSignal
     from core.session import Session
 
 QUIT_WINDOW = 1.0  # seconds within which a second Ctrl+C quits
@@ -65,6 +67,7 @@ class MainScreen(Screen[None]):
         self.mcp_status: dict[str, McpServerStatusChanged] = {}
         self.busy = False
         self._last_ctrl_c = 0.0
+        self._shell_abort: AbortSignal | None = None
         self._events = session.bus.subscribe()  # subscribed now, so no event of the first turn is missed
 
     def compose(self) -> Any:
@@ -85,7 +88,14 @@ class MainScreen(Screen[None]):
         self.status.root = str(self.root)
         self.history.display = False
         self.pump_events()
+        self.show_startup_notices()
         self.focus_prompt()
+
+    @work(group="notices")
+    async def show_startup_notices(self) -> None:
+        """Notices published before the app subscribed (settings problems, the offline model)."""
+        for notice in getattr(self.session, "notices", []):
+            await self.chat.add_notice(notice.message, notice.level)
 
     @work(group="events")
     async def pump_events(self) -> None:
@@ -152,12 +162,19 @@ class MainScreen(Screen[None]):
         self.set_busy(True)
         try:
             await self.chat.start_turn(f"!{command}")
-            runner = getattr(self.session, "run_shell", None)
-            if runner is None:
-                await self.chat.add_notice("Running shell commands directly is not available.", "error")
+            if self.session.registry.get("run_shell_command") is None:
+                await self.chat.add_notice("The shell tool is disabled by the settings.", "error")
                 return
-            await runner(command)
+            from core.abort import AbortSignal
+            from core.models.base import FunctionCall
+
+            # through the scheduler, so the command is confirmed like any other and shows in the queue
+            self._shell_abort = AbortSignal()
+            call = FunctionCall(f"shell-{uuid.uuid4().hex[:8]}", "run_shell_command", {"command": command})
+            await self.session.scheduler.run([call], self._shell_abort)
+            await self.chat.close_streams()
         finally:
+            self._shell_abort = None
             self.set_busy(False)
 
     def set_busy(self, busy: bool) -> None:
@@ -185,6 +202,8 @@ class MainScreen(Screen[None]):
     def action_cancel_turn(self) -> None:
         if self.busy:
             self.session.cancel()
+            if self._shell_abort is not None:
+                self._shell_abort.abort("cancelled by the user")
             self.confirmations.cancel_all()
             self.notify("Cancelling…", timeout=2)
 

@@ -1,0 +1,108 @@
+"""Confirmations through the whole app: inline for commands, the diff modal for edits; files checked on disk."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from app.confirm_bar import ConfirmBar
+from core.models.base import FunctionResponse
+from tests.app.app_driver import main_screen, make_app, type_and_send, wait_for
+from tests.fakes.scripted_model import ScriptedModel, call, text
+
+GRACE = 0.35  # just past the 0.3 s in which typed-ahead keys are ignored
+
+
+def last_response(model: ScriptedModel) -> FunctionResponse:
+    parts = model.requests[-1].contents[-1].parts
+    responses = [p for p in parts if isinstance(p, FunctionResponse)]
+    assert responses, parts
+    return responses[-1]
+
+
+async def test_command_allowed_once_runs(root: Path, tmp_path: Path) -> None:
+    model = ScriptedModel().add(call("run_shell_command", command="echo hi > out.txt")).add(text("Done."))
+    app = make_app(root, tmp_path, model)
+    async with app.run_test(size=(110, 32)) as pilot:
+        await type_and_send(pilot, "make a file")
+        screen = main_screen(pilot)
+        bar = screen.query_one(ConfirmBar)
+        await wait_for(pilot, lambda: bar.request is not None)
+        assert "echo hi > out.txt" in str(bar.body.render())
+        await pilot.press("y")  # inside the grace period: ignored
+        assert bar.request is not None and not (root / "out.txt").exists()
+        await pilot.pause(GRACE)
+        await pilot.press("y")
+        await wait_for(pilot, lambda: not screen.busy)
+    assert (root / "out.txt").read_text() == "hi\n"
+
+
+async def test_command_rejected_with_reason_tells_the_model(root: Path, tmp_path: Path) -> None:
+    model = ScriptedModel().add(call("run_shell_command", command="touch nope.txt")).add(text("OK."))
+    app = make_app(root, tmp_path, model)
+    async with app.run_test(size=(110, 32)) as pilot:
+        await type_and_send(pilot, "touch it")
+        screen = main_screen(pilot)
+        bar = screen.query_one(ConfirmBar)
+        await wait_for(pilot, lambda: bar.request is not None)
+        await pilot.pause(GRACE)
+        await pilot.press("n")
+        assert bar.reason.display and bar.reason.has_focus
+        await pilot.press(*"not now")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: not screen.busy)
+    assert not (root / "nope.txt").exists()
+    assert "not now" in str(last_response(model).response)
+
+
+async def test_allow_for_session_skips_later_confirmations(root: Path, tmp_path: Path) -> None:
+    model = (ScriptedModel().add(call("run_shell_command", command="echo one > one.txt")).add(text("1"))
+             .add(call("run_shell_command", command="echo two > two.txt")).add(text("2")))
+    app = make_app(root, tmp_path, model)
+    async with app.run_test(size=(110, 32)) as pilot:
+        screen = main_screen(pilot)
+        bar = screen.query_one(ConfirmBar)
+        await type_and_send(pilot, "first")
+        await wait_for(pilot, lambda: bar.request is not None)
+        await pilot.pause(GRACE)
+        await pilot.press("a")
+        await wait_for(pilot, lambda: not screen.busy)
+        await type_and_send(pilot, "second")
+        await wait_for(pilot, lambda: (root / "two.txt").exists())
+        await wait_for(pilot, lambda: not screen.busy)
+        assert bar.request is None
+    assert (root / "one.txt").exists()
+
+
+async def test_pending_requests_queue_with_a_count(root: Path, tmp_path: Path) -> None:
+    model = ScriptedModel().add(call("run_shell_command", command="echo a > a.txt"),
+                                call("run_shell_command", command="echo b > b.txt")).add(text("ok"))
+    app = make_app(root, tmp_path, model)
+    async with app.run_test(size=(110, 32)) as pilot:
+        await type_and_send(pilot, "two commands")
+        screen = main_screen(pilot)
+        bar = screen.query_one(ConfirmBar)
+        await wait_for(pilot, lambda: bar.request is not None)
+        await pilot.pause(GRACE)
+        first = bar.request
+        await pilot.press("y")
+        await wait_for(pilot, lambda: bar.request is not None and bar.request is not first)
+        await pilot.pause(GRACE)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not screen.busy)
+    assert (root / "a.txt").exists() and not (root / "b.txt").exists()
+
+
+async def test_escape_while_asking_cancels_the_turn(root: Path, tmp_path: Path) -> None:
+    model = ScriptedModel().add(call("run_shell_command", command="echo x > x.txt")).add(text("never"))
+    app = make_app(root, tmp_path, model)
+    async with app.run_test(size=(110, 32)) as pilot:
+        await type_and_send(pilot, "go")
+        screen = main_screen(pilot)
+        bar = screen.query_one(ConfirmBar)
+        await wait_for(pilot, lambda: bar.request is not None)
+        screen.action_cancel_turn()
+        await wait_for(pilot, lambda: not screen.busy)
+        await asyncio.sleep(0)
+        assert bar.request is None
+    assert not (root / "x.txt").exists()
