@@ -8,6 +8,8 @@ from dataclasses import dataclass
 
 from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
+from tools.glob_pattern import translate_glob
+
 _GLOB_CHARS = frozenset("*?[\\")
 _ANY_PARENT = "^(?:.+/)?"  # how pathspec starts the regex of a pattern that matches at any depth
 _DIR_MARK = "(?P<ps_d>/)"
@@ -46,16 +48,17 @@ class IgnoreRules:
     """The patterns of one directory's ignore files (gitignore syntax), matched against its descendants.
 
     Most real patterns have no slash, so they are decided from the entry's name alone: plain names by a dict
-    lookup, `*.ext` patterns by suffix lookups, other name globs by one combined regex. Only patterns with a
-    slash are matched against the path relative to the directory. Callers prune ignored directories, so a
-    path's parents have always been checked before the path itself."""
+    lookup, `*.ext` patterns by suffix lookups, other name globs by one combined regex, and the outcome is
+    memoized per name. Patterns with a slash are matched against the path relative to the directory, and only
+    those whose literal start fits the directory being listed are tried there (see `at`). Callers prune
+    ignored directories, so a path's parents have always been checked before the path itself."""
 
     def __init__(self, lines: Iterable[str]) -> None:
         self._names: dict[str, list[_Rule]] = {}
         self._suffixes: dict[str, list[_Rule]] = {}
-        self._suffix_lengths: tuple[int, ...] = ()
         name_globs: list[tuple[str, _Rule]] = []
-        path_globs: list[tuple[str, _Rule]] = []
+        # (regex, literal start, where its matches can be, rule)
+        self._path_globs: list[tuple[str, str, re.Pattern[str] | None, _Rule]] = []
         count = 0
         for index, line in enumerate(lines):
             try:
@@ -66,14 +69,15 @@ class IgnoreRules:
                 continue
             count += 1
             body = line.rstrip(" ") if "\\" not in line else None
-            negated = body is not None and body.startswith("!")
-            if body is not None and negated:
+            if body is not None and body.startswith("!"):
                 body = body[1:]
             dir_only = body is not None and body.endswith("/") and not body.endswith("//")
             if body is not None and dir_only:
                 body = body[:-1]
             rule = _Rule(index, bool(include), dir_only)
             regex = regex.replace(_DIR_MARK, "/")
+            if body is not None and body.endswith("/**") and regex.endswith("/"):
+                regex += "."  # `a/**` matches what is inside a/, not a/ itself (pathspec's regex would)
             if body and "/" not in body and body != "**" and regex.startswith(_ANY_PARENT):
                 if not _GLOB_CHARS.intersection(body):
                     self._names.setdefault(body, []).append(rule)
@@ -82,19 +86,45 @@ class IgnoreRules:
                 else:
                     name_globs.append((regex[len(_ANY_PARENT):], rule))
             else:
-                path_globs.append((regex, rule))
+                self._path_globs.append((regex, _literal_start(body), _parent_regex(body), rule))
         self.pattern_count = count
         self._suffix_lengths = tuple(sorted({len(s) for s in self._suffixes}))
         self._name_globs = _Alternation(name_globs)
-        self._path_globs = _Alternation(path_globs)
+        self._by_name: dict[tuple[str, bool], _Rule | None] = {}
+        self._alternations: dict[tuple[int, ...], _Alternation] = {}
+        self._views: dict[str, DirectoryRules] = {}
 
     def __bool__(self) -> bool:
         return self.pattern_count > 0
+
+    def at(self, prefix: str) -> DirectoryRules:
+        """These rules, ready to judge the entries of the descendant directory `prefix` (`a/b/`, or `` for the
+        directory itself)."""
+        view = self._views.get(prefix)
+        if view is None:
+            relevant = tuple(i for i, (_, literal, parent, _) in enumerate(self._path_globs)
+                             if (literal.startswith(prefix) or prefix.startswith(literal))
+                             and (parent is None or parent.match(prefix)))
+            alternation = self._alternations.get(relevant)
+            if alternation is None:
+                alternation = _Alternation([(self._path_globs[i][0], self._path_globs[i][3]) for i in relevant])
+                self._alternations[relevant] = alternation
+            view = DirectoryRules(self, prefix, alternation)
+            if len(self._views) < 100_000:
+                self._views[prefix] = view
+        return view
 
     def match(self, name: str, rel: str, is_dir: bool) -> bool | None:
         """True if the entry is ignored, False if a negated rule re-includes it, None if no rule speaks.
 
         `name` is the entry's base name, `rel` its path relative to this directory (`/`-separated)."""
+        return self.at(rel[: len(rel) - len(name)]).match(name, is_dir)
+
+    def name_rule(self, name: str, is_dir: bool) -> _Rule | None:
+        """The last rule without a slash that matches `name`, memoized: names repeat across a tree."""
+        key = (name, is_dir)
+        if key in self._by_name:
+            return self._by_name[key]
         best: _Rule | None = None
         for rule in self._names.get(name, ()):
             if (is_dir or not rule.dir_only) and (best is None or rule.index > best.index):
@@ -103,9 +133,57 @@ class IgnoreRules:
             for rule in self._suffixes.get(name[-length:], ()):
                 if (is_dir or not rule.dir_only) and (best is None or rule.index > best.index):
                     best = rule
-        tail = "/" if is_dir else ""
-        for alternation, text in ((self._name_globs, name), (self._path_globs, rel)):
-            rule = alternation.match(text + tail)
+        rule = self._name_globs.match(name + "/" if is_dir else name)
+        if rule is not None and (best is None or rule.index > best.index):
+            best = rule
+        if len(self._by_name) > 200_000:
+            self._by_name.clear()
+        self._by_name[key] = best
+        return best
+
+
+class DirectoryRules:
+    """One directory's rules as they apply inside one of its descendants (`prefix`): the per-entry check."""
+
+    __slots__ = ("_paths", "_prefix", "_rules")
+
+    def __init__(self, rules: IgnoreRules, prefix: str, paths: _Alternation) -> None:
+        self._rules = rules
+        self._prefix = prefix
+        self._paths = paths
+
+    def match(self, name: str, is_dir: bool) -> bool | None:
+        best = self._rules.name_rule(name, is_dir)
+        if self._paths.regex is not None:
+            rule = self._paths.match(f"{self._prefix}{name}/" if is_dir else self._prefix + name)
             if rule is not None and (best is None or rule.index > best.index):
                 best = rule
         return None if best is None else best.ignore
+
+    def descend(self, name: str) -> DirectoryRules:
+        return self._rules.at(f"{self._prefix}{name}/")
+
+
+def _literal_start(body: str | None) -> str:
+    """The text every path matching the pattern starts with (`` when unknown or when it may match anywhere)."""
+    if body is None:
+        return ""
+    if "/" not in body.rstrip("/") and not body.startswith("/"):
+        return ""  # matches at any depth
+    body = body.lstrip("/")
+    cut = next((i for i, ch in enumerate(body) if ch in _GLOB_CHARS), len(body))
+    return body[:cut]
+
+
+def _parent_regex(body: str | None) -> re.Pattern[str] | None:
+    """For a pattern whose matches all sit in directories of one shape (`**/fixtures/*.bin`, `a/b/c`): a
+    regex for those directories' prefixes (`a/b/`), so that it is tried only there. None when unknown."""
+    if body is None or "{" in body:
+        return None
+    segments = body.lstrip("/").split("/")
+    parents, last = segments[:-1], segments[-1]
+    if not parents or "**" in last or parents == ["**"] or any("**" in seg for seg in parents[1:]):
+        return None
+    if "**" in parents[0] and parents[0] != "**":
+        return None
+    return re.compile(f"(?:{translate_glob('/'.join(parents))}/)\\Z", re.DOTALL)

@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 from core.abort import AbortSignal
 from core.tool import ToolError, ToolErrorKind
-from tools.ignore_rules import IgnoreRules
+from tools.ignore_rules import DirectoryRules, IgnoreRules
 
 DEFAULT_EXCLUDED_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "bower_components", "__pycache__"})
 DEFAULT_EXCLUDED_FILES = frozenset({".DS_Store"})
@@ -97,7 +97,7 @@ class FoundFile(NamedTuple):
 
 
 _NO_RULES = IgnoreRules(())
-_Chain = tuple[tuple[IgnoreRules, str], ...]  # (rules of an ancestor, path prefix from that ancestor), deepest last
+_Chain = tuple[DirectoryRules, ...]  # the rules of each ancestor with ignore files, placed for one directory
 
 
 class Workspace:
@@ -198,13 +198,13 @@ class Workspace:
                 return True
             if _chain_ignores(chain, part, part_is_dir):
                 return True
-            chain = tuple((rules, f"{prefix}{part}/") for rules, prefix in chain)
+            chain = tuple(rules.descend(part) for rules in chain)
             current = os.path.join(current, part)
         return False
 
     def _extend(self, chain: _Chain, directory: str, respect_git_ignore: bool) -> _Chain:
         rules = self.rules_for(directory, respect_git_ignore)
-        return (*chain, (rules, "")) if rules else chain
+        return (*chain, rules.at("")) if rules else chain
 
     def _chain_to(self, start: str, respect_git_ignore: bool) -> _Chain:
         """The rules of the root and every directory down to `start`'s parent, prefixed for `start`'s entries."""
@@ -214,7 +214,7 @@ class Workspace:
         current = self._root_str
         for part in start[len(self._root_prefix):].split(os.sep):
             chain = self._extend(chain, current, respect_git_ignore)
-            chain = tuple((rules, f"{prefix}{part}/") for rules, prefix in chain)
+            chain = tuple(rules.descend(part) for rules in chain)
             current = os.path.join(current, part)
         return chain
 
@@ -254,7 +254,7 @@ class Workspace:
                 if chain and _chain_ignores(chain, name, is_dir):
                     continue
                 if is_dir:
-                    sub_chain = tuple((rules, f"{prefix}{name}/") for rules, prefix in chain)
+                    sub_chain = tuple(rules.descend(name) for rules in chain)
                     subdirs.append((entry.path, f"{rel_dir}{name}/", sub_chain))
                     continue
                 try:
@@ -288,8 +288,8 @@ def _entry_name(entry: os.DirEntry[str]) -> str:
 
 def _chain_ignores(chain: _Chain, name: str, is_dir: bool) -> bool:
     """Deeper ignore files override shallower ones; within one file the last matching rule wins."""
-    for rules, prefix in reversed(chain):
-        decision = rules.match(name, prefix + name, is_dir)
+    for rules in reversed(chain):
+        decision = rules.match(name, is_dir)
         if decision is not None:
             return decision
     return False

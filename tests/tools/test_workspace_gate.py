@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import random
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -79,3 +82,50 @@ def test_write_keeps_mode_and_follows_symlink(root: Path) -> None:
     assert target.read_bytes() == b"echo 1\r\necho 2\r\n"
     assert os.stat(target).st_mode & 0o777 == 0o755
     assert not [p for p in root.iterdir() if p.name.endswith(".tmp")]
+
+
+_PATTERNS = ["*.log", "build/", "/top", "a/b", "**/x", "foo", "!keep.log", "doc/**/*.md", "a/**", "*.py[co]",
+             "!foo", "x?z", "*~", ".env", "dist", "!dist/", "b/*.txt", "**/c/**", "c", "*.tmp", "!important.tmp",
+             "lib*", "ba[rz]/", "**/a/*.log", "foo/bar/", "a/*/c", "**/b/foo", "\\#x"]
+_NAMES = ["a", "b", "c", "x", "foo", "keep.log", "y.log", "top", "doc", "z.md", "build", "dist", "q.pyc", "xyz",
+          "t~", ".env", "lib2", "bar", "baz", "important.tmp", "w.tmp", "u.txt", "#x"]
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git as the reference")
+@pytest.mark.parametrize("seed", range(6))
+def test_ignore_rules_agree_with_git(seed: int, tmp_path: Path) -> None:
+    """Random rule sets and trees: what scan() prunes is exactly what `git check-ignore` reports ignored."""
+    rng = random.Random(seed)
+    for trial in range(8):
+        repo = tmp_path / f"repo{trial}"
+        repo.mkdir()
+        subprocess.run(["git", "init", "-q", str(repo)], check=True)
+        lines = rng.sample(_PATTERNS, rng.randint(1, 9))
+        (repo / ".gitignore").write_text("\n".join(lines) + "\n")
+        for _ in range(30):
+            path = repo.joinpath(*(rng.choice(_NAMES) for _ in range(rng.randint(1, 4))))
+            try:
+                if rng.random() < 0.3:
+                    path.mkdir(parents=True, exist_ok=True)
+                else:
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    path.touch()
+            except OSError:
+                continue
+        everything = [p for p in repo.rglob("*") if ".git" not in p.relative_to(repo).parts]
+        query = "".join(f"{p.relative_to(repo).as_posix()}{'/' if p.is_dir() else ''}\n" for p in everything)
+        out = subprocess.run(["git", "-C", str(repo), "check-ignore", "--no-index", "--stdin"], input=query,
+                             capture_output=True, text=True).stdout.splitlines()
+        git_ignored = {line.rstrip("/") for line in out}
+        # git reports a path inside an ignored directory only when asked about it; scan() never reaches it.
+        expected_files = {p.relative_to(repo).as_posix() for p in everything if p.is_file()
+                          and not any(a.as_posix() in git_ignored
+                                      for a in [p.relative_to(repo), *p.relative_to(repo).parents][:-1])}
+        workspace = Workspace(repo)
+        assert {found.rel for found in workspace.scan(repo)} == expected_files, lines
+        for p in everything:
+            if p.is_dir():
+                continue  # git answers `a/` for `a/**` either way; what matters is the files under it
+            rel = p.relative_to(repo)
+            blocked = any(a.as_posix() in git_ignored for a in [rel, *rel.parents][:-1])
+            assert workspace.is_ignored(p) == blocked, (lines, rel)
