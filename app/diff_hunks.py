@@ -5,6 +5,7 @@ Pure functions over strings (no Textual), so the diff-review modal and its tests
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -93,6 +94,105 @@ def compute_hunks(original: str, new: str, context: int = CONTEXT_LINES) -> tupl
         new_start = first[3] + 1 if new_count else first[3]
         hunks.append(Hunk(index, old_start, old_count, new_start, new_count, tuple(lines), tuple(group)))
     return tuple(hunks)
+
+
+_HUNK_HEADER = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+
+
+def parse_unified(diff: str) -> tuple[Hunk, ...]:
+    """The hunks of a unified diff text (linear time; `compute_hunks` diffs again, which is slow on big files).
+
+    Raises ValueError when the text is not a unified diff."""
+    hunks: list[Hunk] = []
+    lines: list[DiffLine] = []
+    header: tuple[int, int, int, int] | None = None
+    old_no = new_no = 0
+
+    def close() -> None:
+        if header is not None:
+            hunks.append(Hunk(len(hunks), *header, tuple(lines), _opcodes(lines, header)))
+            lines.clear()
+
+    for raw in diff.splitlines():
+        if match := _HUNK_HEADER.match(raw):
+            close()
+            a, b, c, d = (int(g) if g is not None else 1 for g in match.groups())
+            header = (a, b, c, d)
+            old_no, new_no = (a if b else a + 1), (c if d else c + 1)
+        elif header is None:
+            continue  # the ---/+++ file header
+        elif raw.startswith("\\"):
+            if lines:
+                lines[-1] = DiffLine(lines[-1].kind, lines[-1].old_no, lines[-1].new_no, lines[-1].text, True)
+        elif raw[:1] == " " or raw == "":
+            lines.append(DiffLine(LineKind.context, old_no, new_no, raw[1:]))
+            old_no, new_no = old_no + 1, new_no + 1
+        elif raw[0] == "-":
+            lines.append(DiffLine(LineKind.removed, old_no, None, raw[1:]))
+            old_no += 1
+        elif raw[0] == "+":
+            lines.append(DiffLine(LineKind.added, None, new_no, raw[1:]))
+            new_no += 1
+        else:
+            raise ValueError(f"not a unified diff line: {raw[:40]!r}")
+    close()
+    return tuple(hunks)
+
+
+def _opcodes(lines: Sequence[DiffLine], header: tuple[int, int, int, int]) -> tuple[Opcode, ...]:
+    """SequenceMatcher-style opcodes (0-based, end exclusive) for the lines of one parsed hunk."""
+    a, b, c, d = header
+    i, j = (a - 1 if b else a), (c - 1 if d else c)
+    ops: list[Opcode] = []
+    k = 0
+    while k < len(lines):
+        if lines[k].kind is LineKind.context:
+            start = k
+            while k < len(lines) and lines[k].kind is LineKind.context:
+                k += 1
+            ops.append(("equal", i, i + k - start, j, j + k - start))
+            i, j = i + k - start, j + k - start
+            continue
+        removed = added = 0
+        while k < len(lines) and lines[k].kind is not LineKind.context:
+            removed += lines[k].kind is LineKind.removed
+            added += lines[k].kind is LineKind.added
+            k += 1
+        tag = "replace" if removed and added else "delete" if removed else "insert"
+        ops.append((tag, i, i + removed, j, j + added))
+        i, j = i + removed, j + added
+    return tuple(ops)
+
+
+def hunks_of(original: str, new: str, unified: str | None = None) -> tuple[Hunk, ...]:
+    """The hunks of a change, parsed from its unified diff when that is given and provably matches both
+    texts (applying all hunks gives `new`, none gives `original`); otherwise diffed again."""
+    if unified:
+        try:
+            hunks = parse_unified(unified)
+        except ValueError:
+            hunks = None
+        if hunks is not None and (hunks or original == new):
+            everything = {h.index for h in hunks}
+            try:
+                if apply_hunks(original, new, hunks, everything) == new and apply_hunks(original, new, hunks, ()) \
+                        == original and _texts_match(original, new, hunks):
+                    return hunks
+            except IndexError:
+                pass
+    return compute_hunks(original, new)
+
+
+def _texts_match(original: str, new: str, hunks: Sequence[Hunk]) -> bool:
+    """The parsed lines say what the texts hold at those line numbers (a stale diff text must not be trusted)."""
+    old_lines, new_lines = split_lines(original), split_lines(new)
+    for hunk in hunks:
+        for line in hunk.lines:
+            if line.old_no is not None and old_lines[line.old_no - 1].rstrip("\r\n") != line.text:
+                return False
+            if line.new_no is not None and new_lines[line.new_no - 1].rstrip("\r\n") != line.text:
+                return False
+    return True
 
 
 def _line(kind: LineKind, old_no: int | None, new_no: int | None, raw: str) -> DiffLine:

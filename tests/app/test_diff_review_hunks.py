@@ -6,7 +6,7 @@ import difflib
 import itertools
 import random
 
-from app.diff_hunks import LineKind, apply_hunks, compute_hunks, rejection_feedback
+from app.diff_hunks import LineKind, apply_hunks, compute_hunks, hunks_of, parse_unified, rejection_feedback
 
 
 def numbered(n: int) -> list[str]:
@@ -91,3 +91,30 @@ def test_feedback_names_rejected_hunks() -> None:
     text = rejection_feedback(hunks, {1}, "/r/a.py")
     assert text.startswith("The user rejected hunk(s) 2 (lines 40-52) of the proposed change to /r/a.py")
     assert "not changed" in rejection_feedback(hunks, {0, 1}, "/r/a.py")
+
+
+def test_parsed_unified_diff_equals_recomputed_hunks() -> None:
+    from core.display import FileDiff
+
+    old = numbered(200)
+    new = list(old)
+    new[3] = "changed\n"
+    del new[50:53]
+    new[120:120] = ["a\n", "b\n"]
+    new[-1] = "no newline"
+    original, proposed = "".join(old), "".join(new)
+    diff = FileDiff.between("/r/a.txt", original, proposed)
+    parsed = parse_unified(diff.diff)
+    assert parsed == compute_hunks(original, proposed)
+    assert hunks_of(original, proposed, diff.diff) == parsed
+    created = FileDiff.between("/r/n.txt", "", "x\ny\n")
+    assert parse_unified(created.diff) == compute_hunks("", "x\ny\n")
+
+
+def test_stale_or_broken_diff_text_falls_back_to_diffing() -> None:
+    from core.display import FileDiff
+
+    stale = FileDiff.between("/r/a.txt", "a\nb\n", "a\nc\n").diff
+    hunks = hunks_of("x\nb\n", "x\nc\n", stale)  # same shape, other text: must not be trusted
+    assert hunks == compute_hunks("x\nb\n", "x\nc\n")
+    assert hunks_of("a\n", "b\n", "not a diff\n@@ -1 +1 @@\n?odd\n") == compute_hunks("a\n", "b\n")

@@ -1,0 +1,350 @@
+"""The diff-review modal: the user allows, rejects, edits or picks hunks of a proposed file change.
+
+It dismisses with a `Decision` that always refers to the diff it last showed (`shown_diff`), and while it is
+open it watches the file so that a change on disk is shown before anything can be approved."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import time
+from pathlib import Path
+from typing import ClassVar
+
+from textual import events, on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Input, Label, Static, TextArea
+
+from app.diff_hunks import Hunk, apply_hunks, hunks_of, rejection_feedback
+from app.diff_view import DiffView
+from core.confirmation import ConfirmationOutcome, Decision, EditConfirmation
+from core.display import FileDiff
+
+log = logging.getLogger(__name__)
+
+STYLES = Path(__file__).resolve().parent.parent / "styles"
+EDIT_FEEDBACK = "The user edited the proposed content before applying it."
+CHANGED_NOTICE = "File changed on disk; diff updated. Review it again before approving."
+SIDE_BY_SIDE_MIN_WIDTH = 140
+
+
+class ProposalEditor(TextArea):
+    """The proposed content, editable. Esc goes back to the diff instead of moving focus."""
+
+    async def _on_key(self, event: events.Key) -> None:
+        if event.key == "escape":
+            event.prevent_default()  # skip TextArea's own handler; the key bubbles to the screen's binding
+            return
+        await super()._on_key(event)
+
+
+class DiffReviewScreen(ModalScreen[Decision]):
+    """Review one `EditConfirmation`. Keys typed within `grace_period` seconds of opening (or of the diff
+    changing) are ignored, so typed-ahead keys cannot approve a change the user has not seen."""
+
+    CSS_PATH = str(STYLES / "diff_review.tcss")
+    AUTO_FOCUS = ""  # keys go to the screen's bindings until the reason or the editor is opened
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "approve", "Allow once"),
+        Binding("a", "approve_always", "Allow for session"),
+        Binding("n", "reject", "Reject…"),
+        Binding("e", "edit", "Edit"),
+        Binding("space", "toggle_hunk", "Accept/reject hunk"),
+        Binding("j,down", "next_hunk", "Next hunk"),
+        Binding("k,up", "previous_hunk", "Previous hunk"),
+        Binding("s", "toggle_view", "Unified/side by side"),
+        Binding("pagedown", "page(1)", "Page down", show=False),
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("ctrl+s", "apply_edit", "Apply edit"),
+        Binding("escape", "back", "Reject / back"),
+    ]
+
+    _REVIEW_ACTIONS: ClassVar[set[str]] = {
+        "approve", "approve_always", "reject", "edit", "toggle_hunk", "next_hunk", "previous_hunk",
+        "toggle_view", "page",
+    }
+
+    def __init__(self, details: EditConfirmation, *, grace_period: float = 0.3) -> None:
+        super().__init__()
+        self.details = details
+        self.grace_period = grace_period
+        self.shown_diff: FileDiff = details.file_diff
+        self.hunks: tuple[Hunk, ...] = ()
+        self.rejected: frozenset[int] = frozenset()
+        self.current = 0
+        self.mode = "review"  # review | reason | edit
+        self._ready_at = 0.0
+        self._draft: str | None = None  # edited text kept when the file changed during editing
+        self._edit_base: FileDiff | None = None
+        self._stop_watch = asyncio.Event()
+        self._busy = False
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="review"):
+            yield Label(self.details.title or "Review edit", id="review-title")
+            with Horizontal(id="review-summary"):
+                yield Label("", id="review-path")
+                yield Label("", id="review-added", classes="added")
+                yield Label("", id="review-removed", classes="removed")
+                yield Label("", id="review-hunks")
+                yield Label("", id="review-mode")
+            yield Static("", id="review-notice")
+            yield DiffView(id="review-diff")
+            yield Static("No changes: the proposed content equals the file on disk.", id="review-empty")
+            yield Input(placeholder="Why reject? (optional, goes to the model) Enter sends, Esc for no reason",
+                        id="review-reason")
+            yield ProposalEditor(id="review-editor", soft_wrap=False, show_line_numbers=True,
+                                 tab_behavior="indent")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#review-notice").display = False
+        self.query_one("#review-reason").display = False
+        self.query_one("#review-editor").display = False
+        self.view.split = self.app.size.width >= SIDE_BY_SIDE_MIN_WIDTH
+        self._show(self.details.file_diff)
+        self._arm()
+        if self.details.file_path:
+            self._watch_file()
+
+    def on_unmount(self) -> None:
+        self._stop_watch.set()
+
+    @property
+    def view(self) -> DiffView:
+        return self.query_one("#review-diff", DiffView)
+
+    # --- state -----------------------------------------------------------------------------------------
+
+    def _arm(self) -> None:
+        self._ready_at = time.monotonic() + self.grace_period
+
+    def _ready(self) -> bool:
+        return time.monotonic() >= self._ready_at and not self._busy
+
+    def _show(self, diff: FileDiff, *, changed: bool = False) -> None:
+        self.shown_diff = diff
+        self.hunks = hunks_of(diff.original_content, diff.new_content, diff.diff)
+        self.rejected = frozenset()
+        self.current = 0
+        view = self.view
+        view.set_diff(self.hunks, diff.file_path or diff.file_name)
+        view.set_rejected(self.rejected)
+        view.current = 0
+        view.scroll_to(y=0, animate=False)
+        view.display = bool(self.hunks)
+        self.query_one("#review-empty").display = not self.hunks
+        if changed:
+            self._notice(CHANGED_NOTICE)
+            self._arm()
+        self._update_summary()
+
+    def _notice(self, text: str) -> None:
+        notice = self.query_one("#review-notice", Static)
+        notice.update(text)
+        notice.display = True
+
+    def _update_summary(self) -> None:
+        diff = self.shown_diff
+        path = diff.file_path or diff.file_name
+        self.query_one("#review-path", Label).update(f"{path}{' (new file)' if diff.is_new_file else ''}")
+        self.query_one("#review-added", Label).update(f"+{sum(h.added for h in self.hunks)}")
+        self.query_one("#review-removed", Label).update(f"-{sum(h.removed for h in self.hunks)}")
+        if self.hunks:
+            text = f"hunk {self.current + 1}/{len(self.hunks)}"
+            if self.rejected:
+                text += f", {len(self.rejected)} rejected"
+        else:
+            text = "no hunks"
+        self.query_one("#review-hunks", Label).update(text)
+        self.query_one("#review-mode", Label).update("side by side" if self.view.split else "unified")
+
+    def _set_mode(self, mode: str) -> None:
+        self.mode = mode
+        self.query_one("#review-reason").display = mode == "reason"
+        self.query_one("#review-editor").display = mode == "edit"
+        self.view.display = mode != "edit" and bool(self.hunks)
+        self.query_one("#review-empty").display = mode != "edit" and not self.hunks
+        if mode == "review":
+            self.set_focus(None)
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in self._REVIEW_ACTIONS:
+            return self.mode == "review"
+        if action == "apply_edit":
+            return self.mode == "edit"
+        return True
+
+    # --- the answer ------------------------------------------------------------------------------------
+
+    def _decision(self, outcome: ConfirmationOutcome) -> Decision:
+        """Allow the shown diff, applying only the accepted hunks."""
+        diff = self.shown_diff
+        if not self.rejected:
+            return Decision(outcome, file_diff=diff)
+        feedback = rejection_feedback(self.hunks, self.rejected, diff.file_path)
+        if len(self.rejected) == len(self.hunks):
+            return Decision(ConfirmationOutcome.cancel, feedback=feedback, file_diff=diff)
+        accepted = {h.index for h in self.hunks} - self.rejected
+        content = apply_hunks(diff.original_content, diff.new_content, self.hunks, accepted)
+        return Decision(ConfirmationOutcome.modify, new_content=content, feedback=feedback, file_diff=diff)
+
+    async def _still_current(self) -> bool:
+        """Last check before allowing: re-read the file; if it changed, show the new diff instead."""
+        if self.details.refresh is None:
+            return True
+        self._busy = True
+        try:
+            latest = await self.details.refresh()
+        except Exception as exc:  # the edit may no longer apply; the user must see why
+            log.warning("refresh of %s failed: %s", self.details.file_path, exc)
+            self._notice(f"File changed on disk and the edit no longer applies: {exc}")
+            self._arm()
+            return False
+        finally:
+            self._busy = False
+        if _same(latest, self.shown_diff):
+            return True
+        self._show(latest, changed=True)
+        return False
+
+    async def action_approve(self) -> None:
+        if self._ready() and await self._still_current():
+            self.dismiss(self._decision(ConfirmationOutcome.proceed_once))
+
+    async def action_approve_always(self) -> None:
+        if self._ready() and await self._still_current():
+            # a partial approval is a one-off modification; "always" only applies to the whole change
+            outcome = ConfirmationOutcome.proceed_always if not self.rejected else ConfirmationOutcome.proceed_once
+            self.dismiss(self._decision(outcome))
+
+    def action_reject(self) -> None:
+        if self._ready():
+            self._set_mode("reason")
+            self.query_one("#review-reason", Input).focus()
+
+    @on(Input.Submitted, "#review-reason")
+    def _reason_given(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.dismiss(Decision(ConfirmationOutcome.cancel, feedback=event.value.strip() or None,
+                              file_diff=self.shown_diff))
+
+    def action_back(self) -> None:
+        if self.mode == "reason":
+            self.dismiss(Decision(ConfirmationOutcome.cancel, file_diff=self.shown_diff))
+        elif self.mode == "edit":
+            self._draft = self.query_one(ProposalEditor).text
+            self._set_mode("review")
+        elif self._ready():
+            self.dismiss(Decision(ConfirmationOutcome.cancel, file_diff=self.shown_diff))
+
+    def action_edit(self) -> None:
+        if not self._ready():
+            return
+        accepted = {h.index for h in self.hunks} - self.rejected
+        proposal = apply_hunks(self.shown_diff.original_content, self.shown_diff.new_content, self.hunks, accepted)
+        editor = self.query_one(ProposalEditor)
+        editor.load_text(self._draft if self._draft is not None else proposal)
+        self._edit_base = self.shown_diff
+        self._set_mode("edit")
+        editor.focus()
+
+    async def action_apply_edit(self) -> None:
+        if self.mode != "edit" or self._busy:
+            return
+        text = self.query_one(ProposalEditor).text
+        if self._edit_base is not self.shown_diff or not await self._still_current():
+            self._draft = text
+            self._edit_base = self.shown_diff
+            self._notice("File changed on disk while you edited. Your text is kept: Esc shows the new diff, "
+                         "Ctrl+S applies your text over it.")
+            return
+        if text == self.shown_diff.new_content:
+            self.dismiss(Decision(ConfirmationOutcome.proceed_once, file_diff=self.shown_diff))
+        else:
+            self.dismiss(Decision(ConfirmationOutcome.modify, new_content=text, feedback=EDIT_FEEDBACK,
+                                  file_diff=self.shown_diff))
+
+    # --- hunks and view --------------------------------------------------------------------------------
+
+    def _move(self, delta: int) -> None:
+        if self.hunks and self._ready():
+            self.current = max(0, min(len(self.hunks) - 1, self.current + delta))
+            self.view.current = self.current
+            self.view.scroll_to_hunk(self.current)
+            self._update_summary()
+
+    def action_next_hunk(self) -> None:
+        self._move(1)
+
+    def action_previous_hunk(self) -> None:
+        self._move(-1)
+
+    def action_toggle_hunk(self) -> None:
+        if self.hunks and self._ready():
+            self.rejected = self.rejected ^ {self.current}
+            self.view.set_rejected(self.rejected)
+            self._update_summary()
+
+    def action_toggle_view(self) -> None:
+        if self._ready():
+            self.view.split = not self.view.split
+            self.view.scroll_to_hunk(self.current)
+            self._update_summary()
+
+    def action_page(self, direction: int) -> None:
+        view = self.view
+        view.scroll_to(y=view.scroll_y + direction * max(1, view.size.height - 2), animate=False)
+
+    @on(DiffView.HunkClicked)
+    def _hunk_clicked(self, event: DiffView.HunkClicked) -> None:
+        if self.mode == "review":
+            self.current = event.hunk
+            self.view.current = event.hunk
+            self._update_summary()
+
+    # --- watching the file -----------------------------------------------------------------------------
+
+    @work(exclusive=True, group="diff-review-watch")
+    async def _watch_file(self) -> None:
+        from watchfiles import awatch
+
+        target = os.path.join(os.path.realpath(os.path.dirname(self.details.file_path) or "."),
+                              os.path.basename(self.details.file_path))
+        directory = os.path.dirname(target)
+        while not os.path.isdir(directory) and os.path.dirname(directory) != directory:
+            directory = os.path.dirname(directory)
+
+        def concerns_target(_change: object, path: str) -> bool:
+            return path == target or target.startswith(path + os.sep)
+
+        try:
+            async for _changes in awatch(directory, watch_filter=concerns_target, stop_event=self._stop_watch,
+                                         debounce=100, step=20, recursive=False):
+                await self._file_changed()
+        except Exception as exc:  # watching is a safety net; approval still re-reads the file
+            log.warning("cannot watch %s: %s", directory, exc)
+
+    async def _file_changed(self) -> None:
+        if self.details.refresh is None:
+            self._notice("File changed on disk; this diff may be out of date.")
+            self._arm()
+            return
+        try:
+            latest = await self.details.refresh()
+        except Exception as exc:
+            self._notice(f"File changed on disk and the edit no longer applies: {exc}")
+            self._arm()
+            return
+        if not _same(latest, self.shown_diff):
+            self._show(latest, changed=True)
+
+
+def _same(a: FileDiff, b: FileDiff) -> bool:
+    return a.original_content == b.original_content and a.new_content == b.new_content

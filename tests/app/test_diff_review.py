@@ -1,0 +1,240 @@
+"""The diff-review modal, driven from the keyboard in a harness app: each key's Decision, hunks, grace, watching."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from textual.app import App
+from textual.widgets import Input
+
+from app.diff_review import CHANGED_NOTICE, EDIT_FEEDBACK, DiffReviewScreen, ProposalEditor
+from app.diff_view import DiffView
+from core.confirmation import ConfirmationOutcome, Decision, EditConfirmation
+from core.display import FileDiff
+
+
+class Harness(App[None]):
+    def __init__(self, details: EditConfirmation, grace: float = 0.0) -> None:
+        super().__init__()
+        self.details = details
+        self.grace = grace
+        self.decisions: list[Decision] = []
+
+    def on_mount(self) -> None:
+        self.push_screen(DiffReviewScreen(self.details, grace_period=self.grace), self.decisions.append)
+
+
+def numbered(n: int) -> str:
+    return "".join(f"line {i}\n" for i in range(1, n + 1))
+
+
+def three_hunks() -> tuple[str, str]:
+    old = numbered(60).splitlines(keepends=True)
+    new = list(old)
+    new[1] = "two\n"
+    new[25] = "twenty-six\n"
+    new[50] = "fifty-one\n"
+    return "".join(old), "".join(new)
+
+
+def edit_of(path: Path, proposed: str) -> EditConfirmation:
+    """Like write_file's details: the diff from what is on disk to the proposal, recomputed on refresh."""
+
+    async def refresh() -> FileDiff:
+        return FileDiff.between(str(path), path.read_text(), proposed)
+
+    return EditConfirmation(f"Confirm Edit: {path.name}", str(path),
+                            FileDiff.between(str(path), path.read_text(), proposed), refresh)
+
+
+def plain(original: str, proposed: str, path: str = "/r/a.py") -> EditConfirmation:
+    return EditConfirmation("Confirm Edit: a.py", path, FileDiff.between(path, original, proposed))
+
+
+async def run_keys(details: EditConfirmation, *keys: str, grace: float = 0.0,
+                   size: tuple[int, int] = (100, 40)) -> tuple[Harness, Decision | None]:
+    app = Harness(details, grace)
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        for key in keys:
+            await pilot.press(key)
+        await pilot.pause()
+    return app, app.decisions[0] if app.decisions else None
+
+
+async def test_y_allows_once_with_the_shown_diff() -> None:
+    details = plain("a\n", "b\n")
+    _, decision = await run_keys(details, "y")
+    assert decision == Decision(ConfirmationOutcome.proceed_once, file_diff=details.file_diff)
+
+
+async def test_a_allows_for_the_session() -> None:
+    _, decision = await run_keys(plain("a\n", "b\n"), "a")
+    assert decision is not None and decision.outcome is ConfirmationOutcome.proceed_always
+
+
+async def test_escape_rejects() -> None:
+    _, decision = await run_keys(plain("a\n", "b\n"), "escape")
+    assert decision is not None and decision.outcome is ConfirmationOutcome.cancel and decision.feedback is None
+
+
+async def test_n_then_reason_goes_to_the_model() -> None:
+    _, decision = await run_keys(plain("a\n", "b\n"), "n", *"use tabs", "enter")
+    assert decision is not None
+    assert (decision.outcome, decision.feedback) == (ConfirmationOutcome.cancel, "use tabs")
+
+
+async def test_n_then_escape_rejects_without_reason() -> None:
+    app = Harness(plain("a\n", "b\n"))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.press("n")
+        assert isinstance(app.focused, Input)
+        await pilot.press("y")  # typed into the reason, not an approval
+        assert not app.decisions
+        await pilot.press("escape")
+        await pilot.pause()
+    assert app.decisions[0].outcome is ConfirmationOutcome.cancel and app.decisions[0].feedback is None
+
+
+async def test_edit_then_apply() -> None:
+    app = Harness(plain("a\n", "b\n"))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.press("e")
+        editor = app.screen.query_one(ProposalEditor)
+        assert editor.text == "b\n" and app.focused is editor
+        editor.load_text("c\n")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+    assert app.decisions == [Decision(ConfirmationOutcome.modify, new_content="c\n", feedback=EDIT_FEEDBACK,
+                                      file_diff=app.details.file_diff)]
+
+
+async def test_edit_escape_returns_to_the_diff() -> None:
+    app = Harness(plain("a\n", "b\n"))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.press("e", "x", "escape")
+        screen = app.screen
+        assert isinstance(screen, DiffReviewScreen) and screen.mode == "review"
+        assert screen.view.display and not screen.query_one(ProposalEditor).display
+        await pilot.press("y")
+        await pilot.pause()
+    assert app.decisions[0].outcome is ConfirmationOutcome.proceed_once
+
+
+async def test_reject_one_hunk_writes_only_the_others() -> None:
+    original, proposed = three_hunks()
+    details = plain(original, proposed)
+    _, decision = await run_keys(details, "j", "space", "y")
+    assert decision is not None and decision.outcome is ConfirmationOutcome.modify
+    assert decision.new_content is not None
+    assert "two\n" in decision.new_content and "fifty-one\n" in decision.new_content
+    assert "line 26\n" in decision.new_content and "twenty-six" not in decision.new_content
+    assert decision.feedback is not None and "hunk(s) 2 (line 26)" in decision.feedback
+
+
+async def test_toggling_twice_accepts_again_and_arrows_move() -> None:
+    original, proposed = three_hunks()
+    _, decision = await run_keys(plain(original, proposed), "down", "down", "up", "space", "space", "y")
+    assert decision is not None and decision.outcome is ConfirmationOutcome.proceed_once
+
+
+async def test_all_hunks_rejected_is_a_cancel() -> None:
+    original, proposed = three_hunks()
+    _, decision = await run_keys(plain(original, proposed), "space", "j", "space", "j", "space", "y")
+    assert decision is not None and decision.outcome is ConfirmationOutcome.cancel
+    assert decision.feedback is not None and "every hunk" in decision.feedback
+
+
+async def test_keys_within_the_grace_period_are_ignored() -> None:
+    app = Harness(plain("a\n", "b\n"), grace=0.6)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.press("y", "a", "escape", "space")
+        await pilot.pause()
+        assert not app.decisions and not app.screen.rejected
+        await asyncio.sleep(0.7)
+        await pilot.press("y")
+        await pilot.pause()
+    assert app.decisions[0].outcome is ConfirmationOutcome.proceed_once
+
+
+async def test_width_picks_the_view_and_s_toggles() -> None:
+    original, proposed = three_hunks()
+    for width, split in ((100, False), (160, True)):
+        app = Harness(plain(original, proposed))
+        async with app.run_test(size=(width, 40)) as pilot:
+            view = app.screen.query_one(DiffView)
+            assert view.split is split
+            await pilot.press("s")
+            assert view.split is not split
+
+
+async def test_rows_show_line_numbers_and_current_hunk() -> None:
+    original, proposed = three_hunks()
+    app = Harness(plain(original, proposed))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.pause()
+        view = app.screen.query_one(DiffView)
+        lines = [view.render_line(y).text for y in range(8)]
+        assert lines[0].startswith("▶ @@ -1,5 +1,5 @@") and "hunk 1/3" in lines[0]
+        assert any(" 2    - line 2" in line for line in lines)
+        assert any("    2 + two" in line for line in lines)
+        await pilot.press("s")
+        await pilot.pause()
+        row = next(view.render_line(y).text for y in range(8) if "two" in view.render_line(y).text)
+        assert "line 2" in row and "two" in row  # old and new side by side on one row
+
+
+async def test_change_on_disk_is_shown_before_approval(root: Path) -> None:
+    path = root / "a.txt"
+    path.write_text("one\ntwo\n")
+    details = edit_of(path, "one\nTWO\n")
+    app = Harness(details)
+    async with app.run_test(size=(100, 40)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, DiffReviewScreen)
+        await asyncio.sleep(0.3)  # let the watcher start
+        path.write_text("zero\none\ntwo\n")
+        for _ in range(60):
+            await asyncio.sleep(0.05)
+            if screen.shown_diff.original_content.startswith("zero"):
+                break
+        assert screen.shown_diff.original_content == "zero\none\ntwo\n"
+        notice = screen.query_one("#review-notice")
+        assert notice.display and CHANGED_NOTICE in str(notice.render())
+        await pilot.press("y")
+        await pilot.pause()
+    decision = app.decisions[0]
+    assert decision.file_diff is not None and decision.file_diff.original_content == "zero\none\ntwo\n"
+
+
+async def test_approval_rereads_the_file_even_without_a_watcher(root: Path) -> None:
+    path = root / "b.txt"
+    path.write_text("a\n")
+    watched = edit_of(path, "b\n")
+    details = EditConfirmation(watched.title, "", watched.file_diff, watched.refresh)  # no path: no watcher
+    app = Harness(details)
+    async with app.run_test(size=(100, 40)) as pilot:
+        path.write_text("changed\n")
+        await pilot.press("y")
+        await pilot.pause()
+        assert not app.decisions
+        assert app.screen.shown_diff.original_content == "changed\n"
+        await pilot.press("y")
+        await pilot.pause()
+    assert app.decisions[0].file_diff.original_content == "changed\n"
+
+
+async def test_ten_thousand_line_diff_opens_and_scrolls() -> None:
+    original = numbered(10_000)
+    proposed = "".join(f"line {i}{' changed' if i % 20 == 0 else ''}\n" for i in range(1, 10_001))
+    app = Harness(plain(original, proposed, "/r/big.py"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = app.screen
+        assert len(screen.hunks) > 100
+        await pilot.press("pagedown", "pagedown")
+        for _ in range(10):
+            await pilot.press("j")
+        await pilot.pause()
+        view = screen.query_one(DiffView)
+        assert view.current == 10 and view.scroll_y > 0
