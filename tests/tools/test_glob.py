@@ -1,0 +1,126 @@
+"""glob (FindFiles): matching, order, case, ignore rules, messages and failures."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core.abort import AbortSignal
+from core.display import FileList
+from core.tool import ToolErrorKind, ToolResult
+from tools.glob import GlobTool
+from tools.glob_pattern import compile_glob
+from tools.workspace import Workspace
+
+
+async def run(tool: GlobTool, **raw: Any) -> ToolResult:
+    params = tool.validate_params(raw)
+    if not isinstance(params, tool.Params):
+        return ToolResult.failure(params.kind, params.message)  # type: ignore[union-attr]
+    return await tool.execute(params, AbortSignal())
+
+
+def make(root: Path, files: dict[str, int]) -> None:
+    """Create files with the given modification times (seconds since the epoch)."""
+    for name, mtime in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(name)
+        os.utime(path, (mtime, mtime))
+
+
+async def test_newest_first_with_absolute_paths(workspace: Workspace, root: Path) -> None:
+    make(root, {"src/old.ts": 1000, "src/sub/new.ts": 3000, "src/mid.ts": 2000, "src/x.py": 4000})
+    result = await run(GlobTool(workspace), pattern="*.ts", path=str(root / "src"))
+    assert result.ok
+    assert result.llm_content == (
+        f'Found 3 file(s) matching "*.ts" within {root / "src"}, sorted by modification time (newest first):\n'
+        f"{root}/src/sub/new.ts\n{root}/src/mid.ts\n{root}/src/old.ts")
+    assert isinstance(result.return_display, FileList)
+    assert result.return_display.paths == ("src/sub/new.ts", "src/mid.ts", "src/old.ts")
+
+
+async def test_path_patterns_braces_and_relative_path(workspace: Workspace, root: Path) -> None:
+    make(root, {"src/a.ts": 1, "src/deep/b.tsx": 2, "lib/c.ts": 3, "src/d.js": 4})
+    tool = GlobTool(workspace)
+    result = await run(tool, pattern="src/**/*.{ts,tsx}")
+    assert str(result.llm_content).splitlines()[1:] == [f"{root}/src/deep/b.tsx", f"{root}/src/a.ts"]
+    result = await run(tool, pattern="*.ts", path="lib")
+    assert str(result.llm_content).splitlines()[1:] == [f"{root}/lib/c.ts"]
+    result = await run(tool, pattern="src/*.ts")
+    assert str(result.llm_content).splitlines()[1:] == [f"{root}/src/a.ts"]
+
+
+async def test_case_sensitivity(workspace: Workspace, root: Path) -> None:
+    make(root, {"README.MD": 1, "notes.md": 2})
+    tool = GlobTool(workspace)
+    insensitive = await run(tool, pattern="*.md")
+    assert str(insensitive.llm_content).startswith('Found 2 file(s)')
+    sensitive = await run(tool, pattern="*.md", case_sensitive=True)
+    assert str(sensitive.llm_content).splitlines()[1:] == [f"{root}/notes.md"]
+
+
+async def test_ignore_rules_and_default_excludes(workspace: Workspace, root: Path) -> None:
+    make(root, {"a.py": 1, "build/gen.py": 2, "node_modules/m/x.py": 3, ".git/hooks/h.py": 4, "skip.py": 5})
+    (root / ".gitignore").write_text("build/\nskip.py\n")
+    tool = GlobTool(workspace)
+    respected = await run(tool, pattern="**/*.py")
+    assert str(respected.llm_content).splitlines()[1:] == [f"{root}/a.py"]
+    everything = await run(tool, pattern="**/*.py", respect_git_ignore=False)
+    assert str(everything.llm_content).splitlines()[1:] == [f"{root}/skip.py", f"{root}/build/gen.py",
+                                                              f"{root}/a.py"]
+
+
+async def test_no_match_and_failures(workspace: Workspace, root: Path) -> None:
+    make(root, {"a.py": 1})
+    tool = GlobTool(workspace)
+    none = await run(tool, pattern="*.rs")
+    assert none.ok and none.llm_content == f'No files found matching pattern "*.rs" within {root}'
+    missing = await run(tool, pattern="*.py", path="nope")
+    assert missing.error and missing.error.kind is ToolErrorKind.file_not_found
+    not_dir = await run(tool, pattern="*.py", path="a.py")
+    assert not_dir.error and not_dir.error.kind is ToolErrorKind.not_a_directory
+    assert str(not_dir.llm_content) == f"Path is not a directory: {root}/a.py"
+    outside = await run(tool, pattern="*.py", path="..")
+    assert outside.error and outside.error.kind is ToolErrorKind.path_outside_root
+    empty = await run(tool, pattern=" ")
+    assert empty.error and empty.error.kind is ToolErrorKind.invalid_params
+    unknown = await run(tool, pattern="*", colour="red")
+    assert unknown.error and "colour" in unknown.error.message
+
+
+async def test_aborted_call_returns_cancelled(workspace: Workspace, root: Path) -> None:
+    make(root, {"a.py": 1})
+    tool = GlobTool(workspace)
+    signal = AbortSignal()
+    signal.abort()
+    result = await tool.execute(tool.Params(pattern="*.py"), signal)
+    assert result.error and result.error.kind is ToolErrorKind.cancelled
+    assert tool.find(root, tool.Params(pattern="*.py"), signal) == []
+
+
+def test_description(workspace: Workspace, root: Path) -> None:
+    (root / "src").mkdir()
+    tool = GlobTool(workspace)
+    assert tool.get_description(tool.Params(pattern="*.py", path=str(root / "src"))) == "'*.py' within src"
+    assert tool.get_description(tool.Params(pattern="**/*.md")) == "'**/*.md'"
+
+
+@pytest.mark.parametrize(("pattern", "path", "expected"), [
+    ("*.py", "a/b/c.py", True), ("*.py", "a/b/c.pyc", False), ("**/*.py", "c.py", True),
+    ("src/**/x", "src/x", True), ("src/**/x", "src/a/b/x", True), ("src/**/x", "lib/x", False),
+    ("src/*", "src/a/b", False), ("?.txt", "a.txt", True), ("?.txt", "ab.txt", False),
+    ("[!a]*.md", "b.md", True), ("[!a]*.md", "a.md", False), ("*.{js,ts}", "x/y.ts", True),
+    ("docs/**", "docs/a/b.md", True), ("a\\*b", "a*b", True), ("a\\*b", "axb", False), ("[", "[", True),
+])
+def test_glob_pattern_semantics(pattern: str, path: str, expected: bool) -> None:
+    assert compile_glob(pattern).match(path) is expected
+
+
+async def test_absolute_pattern_under_the_directory(workspace: Workspace, root: Path) -> None:
+    make(root, {"src/a.py": 1, "b.py": 2})
+    result = await run(GlobTool(workspace), pattern=f"{root}/src/*.py")
+    assert str(result.llm_content).splitlines()[1:] == [f"{root}/src/a.py"]

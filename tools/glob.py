@@ -1,0 +1,101 @@
+"""The `glob` tool (FindFiles): files matching a glob pattern, newest-modified first."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+from pydantic import Field
+
+from core.abort import AbortSignal
+from core.display import FileList
+from core.tool import BaseTool, CallContext, ToolError, ToolErrorKind, ToolKind, ToolParams, ToolResult
+from tools.glob_pattern import compile_glob
+from tools.workspace import Workspace, WorkspaceError
+
+MAX_LISTED = 2000  # more paths than this would flood the model's context; the count is still reported
+
+
+class GlobParams(ToolParams):
+    pattern: str = Field(description="The glob pattern to match, e.g. '**/*.py', 'src/**/*.{ts,tsx}', '*.md'. "
+                                     "A pattern without '/' matches file names at any depth.")
+    path: str | None = Field(default=None, description="The absolute path of the directory to search in. "
+                                                       "Defaults to the root directory.")
+    case_sensitive: bool = Field(default=False, description="Whether the match is case-sensitive (default false).")
+    respect_git_ignore: bool = Field(default=True, description="Whether to skip files ignored by .gitignore "
+                                                               "(default true).")
+
+
+class GlobTool(BaseTool[GlobParams]):
+    name = "glob"
+    display_name = "FindFiles"
+    kind = ToolKind.search
+    Params = GlobParams
+    description = (
+        "Finds files whose paths match a glob pattern (for example 'src/**/*.ts' or '*.md') and returns their "
+        "absolute paths, the most recently modified first. Ignores .git, node_modules and files ignored by "
+        ".gitignore or .geminiignore. Use it to locate files by name or extension."
+    )
+
+    def __init__(self, workspace: Workspace) -> None:
+        self.workspace = workspace
+
+    def check_params(self, params: GlobParams) -> ToolError | None:
+        if not params.pattern.strip():
+            return ToolError(ToolErrorKind.invalid_params, "The 'pattern' parameter must not be empty.")
+        try:
+            self.workspace.resolve(params.path or ".")
+        except WorkspaceError as exc:
+            return exc.as_tool_error()
+        return None
+
+    def get_description(self, params: GlobParams) -> str:
+        where = ""
+        if params.path:
+            try:
+                where = f" within {self.workspace.relative(self.workspace.resolve(params.path))}"
+            except WorkspaceError:
+                where = f" within {params.path}"
+        return f"'{params.pattern}'{where}"
+
+    async def _execute(self, params: GlobParams, abort_signal: AbortSignal, context: CallContext) -> ToolResult:
+        try:
+            directory = self.workspace.resolve(params.path or ".", must_exist=True)
+        except WorkspaceError as exc:
+            return ToolResult.failure(exc.kind, exc.message)
+        if not directory.is_dir():
+            return ToolResult.failure(ToolErrorKind.not_a_directory, f"Path is not a directory: {directory}")
+        paths = await asyncio.to_thread(self.find, directory, params, abort_signal)
+        if abort_signal.aborted:
+            return ToolResult.failure(ToolErrorKind.cancelled, "glob was cancelled.")
+        if not paths:
+            message = f'No files found matching pattern "{params.pattern}" within {directory}'
+            return ToolResult(message, FileList(message, ()))
+        shown = paths[:MAX_LISTED]
+        header = (f'Found {len(paths)} file(s) matching "{params.pattern}" within {directory}, '
+                  "sorted by modification time (newest first):")
+        lines = [header, *shown]
+        if len(paths) > len(shown):
+            lines.append(f"[{len(paths) - len(shown)} more files not listed; use a narrower pattern or path.]")
+        title = f'{len(paths)} file(s) matching "{params.pattern}" in {self.workspace.relative(directory)}'
+        display = FileList(title, tuple(self.workspace.relative(p) for p in shown))
+        return ToolResult("\n".join(lines), display)
+
+    def find(self, directory: Path, params: GlobParams, abort_signal: AbortSignal | None = None) -> list[str]:
+        """Absolute paths of the matching files, newest first (ties by path). Runs in a worker thread."""
+        pattern = params.pattern.strip()
+        prefix = str(directory).rstrip(os.sep) + os.sep
+        if pattern.startswith(prefix):  # an absolute pattern under the searched directory
+            pattern = pattern[len(prefix):]
+        glob = compile_glob(pattern, case_sensitive=params.case_sensitive)
+        found: list[tuple[float, str]] = []
+        for item in self.workspace.scan(directory, respect_git_ignore=params.respect_git_ignore,
+                                        abort_signal=abort_signal):
+            if glob.match(item.rel):
+                try:
+                    found.append((-item.entry.stat().st_mtime, item.path))
+                except OSError:
+                    continue
+        found.sort()
+        return [path for _, path in found]
