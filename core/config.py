@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import json
 import os
+import re
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 DEFAULT_MODEL = "gemini-2.5-pro"
 DEFAULT_CONTEXT_FILE = "GEMINI.md"
+DEFAULT_MAX_SESSION_TURNS = 100
+SETTINGS_FILE = "settings.json"
 
 
 class McpServerConfig(BaseModel):
@@ -41,20 +46,200 @@ class Settings(BaseModel):
     call_command: str | None = None
     mcp_servers: dict[str, McpServerConfig] = Field(default_factory=dict)
     context_file_names: list[str] = Field(default_factory=lambda: [DEFAULT_CONTEXT_FILE])
-    max_session_turns: int = 100
+    max_session_turns: int = DEFAULT_MAX_SESSION_TURNS
     home: Path = Field(default_factory=lambda: gemini_home())
+    files: list[Path] = Field(default_factory=list)  # the settings files that were read
     notices: list[str] = Field(default_factory=list)
 
+    @property
+    def gemini_dir(self) -> Path:
+        """`~/.gemini` (or `$GEMINI_CLI_HOME/.gemini`): user settings, GEMINI.md, saved chats."""
+        return self.home / ".gemini"
 
-def gemini_home(env: dict[str, str] | None = None) -> Path:
+
+def gemini_home(env: Mapping[str, str] | None = None) -> Path:
     """The directory holding `.gemini/`: `GEMINI_CLI_HOME` when set (tests use a temp one), else `~`."""
     env = os.environ if env is None else env
     override = env.get("GEMINI_CLI_HOME")
     return Path(override).expanduser() if override else Path.home()
 
 
-def load_settings(root: Path, home: Path | None = None, env: dict[str, str] | None = None) -> Settings:
-    """Reads `<home>/.gemini/settings.json` then `<root>/.gemini/settings.json`; never raises on bad content."""
+# -- reading one file ------------------------------------------------------------------------------------------
+_COMMENTS = re.compile(r'"(?:\\.|[^"\\])*"|//[^\n]*|/\*.*?\*/', re.S)
+_TRAILING_COMMAS = re.compile(r'"(?:\\.|[^"\\])*"|,(?=\s*[}\]])')
+
+
+def strip_json_comments(text: str) -> str:
+    """JSON with comments and trailing commas (what Gemini CLI users write) into plain JSON. Strings are kept
+    as they are; comments become spaces so error positions still point at the right line."""
+    def keep(match: re.Match[str]) -> str:
+        token = match.group(0)
+        if token.startswith('"'):
+            return token
+        return re.sub(r"[^\n]", " ", token)
+
+    return _TRAILING_COMMAS.sub(keep, _COMMENTS.sub(keep, text))
+
+
+_VAR = re.compile(r"\$\{(\w+)\}|\$(\w+)")
+
+
+def expand_env(value: Any, env: Mapping[str, str]) -> Any:
+    """`$VAR` and `${VAR}` in every string value; an unset variable is left as written."""
+    match value:
+        case str():
+            return _VAR.sub(lambda m: env.get(m.group(1) or m.group(2), m.group(0)), value)
+        case list():
+            return [expand_env(v, env) for v in value]
+        case dict():
+            return {k: expand_env(v, env) for k, v in value.items()}
+    return value
+
+
+def read_settings_file(path: Path, env: Mapping[str, str], notices: list[str]) -> dict[str, Any]:
+    """The file's top-level object, env-expanded; {} (with a notice) when it is missing a usable shape."""
+    try:
+        raw = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        notices.append(f"{path}: cannot be read ({exc.strerror or exc}); ignored.")
+        return {}
+    if not raw.strip():
+        return {}
+    try:
+        data = json.loads(strip_json_comments(raw))
+    except json.JSONDecodeError as exc:
+        notices.append(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); ignored.")
+        return {}
+    if not isinstance(data, dict):
+        notices.append(f"{path}: must hold a JSON object, not {type(data).__name__}; ignored.")
+        return {}
+    return expand_env(data, env)
+
+
+# -- the keys we understand, with their older spellings ---------------------------------------------------------
+def _str_list(value: Any) -> list[str]:
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return list(value)
+    raise ValueError("must be a list of strings")
+
+
+def _str(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    raise ValueError("must be a string")
+
+
+def _str_or_list(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    names = _str_list(value)
+    if not names:
+        raise ValueError("must name at least one file")
+    return names
+
+
+def _positive_int(value: Any) -> int:
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return value
+    raise ValueError("must be a positive whole number")
+
+
+# setting field <- (key paths, newest first; a dotted path is nested), and the check that converts the value
+_KEYS: dict[str, tuple[tuple[str, ...], Callable[[Any], Any]]] = {
+    "discovery_command": (("tools.discoveryCommand", "toolDiscoveryCommand"), _str),
+    "call_command": (("tools.callCommand", "toolCallCommand"), _str),
+    "tools_core": (("tools.core", "coreTools"), _str_list),
+    "tools_exclude": (("tools.exclude", "excludeTools"), _str_list),
+    "tools_allowed": (("tools.allowed", "allowedTools"), _str_list),
+    "model_name": (("model.name",), _str),
+    "max_session_turns": (("model.maxSessionTurns", "maxSessionTurns"), _positive_int),
+    "context_file_names": (("context.fileName", "contextFileName"), _str_or_list),
+}
+_SECTIONS = ("tools", "model", "context")
+
+
+def _lookup(data: dict[str, Any], dotted: str) -> tuple[bool, Any]:
+    node: Any = data
+    for key in dotted.split("."):
+        if not isinstance(node, dict) or key not in node:
+            return False, None
+        node = node[key]
+    return True, node
+
+
+def interpret(data: dict[str, Any], path: Path, notices: list[str]) -> dict[str, Any]:
+    """The settings one file sets, by field name. Bad values and unknown keys become notices."""
+    values: dict[str, Any] = {}
+    used: set[str] = {"mcpServers", "$schema"}
+    if isinstance(data.get("model"), str):  # the oldest spelling: "model": "gemini-2.5-flash"
+        values["model_name"] = data["model"]
+        used.add("model")
+    for field_name, (paths, convert) in _KEYS.items():
+        for dotted in paths:
+            found, value = _lookup(data, dotted)
+            if not found:
+                continue
+            used.add(dotted)
+            if field_name in values:
+                continue  # a newer spelling already set it
+            try:
+                values[field_name] = convert(value)
+            except ValueError as exc:
+                notices.append(f"{path}: {dotted} {exc}; ignored.")
+    servers = data.get("mcpServers")
+    if servers is not None:
+        values["mcp_servers"] = _mcp_servers(servers, path, notices)
+    unknown = [key for key in data if key not in used and key not in _SECTIONS]
+    for section in _SECTIONS:
+        if isinstance(data.get(section), dict):
+            unknown += [f"{section}.{key}" for key in data[section] if f"{section}.{key}" not in used]
+        elif section in data and section not in used:
+            unknown.append(section)
+    if unknown:
+        notices.append(f"{path}: ignored settings gemini-tui does not use: {', '.join(sorted(unknown))}.")
+    return values
+
+
+def _mcp_servers(servers: Any, path: Path, notices: list[str]) -> dict[str, McpServerConfig]:
+    if not isinstance(servers, dict):
+        notices.append(f"{path}: mcpServers must be an object of named servers; ignored.")
+        return {}
+    parsed: dict[str, McpServerConfig] = {}
+    for alias, entry in servers.items():
+        try:
+            config = McpServerConfig.model_validate(entry)
+        except ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'entry'}: {e['msg']}"
+                                 for e in exc.errors())
+            notices.append(f"{path}: mcpServers.{alias} is not valid ({problems}); this server is skipped.")
+            continue
+        if not (config.command or config.url or config.http_url):
+            notices.append(f"{path}: mcpServers.{alias} needs command, url or httpUrl; this server is skipped.")
+            continue
+        parsed[alias] = config
+    return parsed
+
+
+def load_settings(root: Path, home: Path | None = None, env: Mapping[str, str] | None = None) -> Settings:
+    """Reads `<home>/.gemini/settings.json` then `<root>/.gemini/settings.json` (workspace wins; MCP servers
+    are merged by alias). Never raises on bad content: problems are in `notices`."""
+    env = os.environ if env is None else env
     home = home if home is not None else gemini_home(env)
-    data: dict[str, Any] = {}
-    return Settings(home=home, **data)
+    notices: list[str] = []
+    merged: dict[str, Any] = {}
+    files: list[Path] = []
+    user_file = home / ".gemini" / SETTINGS_FILE
+    workspace_file = Path(root) / ".gemini" / SETTINGS_FILE
+    paths = [user_file] if user_file.resolve() == workspace_file.resolve() else [user_file, workspace_file]
+    for path in paths:
+        if not path.is_file():
+            continue
+        files.append(path)
+        values = interpret(read_settings_file(path, env, notices), path, notices)
+        servers = {**merged.get("mcp_servers", {}), **values.pop("mcp_servers", {})}
+        merged.update(values)
+        if servers:
+            merged["mcp_servers"] = servers
+    return Settings(home=home, files=files, notices=notices, **merged)

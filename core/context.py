@@ -1,9 +1,21 @@
-"""GEMINI.md context files: found above, at and below the root, joined into the system instruction."""
+"""GEMINI.md context files: the user's, the root's ancestors', the root's and below, joined for the model."""
 
 from __future__ import annotations
 
+import os
+from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from pathspec import GitIgnoreSpec
+
+# The walk below the root is bounded: a huge tree must not delay the first prompt.
+MAX_DIRS_BELOW_ROOT = 200
+MAX_FILE_BYTES = 512 * 1024
+SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox",
+                          "dist", "build"})
+IGNORE_FILES = (".gitignore", ".geminiignore")
 
 
 @dataclass(frozen=True)
@@ -14,5 +26,84 @@ class Memory:
     files: tuple[Path, ...] = field(default_factory=tuple)
 
 
+def _candidates(directory: Path, file_names: Iterable[str]) -> list[Path]:
+    return [directory / name for name in file_names if (directory / name).is_file()]
+
+
+def _ancestors(root: Path, home: Path) -> list[Path]:
+    """From the project's top (the nearest ancestor holding .git, else just below home or /) down to the
+    root's parent."""
+    found: list[Path] = []
+    for parent in root.parents:
+        if parent == home or parent == parent.parent:
+            break
+        found.append(parent)
+        if (parent / ".git").exists():
+            break
+    return list(reversed(found))
+
+
+def _ignore_spec(root: Path) -> GitIgnoreSpec:
+    lines: list[str] = []
+    for name in IGNORE_FILES:
+        try:
+            lines += (root / name).read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            continue
+    return GitIgnoreSpec.from_lines(lines)
+
+
+def _below(root: Path, file_names: list[str]) -> list[Path]:
+    """Context files in sub-directories of the root, breadth first, skipping ignored and vendored trees."""
+    spec = _ignore_spec(root)
+    found: list[Path] = []
+    queue = deque([root])
+    visited = 0
+    while queue and visited < MAX_DIRS_BELOW_ROOT:
+        directory = queue.popleft()
+        visited += 1
+        if directory != root:
+            found += _candidates(directory, file_names)
+        try:
+            entries = sorted(os.scandir(directory), key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries:
+            if not entry.is_dir(follow_symlinks=False) or entry.name in SKIPPED_DIRS:
+                continue
+            relative = Path(entry.path).relative_to(root).as_posix() + "/"
+            if not spec.match_file(relative):
+                queue.append(Path(entry.path))
+    return found
+
+
+def find_context_files(root: Path, home: Path, file_names: list[str]) -> list[Path]:
+    root = Path(root).resolve()
+    home = Path(home).resolve()
+    paths = _candidates(home / ".gemini", file_names)
+    for directory in _ancestors(root, home):
+        paths += _candidates(directory, file_names)
+    paths += _candidates(root, file_names)
+    paths += _below(root, file_names)
+    unique: list[Path] = []
+    for path in paths:
+        if path.resolve() not in {p.resolve() for p in unique}:
+            unique.append(path)
+    return unique
+
+
 def load_memory(root: Path, home: Path, file_names: list[str]) -> Memory:
-    return Memory()
+    """Every context file's text, each marked with where it came from, in the order found."""
+    blocks: list[str] = []
+    files: list[Path] = []
+    for path in find_context_files(root, home, file_names):
+        try:
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                content = handle.read(MAX_FILE_BYTES).strip()
+        except OSError:
+            continue
+        if not content:
+            continue
+        files.append(path)
+        blocks.append(f"--- Context from {path} ---\n{content}\n--- End of context from {path} ---")
+    return Memory("\n\n".join(blocks), tuple(files))

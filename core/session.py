@@ -122,7 +122,9 @@ class Session:
     def system_instruction(self) -> str:
         memory = self.memory if self.memory is not None else self.reload_memory()
         prompt = SYSTEM_PROMPT.format(root=self.root)
-        return f"{prompt}\n{memory.text}" if memory.text else prompt
+        if not memory.text:
+            return prompt
+        return f"{prompt}\n# Context from the user's GEMINI.md files\n\n{memory.text}\n"
 
     # -- the turn loop ---------------------------------------------------------------------------------------
     def cancel(self) -> None:
