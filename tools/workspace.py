@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import mimetypes
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from enum import StrEnum
 from pathlib import Path
 from typing import NamedTuple
@@ -201,6 +201,20 @@ class Workspace:
             chain = tuple(rules.descend(part) for rules in chain)
             current = os.path.join(current, part)
         return False
+
+    def entry_filter(self, directory: Path | str, *, respect_git_ignore: bool = True,
+                     default_excludes: bool = True) -> Callable[[str, bool], bool]:
+        """A check of whether an entry (name, is_dir) directly inside `directory` is ignored by the rules that
+        apply there. The directory itself is not judged: it was named explicitly."""
+        directory = str(directory)
+        chain = self._extend(self._chain_to(directory, respect_git_ignore), directory, respect_git_ignore)
+
+        def ignored(name: str, is_dir: bool) -> bool:
+            if default_excludes and self.is_default_excluded(name, is_dir):
+                return True
+            return bool(chain) and _chain_ignores(chain, name, is_dir)
+
+        return ignored
 
     def _extend(self, chain: _Chain, directory: str, respect_git_ignore: bool) -> _Chain:
         rules = self.rules_for(directory, respect_git_ignore)
