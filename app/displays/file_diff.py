@@ -1,0 +1,37 @@
+"""FileDiff: the change a tool made, as a compact unified diff (the same line-based view as the review modal)."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.widgets import Static
+
+from app.diff_hunks import hunks_of
+from app.diff_view import DiffView
+from app.displays.registry import register_display
+from core.display import FileDiff
+
+
+class FileDiffDisplay(Vertical):
+    def __init__(self, diff: FileDiff) -> None:
+        super().__init__(classes="display display-diff")
+        self.diff = diff
+        self.hunks = hunks_of(diff.original_content, diff.new_content, diff.diff)
+
+    def compose(self) -> ComposeResult:
+        diff = self.diff
+        added = sum(h.added for h in self.hunks)
+        removed = sum(h.removed for h in self.hunks)
+        yield Static(Content.assemble(
+            (diff.file_path or diff.file_name, "bold"), " (new file)" if diff.is_new_file else "",
+            "  ", (f"+{added}", "$text-success"), " ", (f"-{removed}", "$text-error"),
+        ), classes="display-diff-summary")
+        view = DiffView(classes="display-diff-view")
+        view.set_diff(self.hunks, diff.file_path or diff.file_name)
+        if not self.hunks:
+            view.display = False
+        yield view
+
+
+register_display(FileDiff, FileDiffDisplay)
