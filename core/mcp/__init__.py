@@ -1,0 +1,8 @@
+"""MCP servers from `mcpServers`: connections, their tools (`DiscoveredMCPTool`) and per-server status.
+
+Importing this package does not import the `mcp` SDK; connections import it when they start."""
+
+from core.mcp.servers import McpManager, McpServerStatus
+from core.mcp.tool import DiscoveredMCPTool
+
+__all__ = ["DiscoveredMCPTool", "McpManager", "McpServerStatus"]

@@ -1,0 +1,201 @@
+"""One MCP server connection (stdio, SSE or streamable HTTP), held open by its own task; calls from anywhere."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TextIO
+
+from core.config import McpServerConfig
+from core.events import McpServerState
+
+log = logging.getLogger(__name__)
+
+DEFAULT_CONNECT_TIMEOUT_S = 30.0
+DEFAULT_CALL_TIMEOUT_S = 600.0  # Gemini CLI's default MCP timeout: 10 minutes
+
+
+class McpUnavailable(Exception):
+    """The server is not connected (it failed, crashed or was closed): the call never reached it."""
+
+
+def describe_error(exc: BaseException) -> str:
+    """The innermost useful message (anyio wraps transport failures in exception groups)."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    if isinstance(exc, TimeoutError):
+        return "timed out"
+    text = str(exc).strip()
+    if exc.__class__.__name__ == "MCPError":
+        text = getattr(exc, "message", text)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+class McpConnection:
+    """Connects in `start()` (in the background), lists the tools, then stays open until `close()`.
+
+    `on_change` is called after every state change. A server that goes away is noticed by the next call,
+    which fails with `McpUnavailable` and moves the connection to `failed`."""
+
+    def __init__(self, alias: str, config: McpServerConfig, *, root: Path, log_dir: Path,
+                 connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S,
+                 on_change: Callable[[McpConnection], None] | None = None) -> None:
+        self.alias = alias
+        self.config = config
+        self.root = root
+        self.log_dir = log_dir
+        self.connect_timeout_s = connect_timeout_s
+        self.on_change = on_change
+        self.state = McpServerState.connecting
+        self.message = ""
+        self.tools: list[Any] = []  # mcp_types.Tool
+        self._client: Any = None
+        self._ready = asyncio.Event()
+        self._stop = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._errlog: TextIO | None = None
+
+    @property
+    def transport(self) -> str:
+        if self.config.http_url:
+            return "http"
+        if self.config.url:
+            return "sse"
+        return "stdio"
+
+    @property
+    def call_timeout_s(self) -> float:
+        return self.config.timeout / 1000 if self.config.timeout else DEFAULT_CALL_TIMEOUT_S
+
+    @property
+    def log_path(self) -> Path:
+        return self.log_dir / f"{self.alias}.stderr.log"
+
+    def _set(self, state: McpServerState, message: str = "") -> None:
+        self.state = state
+        self.message = message
+        if self.on_change is not None:
+            self.on_change(self)
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.create_task(self._run(), name=f"mcp-server:{self.alias}")
+
+    async def wait_ready(self) -> None:
+        """Until connected or failed."""
+        await self._ready.wait()
+
+    # ----- the connection's own task ------------------------------------------------------------------------
+    def _transport(self) -> Any:
+        """The SDK transport for the configured server (the `mcp` package is imported here, lazily)."""
+        config = self.config
+        timeout = min(self.call_timeout_s, DEFAULT_CALL_TIMEOUT_S)
+        if config.http_url:
+            import httpx2
+            from mcp.client.streamable_http import streamable_http_client
+            from mcp.shared._httpx_utils import create_mcp_http_client
+
+            http = create_mcp_http_client(headers=config.headers or None,
+                                          timeout=httpx2.Timeout(self.connect_timeout_s, read=timeout))
+            return streamable_http_client(config.http_url, http_client=http)
+        if config.url:
+            from mcp.client.sse import sse_client
+
+            return sse_client(config.url, headers=config.headers or None, timeout=self.connect_timeout_s,
+                              sse_read_timeout=timeout)
+        if not config.command:
+            raise ValueError("no command, url or httpUrl configured")
+        from mcp.client.stdio import StdioServerParameters, stdio_client
+
+        cwd = Path(config.cwd) if config.cwd else self.root
+        if not cwd.is_absolute():
+            cwd = self.root / cwd
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        # the server's stderr goes to a log file, never to the terminal the app draws on
+        self._errlog = open(self.log_path, "a", encoding="utf-8")  # noqa: SIM115 - closed when the task ends
+        params = StdioServerParameters(command=config.command, args=list(config.args), cwd=str(cwd),
+                                       env={**os.environ, **config.env})
+        return stdio_client(params, errlog=self._errlog)
+
+    async def _list_tools(self, client: Any) -> list[Any]:
+        tools: list[Any] = []
+        cursor: str | None = None
+        for _ in range(100):  # a server whose pages never end cannot hang startup
+            page = await client.list_tools(cursor=cursor)
+            tools.extend(page.tools)
+            cursor = page.next_cursor
+            if not cursor:
+                break
+        return tools
+
+    async def _run(self) -> None:
+        from mcp import Client
+
+        try:
+            async with contextlib.AsyncExitStack() as stack:
+                async with asyncio.timeout(self.connect_timeout_s) as window:
+                    client = await stack.enter_async_context(
+                        Client(self._transport(), read_timeout_seconds=self.call_timeout_s))
+                    self.tools = await self._list_tools(client)
+                    window.reschedule(None)
+                    self._client = client
+                    self._set(McpServerState.connected)
+                    self._ready.set()
+                    await self._stop.wait()
+        except asyncio.CancelledError:
+            raise
+        except TimeoutError:
+            self._fail(f"did not connect within {self.connect_timeout_s:g} s")
+        except BaseException as exc:  # anything the transport throws: the server failed, the app goes on
+            log.info("MCP server %s failed", self.alias, exc_info=True)
+            reason = describe_error(exc)
+            if reason.endswith("Connection closed"):
+                reason = "the server closed the connection while starting"
+                if self.transport == "stdio":
+                    reason += f" (its stderr is in {self.log_path})"
+            self._fail(reason)
+        else:
+            if self.state is McpServerState.connected:
+                self._set(McpServerState.disconnected)
+        finally:
+            self._client = None
+            self._ready.set()
+            if self._errlog is not None:
+                self._errlog.close()
+
+    def _fail(self, reason: str) -> None:
+        if self.state is not McpServerState.failed:
+            self._set(McpServerState.failed, reason)
+
+    # ----- calls -------------------------------------------------------------------------------------------
+    async def call(self, tool: str, arguments: dict[str, Any]) -> Any:
+        """The server's `CallToolResult`. Raises McpUnavailable when the server is gone (also mid-call)."""
+        client = self._client
+        if client is None or self.state is not McpServerState.connected:
+            raise McpUnavailable(f'MCP server "{self.alias}" is not connected'
+                                 + (f": {self.message}" if self.message else "."))
+        from mcp import MCPError
+        from mcp_types import CONNECTION_CLOSED
+
+        try:
+            return await client.call_tool(tool, arguments, read_timeout_seconds=self.call_timeout_s)
+        except MCPError as exc:
+            if exc.code == CONNECTION_CLOSED:
+                reason = "the server closed the connection (it may have crashed)"
+                self._fail(reason)
+                self._stop.set()
+                raise McpUnavailable(f'MCP server "{self.alias}" failed during the call: {reason}.') from exc
+            raise
+
+    async def close(self) -> None:
+        self._stop.set()
+        if self._task is not None:
+            try:
+                await asyncio.wait_for(asyncio.shield(self._task), timeout=10)
+            except (TimeoutError, Exception):
+                self._task.cancel()
+                await asyncio.gather(self._task, return_exceptions=True)

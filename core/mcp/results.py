@@ -1,0 +1,65 @@
+"""An MCP `CallToolResult` turned into parts for the model and an `McpResult` for the user."""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import Any
+
+from core.display import McpImage, McpResult
+from core.parts import InlineDataPart, Part, TextPart
+
+# What Gemini accepts as inline data; other binary content is described in text instead.
+_INLINE_PREFIXES = ("image/", "audio/", "video/", "application/pdf")
+
+
+def _inline_ok(mime_type: str | None) -> bool:
+    return bool(mime_type) and mime_type.startswith(_INLINE_PREFIXES)  # type: ignore[union-attr]
+
+
+def _block_parts(block: Any) -> list[Part]:
+    """One content block (text, image, audio, embedded resource, resource link) as parts."""
+    kind = getattr(block, "type", None)
+    if kind == "text":
+        return [TextPart(block.text)]
+    if kind in ("image", "audio"):
+        return [InlineDataPart(block.mime_type, block.data)]
+    if kind == "resource":
+        resource = block.resource
+        uri = str(getattr(resource, "uri", ""))
+        mime = getattr(resource, "mime_type", None)
+        if getattr(resource, "text", None) is not None:
+            return [TextPart(f"[Resource {uri}{f' ({mime})' if mime else ''}]\n{resource.text}")]
+        blob = getattr(resource, "blob", "") or ""
+        if _inline_ok(mime):
+            return [TextPart(f"[Resource {uri} ({mime})]"), InlineDataPart(mime, blob)]
+        size = len(base64.b64decode(blob, validate=False)) if blob else 0
+        return [TextPart(f"[Binary resource {uri} ({mime or 'unknown type'}), {size} bytes, not shown]")]
+    if kind == "resource_link":
+        name = getattr(block, "name", "") or ""
+        return [TextPart(f"Resource link: {name} {block.uri}".replace("  ", " "))]
+    return [TextPart(json.dumps(block.model_dump(mode="json") if hasattr(block, "model_dump") else str(block)))]
+
+
+def result_parts(result: Any) -> list[Part]:
+    parts: list[Part] = []
+    for block in getattr(result, "content", None) or []:
+        parts.extend(_block_parts(block))
+    structured = getattr(result, "structured_content", None)
+    if not parts and structured is not None:
+        parts.append(TextPart(json.dumps(structured, ensure_ascii=False, indent=2)))
+    return parts
+
+
+def to_llm_content(parts: list[Part]) -> str | list[Part]:
+    """A plain string when the result is only text (the common case), else the parts."""
+    if all(isinstance(p, TextPart) for p in parts):
+        return "\n".join(p.text for p in parts if isinstance(p, TextPart))
+    return parts
+
+
+def to_display(server: str, tool: str, parts: list[Part], is_error: bool) -> McpResult:
+    text = "\n".join(p.text for p in parts if isinstance(p, TextPart))
+    images = tuple(McpImage(p.mime_type, p.data) for p in parts
+                   if isinstance(p, InlineDataPart) and p.mime_type.startswith("image/"))
+    return McpResult(server, tool, text, images, is_error)

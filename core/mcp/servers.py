@@ -1,0 +1,162 @@
+"""McpManager: every server of `mcpServers` connected in the background, its tools registered, its status kept."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from core.config import McpServerConfig
+from core.events import EventBus, McpServerState, McpServerStatusChanged
+from core.mcp.connection import DEFAULT_CONNECT_TIMEOUT_S, McpConnection
+from core.mcp.naming import mcp_tool_name
+from core.mcp.tool import DiscoveredMCPTool
+from core.registry import ToolRegistry, tool_rule_name
+from core.schema import SchemaError, clean_schema
+
+
+@dataclass(frozen=True)
+class McpServerStatus:
+    """What `/mcp` and the status line show for one server."""
+
+    server: str
+    state: McpServerState
+    transport: str
+    tool_count: int = 0
+    message: str = ""  # why it failed; or which tools were skipped
+    tool_names: tuple[str, ...] = ()  # as registered (what the model calls)
+    skipped_tools: tuple[str, ...] = ()  # "name: reason"
+    trust: bool = False
+    log_path: str | None = None  # the server's stderr (stdio servers)
+
+
+def _selected(name: str, include: list[str] | None, exclude: list[str]) -> bool:
+    """`includeTools` / `excludeTools` (exclude wins); entries may carry arguments: `tool(args)`."""
+    if any(tool_rule_name(rule) == name for rule in exclude):
+        return False
+    return include is None or any(tool_rule_name(rule) == name for rule in include)
+
+
+class McpManager:
+    """Owns one `McpConnection` per configured server.
+
+    `start()` returns at once (the app never waits); `wait_ready(timeout)` is for headless runs, which want the
+    tools before the first model request. Each change is published as `McpServerStatusChanged` on `bus`."""
+
+    def __init__(self, servers: Mapping[str, McpServerConfig | Mapping[str, Any]], registry: ToolRegistry,
+                 bus: EventBus | None = None, *, root: Path | None = None, log_dir: Path | None = None,
+                 connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S) -> None:
+        self.registry = registry
+        self.bus = bus
+        self.root = Path(root or Path.cwd())
+        self.log_dir = log_dir or Path(tempfile.gettempdir()) / "gemini-tui-mcp-logs"
+        configs = {alias: c if isinstance(c, McpServerConfig) else McpServerConfig.model_validate(c)
+                   for alias, c in servers.items()}
+        self._prefixed = len(configs) > 1
+        self.connections: dict[str, McpConnection] = {
+            alias: McpConnection(alias, config, root=self.root, log_dir=self.log_dir,
+                                 connect_timeout_s=connect_timeout_s, on_change=self._changed)
+            for alias, config in configs.items()
+        }
+        self._registered: dict[str, list[str]] = {alias: [] for alias in configs}
+        self._skipped: dict[str, list[str]] = {alias: [] for alias in configs}
+        self._started = False
+
+    # ----- lifecycle ---------------------------------------------------------------------------------------
+    def start(self) -> None:
+        """Starts connecting every server in the background (needs a running event loop)."""
+        if self._started:
+            return
+        self._started = True
+        for connection in self.connections.values():
+            self._publish(connection)  # connecting
+            connection.start()
+
+    async def wait_ready(self, timeout_s: float | None = None) -> bool:
+        """Waits until every server is connected or failed; False when `timeout_s` ran out first."""
+        self.start()
+        waits = [c.wait_ready() for c in self.connections.values()]
+        if not waits:
+            return True
+        try:
+            async with asyncio.timeout(timeout_s):
+                await asyncio.gather(*waits)
+            return True
+        except TimeoutError:
+            return False
+
+    async def close(self) -> None:
+        await asyncio.gather(*(c.close() for c in self.connections.values()), return_exceptions=True)
+
+    # ----- status ------------------------------------------------------------------------------------------
+    def status(self, alias: str) -> McpServerStatus:
+        connection = self.connections[alias]
+        skipped = tuple(self._skipped[alias])
+        message = connection.message
+        if connection.state is McpServerState.connected and skipped:
+            message = "skipped " + "; ".join(skipped)
+        return McpServerStatus(
+            server=alias, state=connection.state, transport=connection.transport,
+            tool_count=len(self._registered[alias]), message=message, tool_names=tuple(self._registered[alias]),
+            skipped_tools=skipped, trust=connection.config.trust,
+            log_path=str(connection.log_path) if connection.transport == "stdio" else None,
+        )
+
+    def statuses(self) -> list[McpServerStatus]:
+        return [self.status(alias) for alias in self.connections]
+
+    def _publish(self, connection: McpConnection) -> None:
+        if self.bus is None:
+            return
+        status = self.status(connection.alias)
+        self.bus.publish(McpServerStatusChanged(status.server, status.state, status.tool_count, status.message))
+
+    # ----- tools -------------------------------------------------------------------------------------------
+    def _changed(self, connection: McpConnection) -> None:
+        if connection.state is McpServerState.connected:
+            self._register_tools(connection)
+        else:
+            for name in self._registered[connection.alias]:
+                self.registry.unregister(name)
+            self._registered[connection.alias] = []
+        self._publish(connection)
+
+    def _register_tools(self, connection: McpConnection) -> None:
+        config = connection.config
+        registered, skipped = self._registered[connection.alias], self._skipped[connection.alias]
+        registered.clear()
+        skipped.clear()
+        for server_tool in connection.tools:
+            name = server_tool.name
+            if not _selected(name, config.include_tools, config.exclude_tools):
+                continue
+            try:
+                schema = clean_schema(dict(server_tool.input_schema or {"type": "object"}))
+            except SchemaError as exc:
+                skipped.append(f"{name}: its input schema cannot be used ({exc})")
+                continue
+            schema.setdefault("type", "object")
+            function_name = mcp_tool_name(connection.alias, name, prefixed=self._prefixed)
+            if function_name in self.registry:  # a built-in (or another server) has the name: say whose it is
+                function_name = mcp_tool_name(connection.alias, name, prefixed=True)
+            description = server_tool.description or server_tool.title or f"{name} from MCP server {connection.alias}"
+            tool = DiscoveredMCPTool(connection, name, function_name, description, schema, trust=config.trust)
+            if self.registry.register(tool):
+                registered.append(function_name)
+            else:
+                why = self.registry.skipped.get(function_name, "not registered")
+                skipped.append(f"{name}: {why}")
+
+
+@contextlib.asynccontextmanager
+async def connected(manager: McpManager, timeout_s: float | None = None) -> Any:
+    """`async with connected(manager):` starts, waits (bounded) and closes: for headless runs and tests."""
+    await manager.wait_ready(timeout_s)
+    try:
+        yield manager
+    finally:
+        await manager.close()

@@ -1,0 +1,224 @@
+"""MCP against real servers: the fake server over stdio (a process) and over streamable HTTP and SSE
+(in-process, real sockets), plus mcp-server-time and mcp-server-git from PyPI."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core.abort import AbortSignal
+from core.confirmation import McpConfirmation
+from core.discovered_tool import DiscoveredParams
+from core.display import McpResult
+from core.events import EventBus, McpServerState, McpServerStatusChanged
+from core.mcp import DiscoveredMCPTool, McpManager
+from core.parts import InlineDataPart, TextPart
+from core.registry import ToolRegistry
+from core.tool import BaseTool, ToolErrorKind, ToolResult
+from tests.fakes.mcp_http import serve_mcp
+
+FAKE = str(Path(__file__).resolve().parents[1] / "fakes" / "mcp_server.py")
+BIN = Path(sys.executable).parent
+
+
+def stdio(**extra: Any) -> dict[str, Any]:
+    return {"command": sys.executable, "args": [FAKE], **extra}
+
+
+async def connect(servers: dict[str, Any], tmp_path: Path, *, timeout: float = 30,
+                  bus: EventBus | None = None) -> McpManager:
+    manager = McpManager(servers, ToolRegistry(), bus, root=tmp_path, log_dir=tmp_path / "logs")
+    assert await manager.wait_ready(timeout)
+    return manager
+
+
+@pytest.fixture
+async def fake(tmp_path: Path) -> AsyncIterator[McpManager]:
+    manager = await connect({"fake": stdio()}, tmp_path)
+    yield manager
+    await manager.close()
+
+
+async def call(tool: BaseTool[Any], args: dict[str, Any]) -> ToolResult:
+    params = tool.validate_params(args)
+    assert isinstance(params, DiscoveredParams), params
+    return await tool.execute(params, AbortSignal())
+
+
+def tool_of(manager: McpManager, name: str) -> DiscoveredMCPTool:
+    tool = manager.registry.get(name)
+    assert isinstance(tool, DiscoveredMCPTool), sorted(t.name for t in manager.registry.tools)
+    return tool
+
+
+async def test_stdio_tools_registered_and_bad_schema_skipped(fake: McpManager) -> None:
+    status = fake.status("fake")
+    assert status.state is McpServerState.connected
+    assert set(status.tool_names) == {"echo", "add", "picture", "resources", "fail", "dotted-name.tool", "crash"}
+    assert status.tool_count == 7
+    assert any(s.startswith("walk:") and "recursive" in s for s in status.skipped_tools)
+    assert "walk" in status.message
+    declaration = tool_of(fake, "add").function_declaration()
+    assert declaration["parameters"] == {"type": "object", "required": ["a", "b"],
+                                         "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}}
+
+
+async def test_calls_map_results_to_parts(fake: McpManager) -> None:
+    result = await call(tool_of(fake, "echo"), {"text": "hi"})
+    assert result.ok and result.llm_content == "echo: hi"
+    assert isinstance(result.return_display, McpResult) and result.return_display.server == "fake"
+    picture = await call(tool_of(fake, "picture"), {})
+    assert isinstance(picture.llm_content, list)
+    assert picture.llm_content[0] == TextPart("a pixel")
+    assert isinstance(picture.llm_content[1], InlineDataPart) and picture.llm_content[1].mime_type == "image/png"
+    assert isinstance(picture.return_display, McpResult) and len(picture.return_display.images) == 1
+    resources = await call(tool_of(fake, "resources"), {})
+    assert isinstance(resources.llm_content, str)
+    assert "[Resource file:///notes.txt (text/plain)]\nnote body" in resources.llm_content
+    assert "[Binary resource file:///x.bin (application/octet-stream), 3 bytes, not shown]" in resources.llm_content
+
+
+async def test_error_result_and_confirmation(fake: McpManager) -> None:
+    failed = await call(tool_of(fake, "fail"), {})
+    assert failed.error is not None and failed.error.kind is ToolErrorKind.execution_failed
+    assert "Error executing tool fail" in failed.llm_content
+    tool = tool_of(fake, "add")
+    params = tool.validate_params({"a": 1, "b": 2})
+    details = await tool.should_confirm_execute(params, AbortSignal())
+    assert isinstance(details, McpConfirmation)
+    assert (details.server_name, details.tool_name) == ("fake", "add")
+    assert '"a": 1' in details.arguments
+    missing = tool.validate_params({"a": 1})
+    assert not isinstance(missing, DiscoveredParams) and missing.kind is ToolErrorKind.invalid_params
+
+
+async def test_stderr_goes_to_the_log_file(fake: McpManager, tmp_path: Path,
+                                           capfd: pytest.CaptureFixture[str]) -> None:
+    await call(tool_of(fake, "echo"), {"text": "secret-stderr-line"})
+    await asyncio.sleep(0.2)
+    assert "secret-stderr-line" not in capfd.readouterr().err
+    log_path = fake.status("fake").log_path
+    assert log_path and "secret-stderr-line" in Path(log_path).read_text()
+
+
+async def test_crash_in_the_middle_of_a_call(tmp_path: Path) -> None:
+    bus = EventBus()
+    events = bus.subscribe()
+    manager = await connect({"fake": stdio(trust=True)}, tmp_path, bus=bus)
+    try:
+        crash = tool_of(manager, "crash")
+        echo = tool_of(manager, "echo")
+        assert await crash.should_confirm_execute(crash.validate_params({}), AbortSignal()) is None  # trusted
+        result = await asyncio.wait_for(call(crash, {}), 15)
+        assert result.error is not None and result.error.kind is ToolErrorKind.execution_failed
+        assert "failed during the call" in result.llm_content
+        status = manager.status("fake")
+        assert status.state is McpServerState.failed and "crashed" in status.message
+        assert "echo" not in manager.registry  # its tools are withdrawn
+        later = await call(echo, {"text": "x"})
+        assert later.error is not None and "not connected" in later.llm_content
+    finally:
+        await manager.close()
+    bus.close()
+    states = [e.state async for e in events if isinstance(e, McpServerStatusChanged)]
+    assert states[:2] == [McpServerState.connecting, McpServerState.connected]
+    assert McpServerState.failed in states
+
+
+async def test_several_servers_prefix_names_and_filter(tmp_path: Path) -> None:
+    servers = {
+        "one": stdio(includeTools=["echo", "add(x)", "fail"], excludeTools=["fail"]),
+        "two.srv": stdio(excludeTools=["crash", "picture", "resources", "fail", "dotted-name.tool"]),
+    }
+    manager = await connect(servers, tmp_path)
+    try:
+        assert manager.status("one").tool_names == ("one__echo", "one__add")
+        assert set(manager.status("two.srv").tool_names) == {"two.srv__echo", "two.srv__add"}
+        result = await call(tool_of(manager, "two.srv__add"), {"a": 2, "b": 3})
+        assert result.llm_content == "5"
+    finally:
+        await manager.close()
+
+
+async def test_failing_servers_are_reported_others_connect(tmp_path: Path) -> None:
+    servers = {
+        "good": stdio(),
+        "missing": {"command": "/nonexistent/mcp-server"},
+        "dies": {"command": sys.executable, "args": ["-c", "import sys; sys.exit(1)"]},
+        "silent": {"command": sys.executable, "args": ["-c", "import time; time.sleep(30)"]},
+        "empty": {},
+    }
+    manager = McpManager(servers, ToolRegistry(), root=tmp_path, log_dir=tmp_path / "logs", connect_timeout_s=3)
+    try:
+        assert await manager.wait_ready(20)
+        states = {s.server: s for s in manager.statuses()}
+        assert states["good"].state is McpServerState.connected
+        for alias in ("missing", "dies", "silent", "empty"):
+            assert states[alias].state is McpServerState.failed, alias
+            assert states[alias].message
+        assert "did not connect within 3 s" in states["silent"].message
+        assert "good__echo" in manager.registry
+    finally:
+        await manager.close()
+
+
+async def test_name_clash_with_a_builtin_gets_the_server_prefix(tmp_path: Path) -> None:
+    registry = ToolRegistry()
+    manager = McpManager({"fake": stdio(includeTools=["echo"])}, registry, root=tmp_path, log_dir=tmp_path / "l")
+    placeholder = DiscoveredMCPTool(manager.connections["fake"], "echo", "echo", "builtin stand-in", {})
+    registry.register(placeholder)
+    try:
+        assert await manager.wait_ready(30)
+        assert manager.status("fake").tool_names == ("fake__echo",)
+    finally:
+        await manager.close()
+
+
+@pytest.mark.parametrize("transport", ["http", "sse"])
+async def test_http_transports(transport: str, tmp_path: Path) -> None:
+    with serve_mcp(transport) as url:
+        key = "httpUrl" if transport == "http" else "url"
+        manager = await connect({"web": {key: url, "headers": {"X-Test": "1"}, "timeout": 20000}}, tmp_path)
+        try:
+            status = manager.status("web")
+            assert status.state is McpServerState.connected, status.message
+            assert status.transport == transport and status.log_path is None
+            result = await call(tool_of(manager, "echo"), {"text": "over http"})
+            assert result.llm_content == "echo: over http"
+        finally:
+            await manager.close()
+
+
+async def test_mcp_server_time_from_pypi(tmp_path: Path) -> None:
+    command = shutil.which("mcp-server-time", path=str(BIN))
+    assert command, "mcp-server-time is a dev dependency"
+    manager = await connect({"time": {"command": command, "args": ["--local-timezone", "UTC"]}}, tmp_path)
+    try:
+        assert "get_current_time" in manager.registry
+        result = await call(tool_of(manager, "get_current_time"), {"timezone": "Europe/Paris"})
+        assert result.ok and "Europe/Paris" in str(result.llm_content)
+    finally:
+        await manager.close()
+
+
+async def test_mcp_server_git_from_pypi(tmp_path: Path) -> None:
+    command = shutil.which("mcp-server-git", path=str(BIN))
+    assert command, "mcp-server-git is a dev dependency"
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    proc = await asyncio.create_subprocess_exec("git", "init", "-q", str(repo))
+    await proc.wait()
+    (repo / "new.txt").write_text("x")
+    manager = await connect({"git": {"command": command, "args": ["--repository", str(repo)]}}, tmp_path)
+    try:
+        assert "git_status" in manager.registry
+        result = await call(tool_of(manager, "git_status"), {"repo_path": str(repo)})
+        assert result.ok and "new.txt" in str(result.llm_content)
+    finally:
+        await manager.close()
