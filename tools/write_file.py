@@ -1,0 +1,124 @@
+"""The `write_file` tool (WriteFile): create or overwrite a file after the user reviewed the diff."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from pydantic import Field
+
+from core.abort import AbortSignal
+from core.confirmation import EditConfirmation
+from core.display import FileDiff
+from core.tool import BaseTool, CallContext, ToolError, ToolErrorKind, ToolKind, ToolParams, ToolResult
+from tools.text_file import TextFile, read_text, write_text
+from tools.workspace import Workspace, WorkspaceError
+
+
+class WriteFileParams(ToolParams):
+    file_path: str = Field(description="The absolute path of the file to write (a path relative to the root "
+                                       "directory also works). Missing parent directories are created.")
+    content: str = Field(description="The complete content to write to the file.")
+
+
+class WriteFileTool(BaseTool[WriteFileParams]):
+    name = "write_file"
+    display_name = "WriteFile"
+    kind = ToolKind.edit
+    Params = WriteFileParams
+    description = (
+        "Writes content to a file, replacing it if it exists and creating it (and missing parent directories) "
+        "if not. An existing file keeps its encoding and line endings. The user reviews the change as a diff "
+        "before it is written. To change part of a file, prefer the replace tool."
+    )
+
+    def __init__(self, workspace: Workspace) -> None:
+        self.workspace = workspace
+
+    def check_params(self, params: WriteFileParams) -> ToolError | None:
+        try:
+            path = self.workspace.resolve(params.file_path)
+        except WorkspaceError as exc:
+            return exc.as_tool_error()
+        if path == self.workspace.root:
+            return ToolError(ToolErrorKind.is_a_directory, f"Path is the root directory, not a file: {path}")
+        return None
+
+    def get_description(self, params: WriteFileParams) -> str:
+        try:
+            return f"Write to {self.workspace.relative(self.workspace.resolve(params.file_path))}"
+        except WorkspaceError:
+            return f"Write to {params.file_path}"
+
+    def with_new_content(self, params: WriteFileParams, new_content: str, original: str) -> WriteFileParams:
+        return params.model_copy(update={"content": new_content})
+
+    async def should_confirm_execute(self, params: WriteFileParams,
+                                     abort_signal: AbortSignal) -> EditConfirmation | None:
+        try:
+            path = self.workspace.resolve(params.file_path)
+        except WorkspaceError:
+            return None  # execute reports it
+        if await asyncio.to_thread(_target_problem, path) is not None:
+            return None
+
+        async def refresh() -> FileDiff:
+            return await asyncio.to_thread(self._diff, path, params.content)
+
+        diff = await refresh()
+        return EditConfirmation(f"Confirm Write: {diff.file_name}", str(path), diff, refresh)
+
+    def _diff(self, path: Path, content: str) -> FileDiff:
+        current = _current(path)
+        return FileDiff.between(str(path), current.content if current else "", content,
+                                display_name=self.workspace.relative(path), is_new_file=current is None)
+
+    async def _execute(self, params: WriteFileParams, abort_signal: AbortSignal, context: CallContext) -> ToolResult:
+        try:
+            path = self.workspace.resolve(params.file_path)
+        except WorkspaceError as exc:
+            return ToolResult.failure(exc.kind, exc.message)
+        return await asyncio.to_thread(self._write, path, params.content, context.reviewed_content)
+
+    def _write(self, path: Path, content: str, reviewed: str | None) -> ToolResult:
+        problem = _target_problem(path)
+        if problem is not None:
+            return ToolResult.failure(problem.kind, problem.message)
+        try:
+            current = _current(path)
+            original = current.content if current else ""
+            if reviewed is not None and original != reviewed:
+                return ToolResult.failure(
+                    ToolErrorKind.file_changed,
+                    f"File changed on disk after the user reviewed the change, so nothing was written: {path}. "
+                    "Read the file again and write it again.")
+            write_text(path, content, current)
+        except PermissionError:
+            return ToolResult.failure(ToolErrorKind.permission_denied, f"Permission denied: {path}")
+        except OSError as exc:
+            return ToolResult.failure(ToolErrorKind.execution_failed, f"Cannot write {path}: {exc.strerror or exc}")
+        message = (f"Successfully overwrote file: {path}" if current is not None
+                   else f"Successfully created and wrote to new file: {path}")
+        display = FileDiff.between(str(path), original, content, display_name=self.workspace.relative(path),
+                                   is_new_file=current is None)
+        return ToolResult(message, display)
+
+
+def _current(path: Path) -> TextFile | None:
+    try:
+        return read_text(path)
+    except FileNotFoundError:
+        return None
+
+
+def _target_problem(path: Path) -> ToolError | None:
+    """Why `path` cannot be written as a file: it is a directory, or one of its parents is not."""
+    if path.is_dir():
+        return ToolError(ToolErrorKind.is_a_directory, f"Path is a directory, not a file: {path}")
+    for parent in path.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                return ToolError(ToolErrorKind.not_a_directory,
+                                 f"Cannot write {path}: {parent} is a file, not a directory.")
+            break
+    return None
