@@ -19,6 +19,10 @@ from tools.workspace import Workspace
 
 log = logging.getLogger(__name__)
 
+
+class ConfigurationError(Exception):
+    """The configuration makes a run impossible (not a mere bad setting, which is only a notice)."""
+
 # The file-system tools: (module, class), each constructed as Tool(workspace).
 FILE_TOOLS = (
     ("tools.list_directory", "ListDirectoryTool"),
@@ -87,13 +91,18 @@ def build_model(name: str, root: Path, env: Mapping[str, str]) -> tuple[ModelCli
 
     if name == OFFLINE_MODEL_NAME:
         return OfflineModel(root), "Using the offline demo model (-m offline): it follows fixed phrases; try 'help'."
+    if not name.strip() or any(ch.isspace() for ch in name):
+        raise ConfigurationError(f"{name!r} is not a model name (from -m, GEMINI_MODEL or model.name).")
     key = api_key(env)
     if key is None:
         return OfflineModel(root), ("No GEMINI_API_KEY set: using the offline demo model, not Gemini. "
                                     "It follows fixed phrases such as 'list .' or 'read README.md'.")
     from core.models.gemini import GeminiModel
 
-    return GeminiModel(name, key, base_url=env.get("GOOGLE_GEMINI_BASE_URL") or None), None
+    base_url = env.get("GOOGLE_GEMINI_BASE_URL") or None
+    if base_url is not None and not base_url.startswith(("http://", "https://")):
+        raise ConfigurationError(f"GOOGLE_GEMINI_BASE_URL must be an http(s) URL, not {base_url!r}.")
+    return GeminiModel(name, key, base_url=base_url), None
 
 
 def build_session(root: Path | str | None = None, *, model: str | None = None,
@@ -107,6 +116,8 @@ def build_session(root: Path | str | None = None, *, model: str | None = None,
     Problems with settings and the offline notice are in `session.notices` (and published on its bus)."""
     env = os.environ if env is None else env
     root = Path(root or os.getcwd()).resolve()
+    if not root.is_dir():
+        raise ConfigurationError(f"the workspace root {root} is not a directory.")
     settings = settings or load_settings(root, home=home, env=dict(env))
     workspace = Workspace(root)
     registry = build_registry(settings, workspace)

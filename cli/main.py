@@ -4,23 +4,96 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from cli import __version__
+
+APPROVAL_MODES = ("default", "auto_edit", "yolo")
+OUTPUT_FORMATS = ("text", "json", "stream-json")
+EXIT_BAD_FLAGS = 2  # argparse's own code for a bad command line
+EXIT_BAD_CONFIG = 3
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gemini-tui",
         description="A full-screen terminal agent for Gemini: chat, live tool calls, diff review, tool history.",
+        epilog="Without -p (and with a terminal on stdin) the full-screen app starts. Exit codes: 0 done, "
+               "1 the run failed, 2 bad flags, 3 bad configuration, 130 interrupted.",
     )
     parser.add_argument("--version", action="version", version=f"gemini-tui {__version__}")
+    parser.add_argument("-p", "--prompt", help="run this prompt headless and exit (also read from stdin when "
+                                               "stdin is not a terminal)")
+    parser.add_argument("-m", "--model", help="model name (default: GEMINI_MODEL, settings model.name, "
+                                              "gemini-2.5-pro); 'offline' for the offline demo model")
+    parser.add_argument("-o", "--output-format", choices=OUTPUT_FORMATS, default="text",
+                        help="headless output: text (default), json (one object), stream-json (JSON lines)")
+    parser.add_argument("--approval-mode", choices=APPROVAL_MODES, default=None,
+                        help="default: ask for edits and commands (headless: refuse them); auto_edit: edits run "
+                             "without asking; yolo: nothing asks")
+    parser.add_argument("-y", "--yolo", action="store_true", help="same as --approval-mode yolo")
     return parser
+
+
+def _read_stdin() -> str:
+    if sys.stdin is None or sys.stdin.closed or sys.stdin.isatty():
+        return ""
+    return sys.stdin.read()
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    parser.parse_args(argv)
-    return 0
+    args = parser.parse_args(argv)
+    if args.yolo and args.approval_mode not in (None, "yolo"):
+        parser.error(f"--yolo contradicts --approval-mode {args.approval_mode}")
+    mode = "yolo" if args.yolo else (args.approval_mode or "default")
+
+    piped = _read_stdin().strip()  # `git diff | gemini-tui -p "write a commit message"`
+    prompt = "\n\n".join(part for part in (piped, args.prompt) if part) if args.prompt is not None else (
+        piped or None)
+
+    from cli.assemble import ConfigurationError, build_session
+
+    try:
+        session = build_session(model=args.model, approval_mode=mode, interactive=prompt is None)
+    except ConfigurationError as exc:
+        print(f"gemini-tui: configuration error: {exc}", file=sys.stderr)
+        return EXIT_BAD_CONFIG
+    if prompt is not None:
+        return _headless(session, prompt, args.output_format)
+    return _interactive(session)
+
+
+def _headless(session: object, prompt: str, output_format: str) -> int:
+    import asyncio
+
+    from core.headless import EXIT_INTERRUPTED, HeadlessPrinter
+
+    printer = HeadlessPrinter(output_format, sys.stdout, sys.stderr)  # type: ignore[arg-type]
+
+    async def run() -> int:
+        import signal
+
+        loop = asyncio.get_running_loop()
+        try:
+            loop.add_signal_handler(signal.SIGINT, session.cancel)  # type: ignore[attr-defined]
+        except (NotImplementedError, RuntimeError):
+            pass
+        return await printer.run(session, prompt)  # type: ignore[arg-type]
+
+    try:
+        return asyncio.run(run())
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+
+
+def _interactive(session: object) -> int:
+    try:
+        from app.main import run
+    except ImportError as exc:
+        print(f"gemini-tui: the full-screen app is not available ({exc}); use -p PROMPT.", file=sys.stderr)
+        return 1
+    return run(session, getattr(session, "root", None) or Path.cwd())  # type: ignore[arg-type]
 
 
 if __name__ == "__main__":

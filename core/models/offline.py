@@ -92,7 +92,9 @@ class OfflineModel:
 
     def interpret(self, prompt: str) -> tuple[str, dict[str, Any]] | None:
         """The tool call a prompt asks for, or None (the help text)."""
-        text = prompt.strip().rstrip(".!?") if not prompt.strip().lower().startswith("write") else prompt.strip()
+        text = prompt.strip()
+        if not text.lower().startswith("write"):
+            text = text.rstrip("!?").strip()
         for pattern, build in self._rules:
             if match := pattern.match(text):
                 return build(match)
@@ -106,8 +108,8 @@ class OfflineModel:
         else:
             prompt = " ".join(p.text for p in last.parts if isinstance(p, TextPart))
             call = self.interpret(prompt)
-            answer = f"Calling {call[0]}." if call else HELP_TEXT
-        for word in re.findall(r"\S+\s*", answer):
+            answer = f"Calling {call[0]}.\n" if call else HELP_TEXT
+        for word in re.findall(r".{1,40}(?:\s+|$)", answer, re.S):
             if abort_signal.aborted:
                 return
             yield TextChunk(word)
@@ -120,8 +122,11 @@ class OfflineModel:
                                total_tokens=prompt_tokens + len(answer) // 4))
 
 
+SUMMARY_LINES = 8
+
+
 def summarize(responses: list[FunctionResponse]) -> str:
-    """A short answer after tool results: the first line of each, and how much more there was."""
+    """A short answer after tool results: the first lines of each, and how much more there was."""
     lines = []
     for response in responses:
         if "error" in response.response:
@@ -129,6 +134,8 @@ def summarize(responses: list[FunctionResponse]) -> str:
             continue
         output = str(response.response.get("output", "")).strip()
         first, *rest = output.splitlines() or ["(no output)"]
-        more = f" ({len(rest)} more line{'s' if len(rest) != 1 else ''})" if rest else ""
-        lines.append(f"{response.name} done: {first}{more}")
-    return "\n".join(lines)
+        lines.append(f"{response.name} returned: {first}")
+        lines += [f"    {line}" for line in rest[:SUMMARY_LINES]]
+        if len(rest) > SUMMARY_LINES:
+            lines.append(f"    ... ({len(rest) - SUMMARY_LINES} more lines)")
+    return "\n".join(lines) + "\n"
