@@ -169,7 +169,7 @@ async def _chat(screen: MainScreen, args: str) -> None:
             try:
                 await maybe_await(session.resume_chat(tag))
             except (KeyError, FileNotFoundError, ValueError) as exc:
-                await screen.chat.add_notice(f"No saved chat '{tag}': {exc}", "error")
+                await screen.chat.add_notice(str(exc).strip("'\""), "error")
                 return
             await screen.chat.clear()
             await screen.show_history()

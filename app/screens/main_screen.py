@@ -24,6 +24,7 @@ from app.queue import ToolQueue
 from app.slash_commands import command_help, run_command
 from app.status import StatusLine
 from core.events import McpServerStatusChanged, ToolCallInfo
+from core.parts import TextPart
 from core.tool import ToolResult
 
 if TYPE_CHECKING:
@@ -184,8 +185,8 @@ class MainScreen(Screen[None]):
 
     async def show_history(self) -> None:
         """After /chat resume: the restored conversation's text, so the user sees where they are."""
-        for content in getattr(self.session, "history", []) or []:
-            texts = [p.text for p in getattr(content, "parts", []) if type(p).__name__ == "TextPart"]
+        for content in self.session.history:
+            texts = [p.text for p in content.parts if isinstance(p, TextPart)]
             if not texts:
                 continue
             if content.role == "user":
