@@ -1,0 +1,305 @@
+"""search_file_content: the output format, errors, and byte-identical output from ripgrep, git grep and Python."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from core.abort import AbortSignal
+from core.display import SearchMatches
+from core.tool import ToolError, ToolErrorKind, ToolResult
+from tools.grep_engines import SearchCancelled, find_ripgrep, run_process
+from tools.grep_pattern import MAX_LINE_CHARS, GrepPattern, IncludeGlob, expand_braces
+from tools.search_file_content import MAX_MATCHES, SearchFileContentTool
+from tools.workspace import Workspace
+
+ENGINES = ("rg", "git", "python")
+
+
+async def search(workspace: Workspace, engine: str | None = None, **raw: object) -> ToolResult:
+    tool = SearchFileContentTool(workspace, engine=engine)  # type: ignore[arg-type]
+    params = tool.validate_params(raw)
+    if isinstance(params, ToolError):
+        return ToolResult.failure(params.kind, params.message)
+    return await tool.execute(params, AbortSignal())
+
+
+FIXTURE: dict[str, bytes] = {
+    ".gitignore": b"*.log\nbuild/\n",
+    ".geminiignore": b"secret.md\n",
+    "src/utils.ts": b"export function myFunction() {\n  return 1;\n}\n\nfunction other() {\n  myFunction.call();\n}\n",
+    "src/index.ts": b"import { myFunction } from './utils';\nconsole.log(myFunction());\n",
+    "src/comp/view.tsx": b"export const View = () => <div>{myFunction()}</div>;\n// TODO: style 12px\n",
+    "src/deep/a/b.ts": b"// FIXME myfunction lower case\n",
+    "src/styles.css": b".a { width: 10px; }\n.b { height: 200px; }\n",
+    "crlf.txt": b"first line end\r\nsecond myFunction end\r\nthird\r\n",
+    "mixed.txt": b"lf line end\ncrlf line end\r\nlast end",
+    "unicode.txt": "café myFunction — ünïcödé\nΣίσυφος xxx end\n日本語 myFunction\n".encode(),
+    "latin1.txt": "caf\xe9 myFunction\n".encode("cp1252"),
+    "binary.dat": b"\x00\x01myFunction\x00\x02",
+    "image.png": b"\x89PNG\r\n\x1a\nmyFunction",
+    "nul_late.txt": b"myFunction early\n" + b"a" * 5000 + b"\x00\nmyFunction after nul\n",
+    "minified.js": b"var a=1;" * 200 + b"myFunction();" + b"var b=2;" * 200 + b"\n",
+    "a.log": b"myFunction in an ignored log\n",
+    "sub/.gitignore": b"!keep.log\nlocal.txt\n",
+    "sub/keep.log": b"myFunction kept by negation\n",
+    "sub/local.txt": b"myFunction ignored locally\n",
+    "build/out.ts": b"myFunction in build\n",
+    "secret.md": b"myFunction secret\n",
+    "node_modules/pkg/index.ts": b"myFunction in node_modules\n",
+    ".hidden/h.ts": b"export const myFunction = 1;\n",
+    "docs/readme.md": b"Call myFunction() once. xxxx\n",
+    "empty.txt": b"",
+}
+
+
+@pytest.fixture
+def tree(root: Path) -> Path:
+    for name, data in FIXTURE.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_bytes(data)
+    (root / "link_to_utils.ts").symlink_to(root / "src" / "utils.ts")
+    env = {"GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1", "PATH": "/usr/bin:/bin"}
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True, env=env)
+    subprocess.run(["git", "add", "src", "crlf.txt", "build/out.ts", "-f"], cwd=root, check=True, env=env)
+    return root
+
+
+CROSS_ENGINE = [
+    {"pattern": "myFunction"},
+    {"pattern": "myfunction", "include": "*.ts"},
+    {"pattern": "myFunction", "include": "src/**/*.{ts,tsx}"},
+    {"pattern": "^export"},
+    {"pattern": "end$"},
+    {"pattern": "TODO|FIXME"},
+    {"pattern": "x{3,}"},
+    {"pattern": "[0-9]+px", "path": "src"},
+    {"pattern": "caf"},
+    {"pattern": "function\\s+\\w+"},
+    {"pattern": "myFunction", "include": "*.log"},
+    {"pattern": "no_such_text_anywhere"},
+    {"pattern": "myFunction", "path": "sub"},
+    {"pattern": "(?<=my)Function\\("},
+]
+
+
+@pytest.mark.parametrize("raw", CROSS_ENGINE, ids=[str(r) for r in CROSS_ENGINE])
+async def test_engines_give_byte_identical_output(tree: Path, raw: dict[str, str]) -> None:
+    workspace = Workspace(tree)
+    outputs = {}
+    for engine in ENGINES:
+        if engine == "git" and not GrepPattern.compile(raw["pattern"]).bytes_safe:
+            continue
+        result = await search(workspace, engine, **raw)
+        assert result.ok, (engine, result.llm_content)
+        outputs[engine] = result.llm_content
+    assert len(set(outputs.values())) == 1, outputs
+    assert len(outputs) >= 2
+
+
+async def test_output_format_and_file_set(tree: Path) -> None:
+    result = await search(Workspace(tree), None, pattern="myFunction")
+    expected = """Found 18 match(es) for pattern "myFunction" in path ".":
+---
+File: .hidden/h.ts
+L1: export const myFunction = 1;
+---
+File: crlf.txt
+L2: second myFunction end
+---
+File: docs/readme.md
+L1: Call myFunction() once. xxxx
+---
+File: latin1.txt
+L1: café myFunction
+---
+File: link_to_utils.ts
+L1: export function myFunction() {
+L6:   myFunction.call();
+---
+File: minified.js
+L1: """
+    assert isinstance(result.llm_content, str)
+    assert result.llm_content.startswith(expected), result.llm_content
+    minified = FIXTURE["minified.js"].decode().rstrip("\n")
+    assert f"L1: ...{minified[1500:2000]}... [line truncated: 3213 characters]\n---" in result.llm_content
+    rest = result.llm_content.split("[line truncated: 3213 characters]\n", 1)[1]
+    assert rest == """---
+File: nul_late.txt
+L1: myFunction early
+L3: myFunction after nul
+---
+File: src/comp/view.tsx
+L1: export const View = () => <div>{myFunction()}</div>;
+---
+File: src/deep/a/b.ts
+L1: // FIXME myfunction lower case
+---
+File: src/index.ts
+L1: import { myFunction } from './utils';
+L2: console.log(myFunction());
+---
+File: src/utils.ts
+L1: export function myFunction() {
+L6:   myFunction.call();
+---
+File: sub/keep.log
+L1: myFunction kept by negation
+---
+File: unicode.txt
+L1: café myFunction — ünïcödé
+L3: 日本語 myFunction
+---"""
+    display = result.return_display
+    assert isinstance(display, SearchMatches)
+    assert len(display.matches) == 18 and display.matches[0].file == ".hidden/h.ts"
+
+
+async def test_filter_in_header_and_relative_paths(tree: Path) -> None:
+    result = await search(Workspace(tree), None, pattern="myFunction", path=str(tree / "src"),
+                          include="src/**/*.{ts,tsx}")
+    assert result.llm_content.startswith("No matches found")  # anchored globs are relative to the searched dir
+    result = await search(Workspace(tree), None, pattern="myFunction", path=str(tree / "src"), include="*.{ts,tsx}")
+    header = f'Found 6 match(es) for pattern "myFunction" in path "{tree / "src"}" (filter: "*.{{ts,tsx}}"):'
+    assert result.llm_content == header + """
+---
+File: comp/view.tsx
+L1: export const View = () => <div>{myFunction()}</div>;
+---
+File: deep/a/b.ts
+L1: // FIXME myfunction lower case
+---
+File: index.ts
+L1: import { myFunction } from './utils';
+L2: console.log(myFunction());
+---
+File: utils.ts
+L1: export function myFunction() {
+L6:   myFunction.call();
+---"""
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+async def test_no_match_message(tree: Path, engine: str) -> None:
+    result = await search(Workspace(tree), engine, pattern="zzz_nothing", include="*.ts")
+    assert result.ok
+    assert result.llm_content == 'No matches found for pattern "zzz_nothing" in path "." (filter: "*.ts").'
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(("pattern", "kind", "text"), [
+    ("foo(", ToolErrorKind.invalid_regex, "Invalid regular expression pattern: 'foo(': missing ), unterminated"),
+    ("[a-", ToolErrorKind.invalid_regex, "Invalid regular expression pattern"),
+    ("a\\nb", ToolErrorKind.invalid_regex, "contains a line break"),
+    ("", ToolErrorKind.invalid_regex, "The pattern must not be empty."),
+])
+async def test_invalid_patterns(tree: Path, engine: str, pattern: str, kind: ToolErrorKind, text: str) -> None:
+    result = await search(Workspace(tree), engine, pattern=pattern)
+    assert result.error is not None and result.error.kind is kind
+    assert text in result.llm_content
+
+
+async def test_path_errors(tree: Path) -> None:
+    workspace = Workspace(tree)
+    result = await search(workspace, None, pattern="x", path="/etc")
+    assert result.error and result.error.kind is ToolErrorKind.path_outside_root
+    result = await search(workspace, None, pattern="x", path=str(tree / "crlf.txt"))
+    assert result.error and result.error.kind is ToolErrorKind.not_a_directory
+    result = await search(workspace, None, pattern="x", path=str(tree / "missing"))
+    assert result.error and result.error.kind is ToolErrorKind.file_not_found
+    result = await search(workspace, None, pattern="x", include="!*.ts")
+    assert result.error and result.error.kind is ToolErrorKind.invalid_params
+
+
+async def test_git_engine_refuses_unicode_classes_and_auto_falls_back(tree: Path) -> None:
+    result = await search(Workspace(tree), "git", pattern="caf\\w")
+    assert result.error and "git grep -P reads" in result.llm_content
+    rg = await search(Workspace(tree), "rg", pattern="caf\\w")
+    auto = await search(Workspace(tree), None, pattern="caf\\w")
+    python = await search(Workspace(tree), "python", pattern="caf\\w")
+    assert auto.llm_content == python.llm_content == rg.llm_content
+    assert "File: latin1.txt\nL1: café myFunction" in python.llm_content
+    assert "File: unicode.txt\nL1: café" in python.llm_content
+
+
+async def test_git_engine_outside_a_repository(root: Path) -> None:
+    (root / "a.txt").write_text("hello\n")
+    result = await search(Workspace(root), "git", pattern="hello")
+    assert result.error and "not inside a git repository" in result.llm_content
+    assert (await search(Workspace(root), None, pattern="hello")).llm_content.startswith("Found 1 match(es)")
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+async def test_match_cap(root: Path, engine: str) -> None:
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    (root / "a.txt").write_text("hit\n" * 300)
+    (root / "b.txt").write_text("hit\n" * 300)
+    (root / "c.txt").write_text("hit\n")
+    result = await search(Workspace(root), engine, pattern="hit")
+    assert isinstance(result.llm_content, str)
+    assert result.llm_content.startswith(
+        f'Found {MAX_MATCHES} match(es) for pattern "hit" in path "." (results limited to {MAX_MATCHES} matches;')
+    assert result.llm_content.count("\nL") == MAX_MATCHES
+    assert "File: c.txt" not in result.llm_content and "L200: hit\n---" in result.llm_content
+
+
+def test_pattern_and_glob_units() -> None:
+    assert expand_braces("src/**/*.{ts,tsx}") == ["src/**/*.ts", "src/**/*.tsx"]
+    assert expand_braces("{a,b{c,d}}.x") == ["a.x", "bc.x", "bd.x"]
+    assert expand_braces("{solo}.x") == ["{solo}.x"]
+    glob = IncludeGlob.compile("src/**/*.{ts,tsx}")
+    assert glob.matches("src/a.ts") and glob.matches("src/x/y.tsx") and not glob.matches("lib/src/a.ts")
+    assert IncludeGlob.compile("*.ts").matches("deep/er/a.ts")
+    assert glob.git_pathspecs() == [":(glob)src/**/*.ts", ":(glob)src/**/*.tsx"]
+    assert IncludeGlob.compile("*.ts").git_pathspecs() == [":(glob)**/*.ts"]
+    pattern = GrepPattern.compile("end$")
+    assert pattern.search_lines("a end\r\nb\nc end", 10) == [(1, "a end"), (3, "c end")]
+    assert pattern.search_lines("x\n", 10) == []
+    assert GrepPattern.compile("^$").search_lines("a\n\nb\n", 10) == [(2, "")]
+    assert GrepPattern.compile("\\Aab").search_lines("ab\nab\n", 10) == [(1, "ab"), (2, "ab")]
+    long = "x" * 1000 + "needle" + "y" * 1000
+    shown = GrepPattern.compile("needle").search_lines(long, 1)[0][1]
+    assert shown.startswith("...x") and "needle" in shown and shown.endswith("[line truncated: 2006 characters]")
+    assert len(shown) < MAX_LINE_CHARS + 60
+    assert GrepPattern.compile("a\\\\nb").regex.pattern == "a\\\\nb"  # an escaped backslash before n is fine
+    assert not GrepPattern.compile("\\w+").bytes_safe and not GrepPattern.compile("a.b").bytes_safe
+    assert GrepPattern.compile("a\\.b \\bx").bytes_safe and not GrepPattern.compile("[^a]").bytes_safe
+    assert GrepPattern.compile("(?<=a)b").needs_pcre and not GrepPattern.compile("(?P<x>a)").needs_pcre
+
+
+def test_ripgrep_is_found_beside_the_interpreter() -> None:
+    found = find_ripgrep()
+    assert found is not None
+    assert Path(found).parent == Path(sys.executable).parent or Path(found).name == "rg"
+
+
+async def test_abort_kills_the_process(root: Path) -> None:
+    signal = AbortSignal()
+    started = time.monotonic()
+    asyncio.get_running_loop().call_later(0.2, signal.abort)
+    with pytest.raises(SearchCancelled):
+        await run_process(["sleep", "10"], root, signal)
+    assert time.monotonic() - started < 3
+
+
+async def test_aborted_search_is_cancelled(tree: Path) -> None:
+    tool = SearchFileContentTool(Workspace(tree), engine="python")
+    params = tool.validate_params({"pattern": "x"})
+    assert not isinstance(params, ToolError)
+    signal = AbortSignal()
+    signal.abort()
+    result = await tool.execute(params, signal)
+    assert result.error and result.error.kind is ToolErrorKind.cancelled
+
+
+def test_declaration() -> None:
+    tool = SearchFileContentTool(Workspace("."))
+    declaration = tool.function_declaration()
+    assert declaration["name"] == "search_file_content"
+    assert declaration["parameters"]["required"] == ["pattern"]
+    assert set(declaration["parameters"]["properties"]) == {"pattern", "path", "include"}

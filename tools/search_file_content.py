@@ -1,0 +1,213 @@
+"""The `search_file_content` tool (SearchText): a regex over the files of a directory, grouped by file.
+
+Engine: ripgrep when found, else git grep in a repository, else a Python walk (`tools/grep_engines.py`); the
+engines only pick candidate files, the lines are matched here, so the output is the same bytes from each.
+Files are listed sorted by their path relative to the searched directory; lines in file order."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+
+from core.abort import AbortSignal
+from core.display import LineMatch, SearchMatches
+from core.tool import BaseTool, CallContext, ToolError, ToolErrorKind, ToolKind, ToolParams, ToolResult
+from tools.grep_engines import (
+    EngineUnavailable,
+    SearchCancelled,
+    find_ripgrep,
+    git_grep_candidates,
+    ripgrep_candidates,
+    walk_candidates,
+)
+from tools.grep_pattern import GlobError, GrepPattern, IncludeGlob, PatternError
+from tools.text_file import decode_text
+from tools.workspace import FileType, Workspace, WorkspaceError, sniff_bytes
+
+log = logging.getLogger(__name__)
+
+MAX_MATCHES = 500
+Engine = Literal["rg", "git", "python"]
+
+
+class SearchParams(ToolParams):
+    pattern: str = Field(description=r"The regular expression to search for (Python/ripgrep syntax, matched "
+                                     r"case-insensitively, one line at a time), e.g. 'function\s+myFunction'.")
+    path: str | None = Field(default=None, description="The absolute path of the directory to search. Defaults "
+                                                       "to the root directory.")
+    include: str | None = Field(default=None, description="A glob selecting the files to search, e.g. '*.js', "
+                                                          "'src/**/*.{ts,tsx}'. Omit to search all files.")
+
+
+@dataclass(frozen=True)
+class _Found:
+    matches: list[tuple[str, list[tuple[int, str]]]]  # (relative file, [(line, text)]), files sorted
+    total: int
+    truncated: bool
+
+
+class SearchFileContentTool(BaseTool[SearchParams]):
+    name = "search_file_content"
+    display_name = "SearchText"
+    kind = ToolKind.search
+    Params = SearchParams
+    description = (
+        "Searches for a regular expression in the content of files in a directory (default: the root), "
+        "optionally only in files matching an include glob. Matching is case-insensitive and line by line; "
+        ".gitignore, .geminiignore and binary files are skipped. Returns the matching lines with their file "
+        f"paths (relative to the searched directory) and line numbers, at most {MAX_MATCHES} lines."
+    )
+
+    def __init__(self, workspace: Workspace, *, engine: Engine | None = None) -> None:
+        """`engine` forces one engine (tests, benchmarks); by default the fastest available one is used."""
+        self.workspace = workspace
+        self.engine = engine
+
+    def check_params(self, params: SearchParams) -> ToolError | None:
+        try:
+            GrepPattern.compile(params.pattern)
+            if params.include is not None:
+                IncludeGlob.compile(params.include)
+        except GlobError as exc:
+            return ToolError(ToolErrorKind.invalid_params, str(exc))
+        except PatternError as exc:
+            return ToolError(ToolErrorKind.invalid_regex, str(exc))
+        try:
+            self._search_dir(params)
+        except WorkspaceError as exc:
+            return exc.as_tool_error()
+        return None
+
+    def _search_dir(self, params: SearchParams) -> Path:
+        directory = self.workspace.resolve(params.path or ".", must_exist=True)
+        if not directory.is_dir():
+            raise WorkspaceError(ToolErrorKind.not_a_directory,
+                                 f"Path is not a directory: {params.path}. Give a directory to search in.")
+        return directory
+
+    def get_description(self, params: SearchParams) -> str:
+        text = f"'{params.pattern}'"
+        if params.path:
+            try:
+                text += f" within {self.workspace.relative(self._search_dir(params))}"
+            except WorkspaceError:
+                text += f" within {params.path}"
+        if params.include:
+            text += f" in {params.include}"
+        return text
+
+    async def _execute(self, params: SearchParams, abort_signal: AbortSignal, context: CallContext) -> ToolResult:
+        try:
+            pattern = GrepPattern.compile(params.pattern)
+            include = IncludeGlob.compile(params.include) if params.include is not None else None
+            search_dir = self._search_dir(params)
+        except GlobError as exc:
+            return ToolResult.failure(ToolErrorKind.invalid_params, str(exc))
+        except PatternError as exc:
+            return ToolResult.failure(ToolErrorKind.invalid_regex, str(exc))
+        except WorkspaceError as exc:
+            return ToolResult.failure(exc.kind, exc.message)
+        try:
+            found = await self.find(search_dir, pattern, include, abort_signal)
+        except SearchCancelled:
+            return ToolResult.failure(ToolErrorKind.cancelled, "The search was cancelled.")
+        except EngineUnavailable as exc:
+            return ToolResult.failure(ToolErrorKind.execution_failed, f"Search engine {self.engine} failed: {exc}")
+        shown_dir = params.path if params.path else "."
+        where = f'for pattern "{params.pattern}" in path "{shown_dir}"'
+        if params.include:
+            where += f' (filter: "{params.include}")'
+        display = SearchMatches(params.pattern, shown_dir, params.include, tuple(
+            LineMatch(rel, number, text) for rel, lines in found.matches for number, text in lines))
+        if not found.total:
+            return ToolResult(f"No matches found {where}.", display)
+        header = f"Found {found.total} match(es) {where}"
+        if found.truncated:
+            header += (f" (results limited to {MAX_MATCHES} matches; narrow the pattern, path or include to see "
+                       "the rest)")
+        out = [header + ":", "---"]
+        for rel, lines in found.matches:
+            out.append(f"File: {rel}")
+            out.extend(f"L{number}: {text}" for number, text in lines)
+            out.append("---")
+        return ToolResult("\n".join(out), display)
+
+    async def find(self, search_dir: Path, pattern: GrepPattern, include: IncludeGlob | None,
+                   abort_signal: AbortSignal) -> _Found:
+        """Candidates from the chosen engine (falling back when it cannot answer), then the lines, in order."""
+        order: list[Engine] = [self.engine] if self.engine else ["rg", "git", "python"]
+        for engine in order:
+            try:
+                if engine == "rg":
+                    rg = find_ripgrep()
+                    if rg is None:
+                        raise EngineUnavailable("rg was not found next to the interpreter or on PATH")
+                    candidates = await ripgrep_candidates(rg, search_dir, pattern, include, abort_signal)
+                elif engine == "git":
+                    candidates = await git_grep_candidates(self.workspace, search_dir, pattern, include, abort_signal)
+                else:
+                    candidates = await asyncio.to_thread(
+                        walk_candidates, self.workspace, search_dir, include, abort_signal)
+                    return await asyncio.to_thread(self._collect, search_dir, candidates, pattern, None,
+                                                   abort_signal, False)
+            except EngineUnavailable as exc:
+                if self.engine:
+                    raise
+                log.debug("search engine %s unavailable: %s", engine, exc)
+                continue
+            return await asyncio.to_thread(self._collect, search_dir, candidates, pattern, include, abort_signal,
+                                           True)
+        raise AssertionError("the Python engine is always available")
+
+    def _collect(self, search_dir: Path, candidates: list[str], pattern: GrepPattern, include: IncludeGlob | None,
+                 abort_signal: AbortSignal, check_gate: bool) -> _Found:
+        matches: list[tuple[str, list[tuple[int, str]]]] = []
+        total = 0
+        for rel in sorted(set(candidates)):
+            if abort_signal.aborted:
+                raise SearchCancelled
+            if include is not None and not include.matches(rel):
+                continue
+            path = os.path.join(search_dir, rel)
+            if check_gate and not self._admitted(search_dir, rel, path):
+                continue
+            try:
+                with open(path, "rb") as handle:
+                    data = handle.read()
+            except OSError:
+                continue
+            if sniff_bytes(rel, data[:4096]) is not FileType.text:
+                continue
+            lines = pattern.search_lines(decode_text(data).content, MAX_MATCHES - total + 1)
+            if not lines:
+                continue
+            if total + len(lines) > MAX_MATCHES:
+                lines = lines[:MAX_MATCHES - total]
+                matches.append((rel, lines))
+                return _Found(matches, MAX_MATCHES, True)
+            matches.append((rel, lines))
+            total += len(lines)
+        return _Found(matches, total, False)
+
+    def _admitted(self, search_dir: Path, rel: str, path: str) -> bool:
+        """Whether the workspace walk would reach this file: no ignore rule, no symlinked directory on the way,
+        a symlinked file only when its target is inside the root."""
+        current = str(search_dir)
+        parts = rel.split("/")
+        for part in parts[:-1]:
+            current = os.path.join(current, part)
+            if os.path.islink(current):
+                return False
+        if os.path.islink(path):
+            real = os.path.realpath(path)
+            if not self.workspace.contains_str(real) or not os.path.isfile(real):
+                return False
+        elif not os.path.isfile(path):
+            return False
+        return not self.workspace.is_ignored(path, False)
