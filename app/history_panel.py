@@ -1,0 +1,276 @@
+"""The history side panel: every tool call of the session, newest first, filtered by typing, with details.
+
+One OptionList row per call (line-based, so thousands of calls stay fast); a filter re-renders lines, not
+widgets. The App feeds it `record(call)` on each state change and `finish(call, result, duration_ms)`."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.highlight import highlight
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Input, Label, OptionList, Static
+from textual.widgets.option_list import Option
+
+from app.call_format import STATE_ICONS, STATE_WORDS, call_title, format_elapsed, short
+from app.displays import widget_for
+from core.events import CallState, ToolCallInfo
+from core.parts import InlineDataPart, TextPart
+from core.tool import ToolResult
+
+STYLES = Path(__file__).resolve().parent.parent / "styles"
+
+STATE_STYLES: dict[CallState, str] = {
+    CallState.validating: "$text-muted",
+    CallState.awaiting_approval: "$text-warning",
+    CallState.scheduled: "$text-muted",
+    CallState.executing: "$text-accent",
+    CallState.success: "$text-success",
+    CallState.error: "$text-error",
+    CallState.cancelled: "$text-warning",
+}
+
+
+@dataclass
+class HistoryEntry:
+    """One call as the panel knows it: its latest snapshot and, once finished, its result."""
+
+    call: ToolCallInfo
+    result: ToolResult | None = None
+    duration_ms: int | None = None
+    _option: Option | None = None
+    _search: str = ""
+
+    @property
+    def search_text(self) -> str:
+        if not self._search:
+            call = self.call
+            self._search = " ".join((call.name, call.display_name, call.description, call.state.value,
+                                     STATE_WORDS[call.state])).lower()
+        return self._search
+
+    def matches(self, terms: list[str]) -> bool:
+        text = self.search_text
+        return all(term in text for term in terms)
+
+    @property
+    def option(self) -> Option:
+        if self._option is None:
+            self._option = Option(self.prompt(), id=self.call.call_id)
+        return self._option
+
+    def update(self, call: ToolCallInfo) -> None:
+        self.call = call
+        self._search = ""
+        self._option = None
+
+    def prompt(self) -> Content:
+        call = self.call
+        if self.duration_ms is not None:
+            duration = format_elapsed(self.duration_ms / 1000)
+        elif call.state.is_final and call.ended_at is not None and call.started_at:
+            duration = format_elapsed(call.ended_at - call.started_at)
+        else:
+            duration = "…"
+        return Content.assemble(
+            (f"{STATE_ICONS[call.state]} ", STATE_STYLES[call.state]),
+            (short(call_title(call), 16).ljust(16), "bold"), " ",
+            short(call.description or json.dumps(call.args, ensure_ascii=False), 70), "  ",
+            (duration, "$text-muted"),
+        )
+
+
+class HistoryPanel(Vertical):
+    """Newest first. Type in the filter to narrow (tool, description, status); Enter opens the details."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("down", "focus_list", "Calls", show=False),
+    ]
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.entries: dict[str, HistoryEntry] = {}
+        self.filter_text = ""
+        self.visible_ids: list[str] = []
+        self._rebuild_pending = False
+        self._changed: set[str] = set()
+        self._full_rebuild = True
+
+    def compose(self) -> ComposeResult:
+        yield Label("Tool history", id="history-title")
+        yield Input(placeholder="Filter: tool, description, status", id="history-filter")
+        yield OptionList(id="history-list")
+        yield Label("", id="history-count")
+
+    def on_mount(self) -> None:
+        self._rebuild()
+
+    @property
+    def option_list(self) -> OptionList:
+        return self.query_one("#history-list", OptionList)
+
+    # --- the feed --------------------------------------------------------------------------------------
+
+    def record(self, call: ToolCallInfo) -> None:
+        """A call appeared or changed state."""
+        entry = self.entries.get(call.call_id)
+        if entry is None:
+            self.entries[call.call_id] = HistoryEntry(call)
+            self._full_rebuild = True
+        else:
+            entry.update(call)
+            self._changed.add(call.call_id)
+        self._schedule()
+
+    def finish(self, call: ToolCallInfo, result: ToolResult, duration_ms: int) -> None:
+        """A call ended: keep its result for the details view."""
+        self.record(call)
+        entry = self.entries[call.call_id]
+        entry.result = result
+        entry.duration_ms = duration_ms
+        entry._option = None
+
+    def clear(self) -> None:
+        self.entries.clear()
+        self._full_rebuild = True
+        self._schedule()
+
+    def set_filter(self, text: str) -> None:
+        self.filter_text = text
+        field = self.query_one("#history-filter", Input)
+        if field.value != text:
+            field.value = text  # its Changed message lands here again, harmlessly
+        self._full_rebuild = True
+        self._schedule()
+
+    # --- rendering -------------------------------------------------------------------------------------
+
+    def _schedule(self) -> None:
+        # many events in one burst cost one rebuild
+        if not self._rebuild_pending and self.is_mounted:
+            self._rebuild_pending = True
+            self.call_later(self._rebuild)
+
+    def _rebuild(self) -> None:
+        self._rebuild_pending = False
+        options = self.option_list
+        if not self._full_rebuild:
+            visible = set(self.visible_ids)
+            changed, self._changed = self._changed, set()
+            terms = self.filter_text.lower().split()
+            if all(self.entries[cid].matches(terms) == (cid in visible) for cid in changed):
+                for cid in changed & visible:
+                    options.replace_option_prompt(cid, self.entries[cid].prompt())
+                return
+        self._full_rebuild = False
+        self._changed.clear()
+        terms = self.filter_text.lower().split()
+        highlighted = options.highlighted_option.id if options.highlighted_option else None
+        shown = [entry for entry in reversed(self.entries.values()) if entry.matches(terms)]
+        self.visible_ids = [entry.call.call_id for entry in shown]
+        options.set_options(entry.option for entry in shown)
+        if highlighted is not None and highlighted in options._id_to_option:
+            options.highlighted = options.get_option_index(highlighted)
+        total = len(self.entries)
+        count = f"{len(shown)} of {total} calls" if terms else f"{total} call{'s' if total != 1 else ''}"
+        self.query_one("#history-count", Label).update(count)
+
+    # --- interaction -----------------------------------------------------------------------------------
+
+    @on(Input.Changed, "#history-filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        if event.value != self.filter_text:
+            self.filter_text = event.value
+            self._full_rebuild = True
+            self._schedule()
+
+    @on(Input.Submitted, "#history-filter")
+    def _filter_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_focus_list()
+
+    def action_focus_list(self) -> None:
+        options = self.option_list
+        if options.option_count:
+            options.focus()
+            if options.highlighted is None:
+                options.highlighted = 0
+
+    @on(OptionList.OptionSelected, "#history-list")
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if event.option.id is not None and (entry := self.entries.get(event.option.id)) is not None:
+            self.open_details(entry)
+
+    def open_details(self, entry: HistoryEntry) -> None:
+        self.app.push_screen(HistoryDetailsScreen(entry))
+
+
+class HistoryDetailsScreen(ModalScreen[None]):
+    """One call in full: its arguments, what the model was sent, and its display widget."""
+
+    CSS_PATH: ClassVar[list[str]] = [
+        str(STYLES / "history.tcss"), str(STYLES / "displays.tcss"), str(STYLES / "diff_review.tcss"),
+    ]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Close"),
+        Binding("q", "close", "Close", show=False),
+    ]
+
+    def __init__(self, entry: HistoryEntry) -> None:
+        super().__init__()
+        self.entry = entry
+
+    def compose(self) -> ComposeResult:
+        call, result = self.entry.call, self.entry.result
+        duration = format_elapsed(self.entry.duration_ms / 1000) if self.entry.duration_ms is not None else ""
+        with VerticalScroll(id="details"):
+            yield Label(Content.assemble(
+                (f"{STATE_ICONS[call.state]} {STATE_WORDS[call.state]}", STATE_STYLES[call.state]), "  ",
+                (call_title(call), "bold"), f"  {duration}",
+            ), id="details-title")
+            if call.description:
+                yield Static(call.description, id="details-description")
+            yield Label("Arguments", classes="details-heading")
+            yield Static(highlight(json.dumps(call.args, indent=2, ensure_ascii=False), language="json"),
+                         id="details-args")
+            yield Label("Sent to the model", classes="details-heading")
+            yield Static(llm_text(result), id="details-llm", markup=False)
+            if result is not None:
+                yield Label("Display", classes="details-heading")
+                yield widget_for(result.return_display)
+        yield Footer()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+def llm_text(result: ToolResult | None) -> str:
+    """The function response the model got, as text (inline data summarised)."""
+    if result is None:
+        return "(no result yet)"
+    if isinstance(result.llm_content, str):
+        return result.llm_content
+    parts = []
+    for part in result.llm_content:
+        match part:
+            case TextPart(text=text):
+                parts.append(text)
+            case InlineDataPart(mime_type=mime, data=data):
+                try:
+                    size = len(base64.b64decode(data, validate=False))
+                except (binascii.Error, ValueError):
+                    size = 0
+                parts.append(f"[inline data {mime}, {size} bytes]")
+    return "\n".join(parts)

@@ -1,0 +1,132 @@
+"""The history panel: newest first, live state changes, filtering 5,000 calls, details of a call."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+from textual.app import App, ComposeResult
+from textual.widgets import Input, OptionList, Static
+
+from app.displays.error import ErrorDisplayWidget
+from app.history_panel import HistoryDetailsScreen, HistoryPanel, llm_text
+from core.display import ErrorDisplay
+from core.events import CallState, ToolCallInfo
+from core.parts import InlineDataPart, TextPart
+from core.tool import ToolErrorKind, ToolResult
+
+STYLES = Path(__file__).resolve().parents[2] / "styles"
+
+
+class Harness(App[None]):
+    CSS_PATH: ClassVar = [STYLES / "history.tcss", STYLES / "displays.tcss"]
+
+    def compose(self) -> ComposeResult:
+        yield HistoryPanel(id="history")
+
+
+def call(n: int, state: CallState = CallState.executing, name: str = "read_file") -> ToolCallInfo:
+    return ToolCallInfo(f"c{n}", name, {"path": f"/r/f{n}.py"}, state, description=f"f{n}.py",
+                        display_name="ReadFile" if name == "read_file" else "Shell", started_at=100.0)
+
+
+def rows(panel: HistoryPanel) -> list[str]:
+    options = panel.option_list
+    return [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+
+
+async def test_newest_first_and_state_changes_update_the_row() -> None:
+    app = Harness()
+    async with app.run_test(size=(80, 30)) as pilot:
+        panel = app.query_one(HistoryPanel)
+        panel.record(call(1))
+        panel.record(call(2))
+        await pilot.pause()
+        assert panel.visible_ids == ["c2", "c1"]
+        assert rows(panel)[1].startswith("◐ ReadFile") and "f1.py" in rows(panel)[1]
+        panel.finish(call(1, CallState.success), ToolResult("text", "shown"), 1500)
+        await pilot.pause()
+        assert rows(panel)[1].startswith("✓ ReadFile") and rows(panel)[1].endswith("1.5s")
+        assert panel.visible_ids == ["c2", "c1"]
+        assert "2 calls" in str(panel.query_one("#history-count").render())
+
+
+async def test_filter_by_tool_description_and_status() -> None:
+    app = Harness()
+    async with app.run_test(size=(80, 30)) as pilot:
+        panel = app.query_one(HistoryPanel)
+        panel.record(call(1))
+        panel.record(call(2, name="run_shell_command"))
+        panel.finish(call(3, CallState.error), ToolResult.failure(ToolErrorKind.file_not_found, "nope"), 5)
+        await pilot.pause()
+        panel.query_one(Input).focus()
+        await pilot.press(*"shell")
+        await pilot.pause()
+        assert panel.visible_ids == ["c2"]
+        panel.set_filter("failed")
+        await pilot.pause()
+        assert panel.visible_ids == ["c3"]
+        panel.set_filter("readfile f1")
+        await pilot.pause()
+        assert panel.visible_ids == ["c1"]
+        assert "1 of 3 calls" in str(panel.query_one("#history-count").render())
+        # a call that starts matching the filter appears; one that stops matching leaves
+        panel.record(call(1, CallState.cancelled))
+        panel.set_filter("cancelled")
+        await pilot.pause()
+        assert panel.visible_ids == ["c1"]
+        panel.record(call(1, CallState.success))
+        await pilot.pause()
+        assert panel.visible_ids == []
+
+
+async def test_five_thousand_calls_add_and_filter() -> None:
+    app = Harness()
+    async with app.run_test(size=(80, 40)) as pilot:
+        panel = app.query_one(HistoryPanel)
+        names = ["run_shell_command", "read_file"]
+        for n in range(5000):
+            panel.record(call(n, name=names[n % 2]))
+        for n in range(0, 5000, 3):
+            panel.finish(call(n, CallState.success, name=names[n % 2]), ToolResult("ok", "ok"), n)
+        await pilot.pause()
+        assert len(panel.visible_ids) == 5000 and panel.visible_ids[0] == "c4999"
+        panel.set_filter("f4999")
+        await pilot.pause()
+        assert panel.visible_ids == ["c4999"]
+        panel.set_filter("shell done")
+        await pilot.pause()
+        expected = [f"c{n}" for n in reversed(range(5000)) if n % 2 == 0 and n % 3 == 0]
+        assert panel.visible_ids == expected
+        panel.set_filter("")
+        await pilot.pause()
+        assert len(panel.visible_ids) == 5000
+
+
+async def test_enter_opens_details_with_args_llm_content_and_display() -> None:
+    app = Harness()
+    async with app.run_test(size=(100, 40)) as pilot:
+        panel = app.query_one(HistoryPanel)
+        panel.record(call(1))
+        result = ToolResult.failure(ToolErrorKind.file_not_found, "File not found: /r/f1.py")
+        panel.finish(call(1, CallState.error), result, 12)
+        await pilot.pause()
+        panel.query_one(Input).focus()
+        await pilot.press("enter")  # from the filter to the list
+        assert isinstance(app.focused, OptionList)
+        await pilot.press("enter")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, HistoryDetailsScreen)
+        assert '"path": "/r/f1.py"' in str(screen.query_one("#details-args", Static).render())
+        assert "File not found: /r/f1.py" in str(screen.query_one("#details-llm", Static).render())
+        assert isinstance(screen.query_one(ErrorDisplayWidget).error, ErrorDisplay)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, HistoryDetailsScreen)
+
+
+def test_llm_text_of_parts() -> None:
+    result = ToolResult([TextPart("see image"), InlineDataPart("image/png", "aGVsbG8=")], "x")
+    assert llm_text(result) == "see image\n[inline data image/png, 5 bytes]"
+    assert llm_text(None) == "(no result yet)"
