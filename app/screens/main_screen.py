@@ -238,7 +238,8 @@ class MainScreen(Screen[None]):
     def action_toggle_history(self) -> None:
         self.history.display = not self.history.display
         if self.history.display:
-            self.history.focus()
+            filters = self.history.query("Input")
+            (filters.first() if filters else self.history).focus()
         else:
             self.focus_prompt()
 

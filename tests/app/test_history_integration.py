@@ -1,0 +1,42 @@
+"""The Ctrl+B history panel inside the app: fed by the session's calls, filtered by typing, details on Enter."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import OptionList
+
+from app.history_panel import HistoryDetailsScreen, HistoryPanel
+from tests.app.app_driver import main_screen, make_app, type_and_send, wait_for
+from tests.fakes.scripted_model import ScriptedModel, call, text
+
+
+async def test_history_filter_and_details(root: Path, tmp_path: Path) -> None:
+    (root / "a.txt").write_text("a\n")
+    (root / "b.md").write_text("b\n")
+    model = (ScriptedModel().add(call("glob", pattern="*.txt"), call("glob", pattern="*.md")).add(text("found"))
+             .add(call("run_shell_command", command="echo hi")).add(text("ran")))
+    app = make_app(root, tmp_path, model, approval_mode="yolo")
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = main_screen(pilot)
+        await type_and_send(pilot, "find")
+        await wait_for(pilot, lambda: not screen.busy and model.requests and len(model.requests) == 2)
+        await type_and_send(pilot, "run")
+        await wait_for(pilot, lambda: not screen.busy and len(model.requests) == 4)
+        panel = screen.query_one(HistoryPanel)
+        assert not panel.display
+        await pilot.press("ctrl+b")
+        assert panel.display
+        options = panel.query_one(OptionList)
+        await wait_for(pilot, lambda: options.option_count == 3)
+        assert "Shell" in str(options.get_option_at_index(0).prompt)  # newest first
+        await pilot.press(*"FindFiles")
+        await wait_for(pilot, lambda: options.option_count == 2)
+        await pilot.press("enter")  # from the filter to the list
+        await pilot.press("enter")  # open the details
+        await wait_for(pilot, lambda: isinstance(app.screen, HistoryDetailsScreen))
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, HistoryDetailsScreen))
+        await pilot.press("ctrl+b")
+        assert not panel.display
+        assert screen.prompt.input.has_focus
