@@ -17,6 +17,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
+from textual.geometry import Size
 from textual.highlight import highlight
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Label, OptionList, Static
@@ -90,6 +91,45 @@ class HistoryEntry:
         )
 
 
+class HistoryList(OptionList):
+    """An OptionList whose rows are one line each (no wrapping, see history.tcss), so its line bookkeeping
+    needs no text measuring: with thousands of rows that measuring was most of the cost of an update."""
+
+    def _update_lines(self) -> None:
+        if not self.scrollable_content_region:
+            return
+        cache = self._line_cache
+        count = len(self.options)
+        if len(cache.lines) < count:
+            indexes = range(len(cache.lines), count)
+            cache.index_to_line.update(zip(indexes, indexes, strict=True))
+            cache.heights.update(dict.fromkeys(indexes, 1))
+            cache.lines.extend([(index, 0) for index in indexes])
+        width = self.scrollable_content_region.width - self._get_left_gutter_width()
+        virtual_size = Size(width, count)
+        if virtual_size != self.virtual_size:
+            self.virtual_size = virtual_size
+            self._scroll_update(virtual_size)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self.options)
+
+    def prepend(self, options: list[Option]) -> None:
+        """New rows at the top, keeping the highlighted row; the rows below keep their cached renders."""
+        if not options:
+            return
+        highlighted = self.highlighted
+        self._options[0:0] = options
+        self._option_to_index = {option: index for index, option in enumerate(self._options)}
+        for option in options:
+            if option.id is not None:
+                self._id_to_option[option.id] = option
+        self._line_cache.clear()
+        if highlighted is not None:
+            self.highlighted = highlighted + len(options)
+        self.refresh()
+
+
 class HistoryPanel(Vertical):
     """Newest first. Type in the filter to narrow (tool, description, status); Enter opens the details."""
 
@@ -103,21 +143,22 @@ class HistoryPanel(Vertical):
         self.filter_text = ""
         self.visible_ids: list[str] = []
         self._rebuild_pending = False
+        self._new: list[str] = []
         self._changed: set[str] = set()
         self._full_rebuild = True
 
     def compose(self) -> ComposeResult:
         yield Label("Tool history", id="history-title")
         yield Input(placeholder="Filter: tool, description, status", id="history-filter")
-        yield OptionList(id="history-list")
+        yield HistoryList(id="history-list")
         yield Label("", id="history-count")
 
     def on_mount(self) -> None:
         self._rebuild()
 
     @property
-    def option_list(self) -> OptionList:
-        return self.query_one("#history-list", OptionList)
+    def option_list(self) -> HistoryList:
+        return self.query_one("#history-list", HistoryList)
 
     # --- the feed --------------------------------------------------------------------------------------
 
@@ -126,7 +167,7 @@ class HistoryPanel(Vertical):
         entry = self.entries.get(call.call_id)
         if entry is None:
             self.entries[call.call_id] = HistoryEntry(call)
-            self._full_rebuild = True
+            self._new.append(call.call_id)
         else:
             entry.update(call)
             self._changed.add(call.call_id)
@@ -142,6 +183,8 @@ class HistoryPanel(Vertical):
 
     def clear(self) -> None:
         self.entries.clear()
+        self._new.clear()
+        self._changed.clear()
         self._full_rebuild = True
         self._schedule()
 
@@ -163,26 +206,40 @@ class HistoryPanel(Vertical):
 
     def _rebuild(self) -> None:
         self._rebuild_pending = False
-        options = self.option_list
-        if not self._full_rebuild:
-            visible = set(self.visible_ids)
-            changed, self._changed = self._changed, set()
-            terms = self.filter_text.lower().split()
-            if all(self.entries[cid].matches(terms) == (cid in visible) for cid in changed):
-                for cid in changed & visible:
-                    options.replace_option_prompt(cid, self.entries[cid].prompt())
-                return
-        self._full_rebuild = False
-        self._changed.clear()
         terms = self.filter_text.lower().split()
+        new, self._new = self._new, []
+        changed, self._changed = self._changed - set(new), set()
+        if not self._full_rebuild and self._update_in_place(terms, new, changed):
+            self._update_count(terms)
+            return
+        self._full_rebuild = False
+        options = self.option_list
         highlighted = options.highlighted_option.id if options.highlighted_option else None
         shown = [entry for entry in reversed(self.entries.values()) if entry.matches(terms)]
         self.visible_ids = [entry.call.call_id for entry in shown]
         options.set_options(entry.option for entry in shown)
         if highlighted is not None and highlighted in options._id_to_option:
             options.highlighted = options.get_option_index(highlighted)
+        self._update_count(terms)
+
+    def _update_in_place(self, terms: list[str], new: list[str], changed: set[str]) -> bool:
+        """New calls go on top and changed rows are redrawn; False when a change moves rows in or out of
+        the filter (then the list is rebuilt)."""
+        visible = set(self.visible_ids)
+        if any(self.entries[cid].matches(terms) != (cid in visible) for cid in changed):
+            return False
+        options = self.option_list
+        for cid in changed & visible:
+            options.replace_option_prompt(cid, self.entries[cid].prompt())
+        added = [cid for cid in reversed(new) if self.entries[cid].matches(terms)]
+        options.prepend([self.entries[cid].option for cid in added])
+        self.visible_ids[0:0] = added
+        return True
+
+    def _update_count(self, terms: list[str]) -> None:
         total = len(self.entries)
-        count = f"{len(shown)} of {total} calls" if terms else f"{total} call{'s' if total != 1 else ''}"
+        shown = len(self.visible_ids)
+        count = f"{shown} of {total} calls" if terms else f"{total} call{'s' if total != 1 else ''}"
         self.query_one("#history-count", Label).update(count)
 
     # --- interaction -----------------------------------------------------------------------------------

@@ -49,6 +49,12 @@ async def test_newest_first_and_state_changes_update_the_row() -> None:
         assert rows(panel)[1].startswith("✓ ReadFile") and rows(panel)[1].endswith("1.5s")
         assert panel.visible_ids == ["c2", "c1"]
         assert "2 calls" in str(panel.query_one("#history-count").render())
+        panel.option_list.highlighted = 1  # the user is on c1 when a new call arrives
+        panel.record(call(3))
+        await pilot.pause()
+        assert panel.visible_ids == ["c3", "c2", "c1"]
+        assert panel.option_list.highlighted_option.id == "c1"
+        assert [row.split()[0] for row in rows(panel)] == ["◐", "◐", "✓"]
 
 
 async def test_filter_by_tool_description_and_status() -> None:

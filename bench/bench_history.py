@@ -1,0 +1,86 @@
+"""Benchmark: the history panel with 5,000 tool calls: adding them, one live update, filtering (headless app)."""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import time
+from pathlib import Path
+from typing import ClassVar
+
+from textual.app import App, ComposeResult
+
+from app.history_panel import HistoryPanel
+from core.events import CallState, ToolCallInfo
+from core.tool import ToolResult
+
+STYLES = Path(__file__).resolve().parent.parent / "styles"
+CALLS = 5000
+TARGETS = {"add": 1.0, "update": 0.05, "filter": 0.1}  # seconds; a filter keystroke must feel instant
+NAMES = ("read_file", "run_shell_command", "replace", "glob", "search_file_content")
+
+
+class Harness(App[None]):
+    CSS_PATH: ClassVar = [STYLES / "history.tcss"]
+
+    def compose(self) -> ComposeResult:
+        yield HistoryPanel()
+
+
+def call(n: int, state: CallState) -> ToolCallInfo:
+    name = NAMES[n % len(NAMES)]
+    return ToolCallInfo(f"call-{n}", name, {"path": f"/work/src/module_{n}.py"}, state,
+                        description=f"src/module_{n}.py", display_name=name, started_at=1.0)
+
+
+async def measure() -> dict[str, float]:
+    app = Harness()
+    figures: dict[str, float] = {}
+    async with app.run_test(size=(120, 50)) as pilot:
+        panel = app.query_one(HistoryPanel)
+        await pilot.pause()
+        idle = []
+        for _ in range(5):
+            started = time.perf_counter()
+            await pilot.pause()
+            idle.append(time.perf_counter() - started)
+        figures["idle"] = statistics.median(idle)
+        started = time.perf_counter()
+        for n in range(CALLS):
+            panel.record(call(n, CallState.executing))
+            panel.finish(call(n, CallState.success), ToolResult("ok", "ok"), n % 900)
+        await pilot.pause()
+        figures["add"] = time.perf_counter() - started
+        updates = []
+        for n in range(5):
+            started = time.perf_counter()
+            panel.record(call(CALLS + n, CallState.executing))  # a new call: the list is rebuilt
+            await pilot.pause()
+            updates.append(time.perf_counter() - started)
+        figures["update"] = statistics.median(updates)
+        filters = []
+        for text in ("module_4", "shell", "module_1234", "replace 12", ""):
+            started = time.perf_counter()
+            panel.set_filter(text)
+            await pilot.pause()
+            filters.append(time.perf_counter() - started)
+        figures["filter"] = statistics.median(filters)
+    return figures
+
+
+def main() -> None:
+    figures = asyncio.run(measure())
+    idle = figures.pop("idle")
+    print(f"history panel: each figure includes the harness's wait for an idle frame ({idle * 1000:.1f} ms), "
+          "which is subtracted before comparing with the target")
+    labels = {"add": f"add {CALLS} calls (2 events each) until drawn", "update": "one new call with 5,000 shown",
+              "filter": "filter 5,000 calls (median of 5)"}
+    for key, seconds in figures.items():
+        target = TARGETS[key]
+        net = max(0.0, seconds - idle)
+        print(f"history panel, {labels[key]}: {net * 1000:.1f} ms ({seconds * 1000:.1f} ms measured); "
+              f"target <= {target * 1000:.0f} ms; ratio {net / target:.2f} {'OK' if net <= target else 'SLOW'}")
+
+
+if __name__ == "__main__":
+    main()
