@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import itertools
 import json
 import time
@@ -53,7 +54,7 @@ def _part_to_dict(part: Any) -> list[dict[str, Any]]:
         case TextPart(text=text):
             return [{"text": text}]
         case InlineDataPart(mime_type=mime, data=data):
-            return [{"inline_data": {"mime_type": mime, "data": data}}]
+            return [{"inline_data": {"mime_type": mime, "data": base64.b64decode(data)}}]
         case ThoughtPart(text=text, signature=signature):
             # a thought only matters to the model through its signature; unsigned thoughts stay local
             return [{"text": text, "thought": True, "thought_signature": signature}] if signature else []
@@ -69,12 +70,16 @@ def _part_to_dict(part: Any) -> list[dict[str, Any]]:
     raise TypeError(f"cannot send {part!r} to Gemini")
 
 
-def contents_to_sdk(contents: tuple[Content, ...]) -> list[dict[str, Any]]:
+def contents_to_sdk(contents: tuple[Content, ...]) -> list[Any]:
+    """Our history as google-genai `Content` models (models, not dicts: the SDK renames nested fields of
+    models only, and base64-encodes their bytes)."""
+    from google.genai import types
+
     sdk = []
     for content in contents:
         parts = [d for p in content.parts for d in _part_to_dict(p)]
         if parts:
-            sdk.append({"role": content.role, "parts": parts})
+            sdk.append(types.Content.model_validate({"role": content.role, "parts": parts}))
     return sdk
 
 

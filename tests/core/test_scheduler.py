@@ -1,0 +1,186 @@
+"""The scheduler: approval modes, allowed tools, every outcome, reviewed content, headless refusal."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from core.abort import AbortSignal
+from core.confirmation import ConfirmationOutcome, Decision, ExecConfirmation, McpConfirmation
+from core.events import CallState, CallStateChanged, ConfirmationRequested, EventBus
+from core.models.base import FunctionCall
+from core.registry import ToolRegistry
+from core.scheduler import ApprovalMode, Scheduler, _Call, is_allowed, normalize_allowed
+from core.stats import CallDecision, SessionStats
+from tests.core.conftest import EventLog, always
+
+
+@pytest.fixture
+def registry(tools) -> ToolRegistry:
+    registry = ToolRegistry()
+    for tool in tools.values():
+        registry.register(tool)
+    return registry
+
+
+def make(registry: ToolRegistry, mode: ApprovalMode = ApprovalMode.default, **kwargs: object) -> Scheduler:
+    return Scheduler(registry, EventBus(), SessionStats(), approval_mode=mode, **kwargs)  # type: ignore[arg-type]
+
+
+def write(content: str = "new\n", name: str = "n") -> FunctionCall:
+    return FunctionCall(f"w-{name}-{content!r}", "write_note", {"name": name, "content": content})
+
+
+def run(command: str) -> FunctionCall:
+    return FunctionCall(f"r-{command}", "run_command", {"command": command})
+
+
+async def test_default_mode_asks_and_allow_once(registry, root: Path) -> None:
+    scheduler = make(registry)
+    log = EventLog(scheduler.bus, always(ConfirmationOutcome.proceed_once))
+    [response] = await scheduler.run([write()], AbortSignal())
+    assert response.response == {"output": "Wrote n."}
+    assert (root / "n").read_text() == "new\n"
+    await log.settle()
+    [request] = log.of(ConfirmationRequested)
+    assert request.call.state is CallState.awaiting_approval
+    assert request.details.file_diff.new_content == "new\n"
+    states = [e.call.state for e in log.of(CallStateChanged)]
+    assert states == [CallState.validating, CallState.validating, CallState.awaiting_approval,
+                      CallState.scheduled, CallState.executing, CallState.success]
+    assert scheduler.stats.tools["write_note"].decisions[CallDecision.accept] == 1
+    assert scheduler.always_allowed == set()
+
+
+async def test_auto_edit_runs_edits_but_asks_for_commands(registry, root: Path, tools) -> None:
+    scheduler = make(registry, ApprovalMode.auto_edit)
+    log = EventLog(scheduler.bus, always(ConfirmationOutcome.cancel))
+    responses = await scheduler.run([write(), run("rm -rf x")], AbortSignal())
+    await log.settle()
+    assert "output" in responses[0].response
+    assert "rejected" in responses[1].response["error"]
+    assert [type(e.details) for e in log.of(ConfirmationRequested)] == [ExecConfirmation]
+    assert tools["run"].ran == []
+    decisions = scheduler.stats.decisions()
+    assert decisions[CallDecision.auto_accept] == 1 and decisions[CallDecision.reject] == 1
+
+
+async def test_yolo_asks_nothing(registry, tools) -> None:
+    scheduler = make(registry, ApprovalMode.yolo)
+    log = EventLog(scheduler.bus)
+    await scheduler.run([write(), run("make")], AbortSignal())
+    await log.settle()
+    assert log.of(ConfirmationRequested) == []
+    assert tools["run"].ran == ["make"]
+
+
+async def test_allow_for_the_session_covers_that_root_command_only(registry, tools) -> None:
+    scheduler = make(registry)
+    log = EventLog(scheduler.bus, always(ConfirmationOutcome.proceed_always))
+    await scheduler.run([run("git status")], AbortSignal())
+    assert scheduler.always_allowed == {"run_command(git)"}
+    log.answer = always(ConfirmationOutcome.cancel)
+    await scheduler.run([run("git log"), run("curl x")], AbortSignal())
+    await log.settle()
+    assert tools["run"].ran == ["git status", "git log"]
+    assert len(log.of(ConfirmationRequested)) == 2  # the first git, and curl
+
+
+async def test_tools_allowed_setting(registry, tools) -> None:
+    scheduler = make(registry, allowed=["run_command(ls -la)", "write_note"])
+    log = EventLog(scheduler.bus, always(ConfirmationOutcome.cancel))
+    await scheduler.run([run("ls"), write(), run("cat x")], AbortSignal())
+    await log.settle()
+    assert tools["run"].ran == ["ls"]
+    assert [e.call.name for e in log.of(ConfirmationRequested)] == ["run_command"]
+
+
+def test_allow_rules() -> None:
+    assert normalize_allowed(["run_shell_command(git status)", "ShellTool", "x()"]) == {
+        "run_shell_command(git)", "ShellTool", "x"}
+    mcp = McpConfirmation("t", "srv", "tool", "Tool")
+    assert is_allowed({"mcp:srv"}, "srv__tool", mcp)
+    assert is_allowed({"mcp:srv/tool"}, "srv__tool", mcp)
+    assert not is_allowed({"mcp:other"}, "srv__tool", mcp)
+    both = ExecConfirmation("t", "git a && rm b", ("git", "rm"))
+    assert not is_allowed({"sh(git)"}, "sh", both)
+    assert is_allowed({"sh(git)", "sh(rm)"}, "sh", both)
+
+
+async def test_mcp_outcomes_grant_server_or_tool(registry) -> None:
+    scheduler = make(registry)
+    details = McpConfirmation("t", "srv", "tool", "Tool")
+    record_tool = registry.get("run_command")
+    assert record_tool is not None
+    call = _Call(run("x"), tool=record_tool)
+    assert scheduler._apply_decision(call, details, Decision(ConfirmationOutcome.proceed_always_server))
+    assert scheduler._apply_decision(call, details, Decision(ConfirmationOutcome.proceed_always_tool))
+    assert scheduler.always_allowed == {"mcp:srv", "mcp:srv/tool"}
+
+
+async def test_cancel_with_feedback_reaches_the_model(registry, root: Path) -> None:
+    scheduler = make(registry)
+    EventLog(scheduler.bus, always(ConfirmationOutcome.cancel, feedback="Use tabs, not spaces."))
+    [response] = await scheduler.run([write()], AbortSignal())
+    assert "Use tabs, not spaces." in response.response["error"]
+    assert not (root / "n").exists()
+
+
+async def test_headless_default_refuses_without_running(registry, root: Path, tools) -> None:
+    scheduler = make(registry, interactive=False)
+    log = EventLog(scheduler.bus)
+    responses = await scheduler.run([write(), run("ls"), FunctionCall("1", "read_note", {"name": "n"})],
+                                    AbortSignal())
+    await log.settle()
+    assert "not possible in non-interactive mode" in responses[0].response["error"]
+    assert "not possible in non-interactive mode" in responses[1].response["error"]
+    assert "File not found" in responses[2].response["error"]  # reads still run
+    assert not (root / "n").exists() and tools["run"].ran == []
+    assert log.of(ConfirmationRequested) == []
+
+
+async def test_edit_refused_when_file_changed_after_review(registry, root: Path) -> None:
+    (root / "n").write_text("v1\n")
+
+    def change_then_approve(event: ConfirmationRequested) -> Decision:
+        (root / "n").write_text("changed meanwhile\n")
+        return Decision(ConfirmationOutcome.proceed_once)
+
+    scheduler = make(registry)
+    EventLog(scheduler.bus, change_then_approve)
+    [response] = await scheduler.run([write("v2\n")], AbortSignal())
+    assert "changed since it was reviewed" in response.response["error"]
+    assert (root / "n").read_text() == "changed meanwhile\n"
+
+
+async def test_refreshed_diff_is_the_one_checked(registry, root: Path) -> None:
+    (root / "n").write_text("v1\n")
+    scheduler = make(registry)
+    pending: list[ConfirmationRequested] = []
+    log = EventLog(scheduler.bus, lambda event: pending.append(event) and None)
+    task = asyncio.ensure_future(scheduler.run([write("v2\n")], AbortSignal()))
+    while not pending:
+        await asyncio.sleep(0.01)
+    (root / "n").write_text("edited by the user\n")
+    fresh = await pending[0].details.refresh()  # the UI re-reads the file and shows the new diff
+    assert fresh.original_content == "edited by the user\n"
+    pending[0].future.set_result(Decision(ConfirmationOutcome.proceed_once))
+    [response] = await task
+    assert response.response == {"output": "Wrote n."}
+    assert (root / "n").read_text() == "v2\n"
+    await log.settle()
+
+
+async def test_modify_without_new_content_is_not_run(registry, root: Path) -> None:
+    scheduler = make(registry)
+    EventLog(scheduler.bus, always(ConfirmationOutcome.modify))
+    [response] = await scheduler.run([run("ls")], AbortSignal())
+    assert "cannot apply modified content" in response.response["error"]
+
+
+def test_approval_mode_cycles() -> None:
+    assert ApprovalMode.default.next() is ApprovalMode.auto_edit
+    assert ApprovalMode.auto_edit.next() is ApprovalMode.yolo
+    assert ApprovalMode.yolo.next() is ApprovalMode.default

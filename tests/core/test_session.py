@@ -1,0 +1,67 @@
+"""Session: saved chats, clear, GEMINI.md in the system instruction, rich prompts, one prompt at a time."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from core.parts import InlineDataPart, TextPart
+from core.scheduler import ApprovalMode
+from tests.fakes.gemini_server import call, reply, text
+
+
+async def test_save_resume_list_chats(gemini_server, make_session, root: Path, home: Path) -> None:
+    (root / "a").write_text("A")
+    gemini_server.script(reply(thought_free := text("Reading."), call("read_note", name="a")), reply(text("A.")))
+    assert thought_free == {"text": "Reading."}
+    session = make_session()
+    await session.send("read a")
+    path = session.save_chat("my work")
+    assert path.parent.parent == home / ".gemini" / "tmp"
+    saved = list(session.history)
+    session.clear()
+    assert session.history == []
+    assert session.list_chats() == ["my_work"]
+    assert session.resume_chat("my work") == 4
+    assert session.history == saved
+    gemini_server.script(reply(text("Still here.")))
+    await session.send("and now?")
+    sent = gemini_server.requests[-1].contents
+    assert len(sent) == 5 and sent[2]["parts"][0]["functionResponse"]["response"] == {"output": "A"}
+    with pytest.raises(FileNotFoundError, match="No saved chat named 'nope'"):
+        session.resume_chat("nope")
+
+
+async def test_memory_goes_into_the_system_instruction(gemini_server, make_session, root: Path,
+                                                       home: Path) -> None:
+    (home / ".gemini").mkdir()
+    (home / ".gemini/GEMINI.md").write_text("Always answer in French.")
+    (root / "GEMINI.md").write_text("This project uses tabs.")
+    session = make_session()
+    await session.send("hi")
+    system = gemini_server.requests[0].body["systemInstruction"]["parts"][0]["text"]
+    assert str(root) in system
+    assert system.index("Always answer in French.") < system.index("This project uses tabs.")
+    (root / "GEMINI.md").write_text("This project uses spaces.")
+    assert "spaces" in session.refresh_memory().text
+    await session.send("again")
+    assert "spaces" in gemini_server.requests[1].body["systemInstruction"]["parts"][0]["text"]
+
+
+async def test_prompt_with_parts(gemini_server, make_session) -> None:
+    session = make_session()
+    await session.send([TextPart("what is this?"), InlineDataPart("image/png", "iVBORw0KGgo=")])
+    parts = gemini_server.requests[0].contents[0]["parts"]
+    assert parts[0] == {"text": "what is this?"}
+    blob = parts[1]["inlineData"]
+    # google-genai sends nested fields in proto spelling (mime_type); the API accepts both spellings
+    assert blob["data"] == "iVBORw0KGgo=" and (blob.get("mimeType") or blob.get("mime_type")) == "image/png"
+
+
+async def test_approval_mode_is_settable(make_session) -> None:
+    session = make_session()
+    session.approval_mode = "yolo"  # type: ignore[assignment]
+    assert session.approval_mode is ApprovalMode.yolo
+    assert session.scheduler.approval_mode is ApprovalMode.yolo
+    assert session.model_name == "gemini-2.5-pro" and not session.is_offline
