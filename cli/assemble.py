@@ -44,24 +44,36 @@ def _tool_class(module: str, name: str) -> type[Any] | None:
         return None
 
 
-def build_registry(settings: Settings, workspace: Workspace) -> ToolRegistry:
+def build_registry(settings: Settings, workspace: Workspace, env: Mapping[str, str] | None = None,
+                   on_memory_saved: Callable[[], Any] | None = None) -> ToolRegistry:
     """Every built-in tool the settings allow (`tools.core` / `tools.exclude`)."""
     registry = ToolRegistry(allow=settings.tools_core, deny=settings.tools_exclude)
     for module, name in FILE_TOOLS:
         if (cls := _tool_class(module, name)) is not None:
             registry.register(cls(workspace))
-    register_extension_tools(registry, settings, workspace)
+    register_extension_tools(registry, settings, workspace, env, on_memory_saved)
     return registry
 
 
 # -- extensions: shell, web, memory, command discovery. MCP servers connect later (async), see start_mcp. --------
-def register_extension_tools(registry: ToolRegistry, settings: Settings, workspace: Workspace) -> None:
+def register_extension_tools(registry: ToolRegistry, settings: Settings, workspace: Workspace,
+                             env: Mapping[str, str] | None = None,
+                             on_memory_saved: Callable[[], Any] | None = None) -> None:
     """The built-ins beyond the file system, and tools found by `tools.discoveryCommand`."""
+    env = os.environ if env is None else env
+
+    def shell(cls: type[Any]) -> Any:
+        from tools.shell_rules import ShellRules
+
+        rules = ShellRules(core=settings.tools_core, exclude=settings.tools_exclude, allowed=settings.tools_allowed)
+        return cls(workspace, rules)
+
     builders: list[tuple[str, str, Callable[[type[Any]], Any]]] = [
-        ("tools.shell", "ShellTool", lambda cls: cls(workspace)),
+        ("tools.shell", "ShellTool", shell),
         ("tools.web_fetch", "WebFetchTool", lambda cls: cls()),
-        ("tools.web_search", "WebSearchTool", lambda cls: cls()),
-        ("tools.save_memory", "SaveMemoryTool", lambda cls: cls(settings.home / ".gemini")),
+        ("tools.web_search", "WebSearchTool",
+         lambda cls: cls(api_key(env), base_url=env.get("GOOGLE_GEMINI_BASE_URL") or None)),
+        ("tools.save_memory", "SaveMemoryTool", lambda cls: cls(settings.gemini_dir, on_saved=on_memory_saved)),
     ]
     for module, name, build in builders:
         if (cls := _tool_class(module, name)) is None:
@@ -71,6 +83,27 @@ def register_extension_tools(registry: ToolRegistry, settings: Settings, workspa
         except Exception as exc:  # one tool's wiring bug must not take the others down
             log.warning("tool %s could not be built: %s", name, exc)
             registry.skipped[name] = f"could not be built: {exc}"
+
+
+def register_discovered_tools(registry: ToolRegistry, settings: Settings, root: Path) -> list[str]:
+    """Tools from `tools.discoveryCommand` (run once, at startup); returns the problems found."""
+    if not settings.discovery_command:
+        return []
+    from core.discovered_tool import discover_tools
+
+    discovery = discover_tools(settings.discovery_command, settings.call_command, cwd=str(root))
+    for tool in discovery.tools:
+        registry.register(tool)
+    return list(discovery.errors)
+
+
+def attach_mcp(session: Session, settings: Settings, registry: ToolRegistry, root: Path) -> None:
+    """An McpManager for `mcpServers`; it connects when the session starts (the `mcp` SDK loads only then)."""
+    if not settings.mcp_servers:
+        return
+    from core.mcp import McpManager
+
+    session.mcp = McpManager(settings.mcp_servers, registry, session.bus, root=root)
 
 
 # -- the model -------------------------------------------------------------------------------------------------
@@ -120,11 +153,15 @@ def build_session(root: Path | str | None = None, *, model: str | None = None,
         raise ConfigurationError(f"the workspace root {root} is not a directory.")
     settings = settings or load_settings(root, home=home, env=dict(env))
     workspace = Workspace(root)
-    registry = build_registry(settings, workspace)
+    sessions: list[Session] = []  # save_memory is built before the session whose memory it must refresh
+    registry = build_registry(settings, workspace, env, lambda: [s.reload_memory() for s in sessions])
     client, offline_notice = (model_factory or build_model)(choose_model_name(model, settings, env), root, env)
     session = Session(settings, registry, client, root, bus, approval_mode=ApprovalMode(approval_mode),
                       interactive=interactive)
-    notices = [Notice(text, "warning") for text in settings.notices]
+    sessions.append(session)
+    attach_mcp(session, settings, registry, root)
+    problems = register_discovered_tools(registry, settings, root)
+    notices = [Notice(text, "warning") for text in [*settings.notices, *problems]]
     if offline_notice:
         notices.append(Notice(offline_notice, "warning"))
     session.notices.extend(notices)

@@ -80,15 +80,14 @@ def is_allowed(rules: Iterable[str], tool_name: str, details: ConfirmationDetail
 
 
 def normalize_allowed(rules: Iterable[str]) -> set[str]:
-    """`tools.allowed` entries as rules: `run_shell_command(git status)` allows the root command `git`."""
+    """`tools.allowed` entries as rules. `run_shell_command(git)` covers every `git` command here; a longer
+    prefix such as `run_shell_command(git status)` is the shell tool's business (it then asks nothing)."""
     normalized: set[str] = set()
     for rule in rules:
         name = tool_rule_name(rule)
         inner = rule.strip()[len(name):].strip()
-        if inner.startswith("(") and inner.endswith(")") and inner[1:-1].strip():
-            normalized.add(f"{name}({inner[1:-1].split()[0]})")
-        else:
-            normalized.add(name)
+        argument = inner[1:-1].strip() if inner.startswith("(") and inner.endswith(")") else ""
+        normalized.add(f"{name}({argument})" if argument else name)
     return normalized
 
 

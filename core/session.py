@@ -11,7 +11,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from core.abort import AbortSignal
 from core.config import Settings
@@ -51,6 +51,7 @@ from core.scheduler import ApprovalMode, Scheduler
 from core.stats import SessionStats
 
 T = TypeVar("T")
+MCP_WAIT_S = 30.0  # the first prompt waits this long at most for MCP servers still connecting
 
 SYSTEM_PROMPT = """You are gemini-tui, an agent working in a terminal on the user's project.
 The project root is {root}. Every path you pass to a tool must be absolute and inside the root.
@@ -83,6 +84,9 @@ class Session:
         self.notices: list[Notice] = []  # startup notices (settings problems, offline model) for late subscribers
         self._abort: AbortSignal | None = None
         self._busy = asyncio.Lock()
+        # MCP servers (a core.mcp.McpManager, set by the wiring when mcpServers is configured)
+        self.mcp: Any = None
+        self._started = False
 
     # -- what the front ends read and set --------------------------------------------------------------------
     @property
@@ -111,6 +115,23 @@ class Session:
     def is_running(self) -> bool:
         return self._busy.locked()
 
+    # -- background services (MCP) ----------------------------------------------------------------------------
+    async def start(self, wait_s: float | None = 0.0) -> None:
+        """Starts connecting MCP servers (the app calls this on mount, without waiting). `send` calls it too,
+        waiting up to `MCP_WAIT_S` so the first request already offers the servers' tools."""
+        if self.mcp is None:
+            return
+        if not self._started:
+            self._started = True
+            self.mcp.start()
+        if wait_s is None or wait_s > 0:
+            await self.mcp.wait_ready(wait_s)
+
+    async def close(self) -> None:
+        """Disconnects MCP servers; call once when the front end exits."""
+        if self.mcp is not None:
+            await self.mcp.close()
+
     # -- memory (GEMINI.md) ----------------------------------------------------------------------------------
     def reload_memory(self) -> Memory:
         """Re-reads every GEMINI.md (`/memory refresh`, after save_memory)."""
@@ -135,6 +156,7 @@ class Session:
     async def send(self, prompt: str | list[Part]) -> TurnEndReason:
         """Runs one user prompt until the model ends its turn with no calls (or stops, fails, is cancelled)."""
         async with self._busy:
+            await self.start(MCP_WAIT_S)
             abort = self._abort = AbortSignal()
             prompt_id = uuid.uuid4().hex[:12]
             parts: list[ContentPart] = [TextPart(prompt)] if isinstance(prompt, str) else list(prompt)

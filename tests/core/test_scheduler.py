@@ -89,7 +89,7 @@ async def test_allow_for_the_session_covers_that_root_command_only(registry, too
 
 
 async def test_tools_allowed_setting(registry, tools) -> None:
-    scheduler = make(registry, allowed=["run_command(ls -la)", "write_note"])
+    scheduler = make(registry, allowed=["run_command(ls)", "run_command(cat -n)", "write_note"])
     log = EventLog(scheduler.bus, always(ConfirmationOutcome.cancel))
     await scheduler.run([run("ls"), write(), run("cat x")], AbortSignal())
     await log.settle()
@@ -98,8 +98,8 @@ async def test_tools_allowed_setting(registry, tools) -> None:
 
 
 def test_allow_rules() -> None:
-    assert normalize_allowed(["run_shell_command(git status)", "ShellTool", "x()"]) == {
-        "run_shell_command(git)", "ShellTool", "x"}
+    assert normalize_allowed(["run_shell_command(git status)", "run_shell_command( ls )", "ShellTool", "x()"]) == {
+        "run_shell_command(git status)", "run_shell_command(ls)", "ShellTool", "x"}
     mcp = McpConfirmation("t", "srv", "tool", "Tool")
     assert is_allowed({"mcp:srv"}, "srv__tool", mcp)
     assert is_allowed({"mcp:srv/tool"}, "srv__tool", mcp)
