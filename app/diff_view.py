@@ -102,6 +102,9 @@ def highlight_line(text: str, lexer: Lexer | None) -> Content:
     return Content(text, spans=spans)
 
 
+NO_NEWLINE = " ⏎ no newline at end of file"
+
+
 class DiffView(ScrollView, can_focus=False):
     """The rows of a diff. The owner sets the hunks, the current hunk and the rejected hunks."""
 
@@ -130,6 +133,7 @@ class DiffView(ScrollView, can_focus=False):
         self._highlight_cache: dict[tuple[str, int], Content] = {}
         self._number_width = 1
         self._code_width = 0
+        self._no_newline_room = 0
 
     def set_diff(self, hunks: Sequence[Hunk], path: str) -> None:
         self.hunks = tuple(hunks)
@@ -139,6 +143,8 @@ class DiffView(ScrollView, can_focus=False):
         last = max((max(h.old_start + h.old_count, h.new_start + h.new_count) for h in self.hunks), default=1)
         self._number_width = len(str(last))
         self._code_width = max((len(line.text.expandtabs(4)) for h in self.hunks for line in h.lines), default=0)
+        has_marker = any(line.no_newline for h in self.hunks for line in h.lines)
+        self._no_newline_room = len(NO_NEWLINE) if has_marker else 0
         self._rebuild()
 
     def set_rejected(self, rejected: frozenset[int]) -> None:
@@ -154,10 +160,21 @@ class DiffView(ScrollView, can_focus=False):
     def _rebuild(self) -> None:
         self.rows = split_rows(self.hunks) if self.split else unified_rows(self.hunks)
         self.hunk_rows = [i for i, row in enumerate(self.rows) if row.is_header]
-        gutter = self._gutter_width()
-        width = gutter * 2 + self._code_width * 2 + 2 if self.split else gutter + self._code_width
-        self.virtual_size = Size(width if not self.split else 0, len(self.rows))
+        self._update_virtual_size()
         self.refresh()
+
+    def _update_virtual_size(self) -> None:
+        # long lines scroll sideways (both halves together when side by side) instead of being cut off
+        if self.split:
+            width = self.scrollable_content_region.width
+            hidden = max(0, self._code_width + self._no_newline_room - (width // 2 - self._gutter_width()))
+            virtual_width = width + hidden if hidden else 0
+        else:
+            virtual_width = self._gutter_width() + self._code_width + self._no_newline_room
+        self.virtual_size = Size(virtual_width, len(self.rows))
+
+    def on_resize(self) -> None:
+        self._update_virtual_size()
 
     def _gutter_width(self) -> int:
         # marker, old number, new number (unified) or one number (side by side), sign
@@ -232,10 +249,10 @@ class DiffView(ScrollView, can_focus=False):
         code_width = max(0, width - gutter_width)
         content = self._highlighted(line, side or ("new" if line.kind is LineKind.added else "old"))
         if line.no_newline:
-            content = content + Content(" ⏎ no newline at end of file")
+            content = content + Content(NO_NEWLINE)
         segments = [Segment(text, style.rich_style)
                     for text, style in content.render(line_style, end="", parse_style=self._get_style)]
-        scroll_x = int(self.scroll_x) if not self.split else 0
+        scroll_x = int(self.scroll_x)
         code = Strip(segments).crop_extend(scroll_x, scroll_x + code_width, rich_line)
         return Strip.join([Strip(gutter), code])
 

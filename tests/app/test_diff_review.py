@@ -238,3 +238,21 @@ async def test_ten_thousand_line_diff_opens_and_scrolls() -> None:
         await pilot.pause()
         view = screen.query_one(DiffView)
         assert view.current == 10 and view.scroll_y > 0
+
+
+async def test_long_lines_scroll_sideways_in_both_views() -> None:
+    long_old = "x = '" + "a" * 200 + "END_OLD'\n"
+    long_new = "x = '" + "a" * 200 + "END_NEW'\n"
+    app = Harness(plain(long_old, long_new))
+    async with app.run_test(size=(160, 30)) as pilot:
+        view = app.screen.query_one(DiffView)
+        assert view.split and view.virtual_size.width > view.size.width
+        view.scroll_to(x=view.max_scroll_x, animate=False)
+        await pilot.pause()
+        row = next(view.render_line(y).text for y in range(4) if "END" in view.render_line(y).text)
+        assert "END_OLD" in row and "END_NEW" in row
+        await pilot.press("s")
+        await pilot.pause()
+        view.scroll_to(x=view.max_scroll_x, animate=False)
+        await pilot.pause()
+        assert any("END_NEW" in view.render_line(y).text for y in range(4))
