@@ -69,15 +69,40 @@ class GrepPattern:
 
     def search_lines(self, content: str, limit: int) -> list[tuple[int, str]]:
         """(1-based line number, shown text) of the first `limit` matching lines of `content` (any endings)."""
-        if self.whole_file is not None and not self.whole_file.search(content.replace("\r\n", "\n")):
-            return []
+        text = content.replace("\r\n", "\n") if "\r" in content else content
+        if self.whole_file is None:
+            return self._each_line(text, limit)
+        # Search the whole text, check only the line where a match starts, then go on from the next line: a
+        # line's own match is found there at the latest, so no line is skipped and few lines are looked at.
         found: list[tuple[int, str]] = []
-        lines = content.split("\n")
+        number, counted_to, position, size = 1, 0, 0, len(text)
+        while len(found) < limit:
+            match = self.whole_file.search(text, position)
+            if match is None:
+                break
+            line_start = text.rfind("\n", 0, match.start()) + 1
+            if line_start == size and size:
+                break  # the text after the last newline is not a line
+            line_end = text.find("\n", match.start())
+            if line_end < 0:
+                line_end = size
+            number += text.count("\n", counted_to, line_start)
+            counted_to = line_start
+            line = text[line_start:line_end]
+            own = self.regex.search(line)
+            if own is not None:
+                found.append((number, shown_line(line, own.start())))
+            position = line_end + 1
+            if position > size:
+                break
+        return found
+
+    def _each_line(self, text: str, limit: int) -> list[tuple[int, str]]:
+        found: list[tuple[int, str]] = []
+        lines = text.split("\n")
         if lines[-1] == "":
             lines.pop()  # the text after the last newline is not a line
         for number, line in enumerate(lines, start=1):
-            if line.endswith("\r"):
-                line = line[:-1]
             match = self.regex.search(line)
             if match is None:
                 continue
