@@ -30,10 +30,14 @@ class EditConfirmation:
 
 @dataclass(frozen=True)
 class ExecConfirmation:
+    """A shell command. `hidden_commands` is True when it holds command substitution (`$( )`, backticks,
+    `<( )`): commands no root list can describe, so it must never be approved by session or settings rules."""
+
     title: str
     command: str
     root_commands: tuple[str, ...]
     directory: str = ""
+    hidden_commands: bool = False
 
 
 @dataclass(frozen=True)

@@ -115,11 +115,10 @@ class ShellTool(BaseTool[ShellParams]):
         if self.is_allowed_without_confirmation(params.command):
             return None
         roots = root_commands(params.command)
-        title = "Confirm Shell Command"
-        if has_command_substitution(params.command):
-            title += " (contains command substitution)"
+        hidden = has_command_substitution(params.command)
+        title = "Confirm Shell Command" + (" (contains command substitution)" if hidden else "")
         return ExecConfirmation(title=title, command=params.command, root_commands=roots,
-                                directory=params.directory or "")
+                                directory=params.directory or "", hidden_commands=hidden)
 
     # ----- execution -------------------------------------------------------------------------------------
     def _environment(self) -> dict[str, str]:

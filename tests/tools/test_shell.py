@@ -179,7 +179,9 @@ async def test_confirmation_and_session_roots(workspace: Workspace) -> None:
     tool.allow_for_session(details)
     assert await tool.should_confirm_execute(params, AbortSignal()) is None
     again = tool.validate_params({"command": "ls $(git rev-parse --show-toplevel)"})
-    assert await tool.should_confirm_execute(again, AbortSignal()) is not None
+    hidden = await tool.should_confirm_execute(again, AbortSignal())
+    assert isinstance(hidden, ExecConfirmation) and hidden.hidden_commands
+    assert not details.hidden_commands
     assert tool.is_allowed_without_confirmation("git log", {"git"})
     assert not tool.is_allowed_without_confirmation("git log; rm x", {"git"})
 
