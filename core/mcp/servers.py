@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -53,7 +54,9 @@ class McpManager:
         self.registry = registry
         self.bus = bus
         self.root = Path(root or Path.cwd())
-        self.log_dir = log_dir or Path(tempfile.gettempdir()) / "gemini-tui-mcp-logs"
+        # per user: a shared temp directory must not let one user's server logs block (or be read by) another's
+        user = getattr(os, "getuid", lambda: "user")()
+        self.log_dir = log_dir or Path(tempfile.gettempdir()) / f"gemini-tui-{user}" / "mcp-logs"
         configs = {alias: c if isinstance(c, McpServerConfig) else McpServerConfig.model_validate(c)
                    for alias, c in servers.items()}
         self._prefixed = len(configs) > 1
