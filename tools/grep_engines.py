@@ -15,7 +15,7 @@ from pathlib import Path
 
 from core.abort import AbortSignal
 from tools.grep_pattern import GrepPattern, IncludeGlob
-from tools.workspace import DEFAULT_EXCLUDED_DIRS, Workspace
+from tools.workspace import DEFAULT_EXCLUDED_DIRS, DEFAULT_EXCLUDED_FILES, Workspace
 
 ENGINES = ("rg", "git", "python")
 # Bytes that cannot be UTF-8 (a lone continuation byte, a lead byte before ASCII): files in a legacy encoding,
@@ -159,3 +159,48 @@ def walk_candidates(workspace: Workspace, search_dir: Path, include: IncludeGlob
     if abort_signal.aborted:
         raise SearchCancelled
     return [rel for rel in rels if include is None or include.matches(rel)]
+
+
+class CandidateGate:
+    """Whether the workspace walk would reach a file an engine reported: no symlinked directory on the way, a
+    symlinked file only with its target inside the root, and no ignore rule. Caches per directory.
+
+    With `trust_gitignore` (ripgrep searching the root, which applies the same .gitignore files and default
+    excludes), the gate's full check runs only below a .geminiignore, the one rule file ripgrep cannot read."""
+
+    def __init__(self, workspace: Workspace, search_dir: Path, *, trust_gitignore: bool) -> None:
+        self.workspace = workspace
+        self.search_dir = str(search_dir)
+        self.trust_gitignore = trust_gitignore and search_dir == workspace.root
+        self._dirs: dict[str, tuple[bool, bool]] = {}  # relative dir -> (reachable, under a .geminiignore)
+
+    def _directory(self, rel_dir: str) -> tuple[bool, bool]:
+        known = self._dirs.get(rel_dir)
+        if known is not None:
+            return known
+        if not rel_dir:
+            state = (True, os.path.exists(os.path.join(self.search_dir, ".geminiignore")))
+        else:
+            parent, _, _ = rel_dir.rpartition("/")
+            reachable, gemini = self._directory(parent)
+            path = os.path.join(self.search_dir, rel_dir)
+            state = (reachable and not os.path.islink(path),
+                     gemini or os.path.exists(os.path.join(path, ".geminiignore")))
+        self._dirs[rel_dir] = state
+        return state
+
+    def admits(self, rel: str) -> bool:
+        rel_dir, _, name = rel.rpartition("/")
+        reachable, gemini = self._directory(rel_dir)
+        if not reachable or name in DEFAULT_EXCLUDED_FILES:
+            return False
+        path = os.path.join(self.search_dir, rel)
+        if os.path.islink(path):
+            real = os.path.realpath(path)
+            if not self.workspace.contains_str(real) or not os.path.isfile(real):
+                return False
+        elif not os.path.isfile(path):
+            return False
+        if self.trust_gitignore and not gemini:
+            return True
+        return not self.workspace.is_ignored(path, False)

@@ -37,6 +37,7 @@ class GrepPattern:
     source: str
     regex: re.Pattern[str]
     whole_file: re.Pattern[str] | None  # a prefilter for whole files, when it cannot miss a line's match
+    prefix: bytes | None = None  # lowercase ASCII text every match starts with, for a fast path in ASCII files
 
     @classmethod
     def compile(cls, source: str) -> GrepPattern:
@@ -55,7 +56,7 @@ class GrepPattern:
         whole = None
         if not _WHOLE_FILE_UNSAFE.search(source):
             whole = re.compile(source, re.IGNORECASE | re.MULTILINE)
-        return cls(source, regex, whole)
+        return cls(source, regex, whole, _literal_prefix(source))
 
     @property
     def bytes_safe(self) -> bool:
@@ -97,6 +98,31 @@ class GrepPattern:
                 break
         return found
 
+    def search_ascii(self, data: bytes, limit: int) -> list[tuple[int, str]]:
+        """`search_lines` for ASCII bytes and a pattern with a literal prefix: find the prefix in the lowercased
+        bytes (exact for ASCII, and the bytes are the text), then check that line."""
+        assert self.prefix is not None
+        lowered = data.lower()
+        found: list[tuple[int, str]] = []
+        number, counted_to, position, size = 1, 0, 0, len(data)
+        while len(found) < limit:
+            hit = lowered.find(self.prefix, position)
+            if hit < 0:
+                break
+            line_start = data.rfind(b"\n", 0, hit) + 1
+            line_end = data.find(b"\n", hit)
+            if line_end < 0:
+                line_end = size
+            number += data.count(b"\n", counted_to, line_start)
+            counted_to = line_start
+            raw = data[line_start:line_end]
+            line = (raw[:-1] if raw.endswith(b"\r") and line_end < size else raw).decode("ascii")
+            own = self.regex.search(line)
+            if own is not None:
+                found.append((number, shown_line(line, own.start())))
+            position = line_end + 1
+        return found
+
     def _each_line(self, text: str, limit: int) -> list[tuple[int, str]]:
         found: list[tuple[int, str]] = []
         lines = text.split("\n")
@@ -110,6 +136,24 @@ class GrepPattern:
             if len(found) >= limit:
                 break
         return found
+
+
+_PLAIN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_ -:/'\",=<>@#%&~!;`")
+
+
+def _literal_prefix(source: str) -> bytes | None:
+    """The plain characters a pattern starts with, when every match must start with them (no alternation)."""
+    if "|" in source:
+        return None
+    chars: list[str] = []
+    for char in source:
+        if char in _PLAIN:
+            chars.append(char)
+            continue
+        if char in "?*{" and chars:
+            chars.pop()  # the character before may be absent
+        break
+    return "".join(chars).lower().encode() if len(chars) >= 2 else None
 
 
 def shown_line(line: str, match_start: int) -> str:

@@ -19,6 +19,7 @@ from core.abort import AbortSignal
 from core.display import LineMatch, SearchMatches
 from core.tool import BaseTool, CallContext, ToolError, ToolErrorKind, ToolKind, ToolParams, ToolResult
 from tools.grep_engines import (
+    CandidateGate,
     EngineUnavailable,
     SearchCancelled,
     find_ripgrep,
@@ -155,18 +156,19 @@ class SearchFileContentTool(BaseTool[SearchParams]):
                     candidates = await asyncio.to_thread(
                         walk_candidates, self.workspace, search_dir, include, abort_signal)
                     return await asyncio.to_thread(self._collect, search_dir, candidates, pattern, None,
-                                                   abort_signal, False)
+                                                   abort_signal, None)
             except EngineUnavailable as exc:
                 if self.engine:
                     raise
                 log.debug("search engine %s unavailable: %s", engine, exc)
                 continue
+            gate = CandidateGate(self.workspace, search_dir, trust_gitignore=engine == "rg")
             return await asyncio.to_thread(self._collect, search_dir, candidates, pattern, include, abort_signal,
-                                           True)
+                                           gate)
         raise AssertionError("the Python engine is always available")
 
     def _collect(self, search_dir: Path, candidates: list[str], pattern: GrepPattern, include: IncludeGlob | None,
-                 abort_signal: AbortSignal, check_gate: bool) -> _Found:
+                 abort_signal: AbortSignal, gate: CandidateGate | None) -> _Found:
         matches: list[tuple[str, list[tuple[int, str]]]] = []
         total = 0
         for rel in sorted(set(candidates)):
@@ -174,17 +176,20 @@ class SearchFileContentTool(BaseTool[SearchParams]):
                 raise SearchCancelled
             if include is not None and not include.matches(rel):
                 continue
-            path = os.path.join(search_dir, rel)
-            if check_gate and not self._admitted(search_dir, rel, path):
+            if gate is not None and not gate.admits(rel):
                 continue
             try:
-                with open(path, "rb") as handle:
+                with open(os.path.join(search_dir, rel), "rb") as handle:
                     data = handle.read()
             except OSError:
                 continue
             if sniff_bytes(rel, data[:4096]) is not FileType.text:
                 continue
-            lines = pattern.search_lines(decode_text(data).content, MAX_MATCHES - total + 1)
+            limit = MAX_MATCHES - total + 1
+            if pattern.prefix is not None and data.isascii():
+                lines = pattern.search_ascii(data, limit)
+            else:
+                lines = pattern.search_lines(decode_text(data).content, limit)
             if not lines:
                 continue
             if total + len(lines) > MAX_MATCHES:
@@ -194,20 +199,3 @@ class SearchFileContentTool(BaseTool[SearchParams]):
             matches.append((rel, lines))
             total += len(lines)
         return _Found(matches, total, False)
-
-    def _admitted(self, search_dir: Path, rel: str, path: str) -> bool:
-        """Whether the workspace walk would reach this file: no ignore rule, no symlinked directory on the way,
-        a symlinked file only when its target is inside the root."""
-        current = str(search_dir)
-        parts = rel.split("/")
-        for part in parts[:-1]:
-            current = os.path.join(current, part)
-            if os.path.islink(current):
-                return False
-        if os.path.islink(path):
-            real = os.path.realpath(path)
-            if not self.workspace.contains_str(real) or not os.path.isfile(real):
-                return False
-        elif not os.path.isfile(path):
-            return False
-        return not self.workspace.is_ignored(path, False)

@@ -102,6 +102,57 @@ async def test_engines_give_byte_identical_output(tree: Path, raw: dict[str, str
     assert len(outputs) >= 2
 
 
+GITIGNORE_ONLY: dict[str, bytes] = {
+    ".gitignore": b"/anchored.txt\n*.tmp\n!keep.tmp\nlogs/\n**/deep/*.gen\ndoc/*.md\n",
+    "anchored.txt": b"hit anchored\n",
+    "sub/anchored.txt": b"hit anchored below\n",
+    "a.tmp": b"hit tmp\n",
+    "keep.tmp": b"hit keep\n",
+    "logs/x.txt": b"hit logs\n",
+    "sub/logs/y.txt": b"hit logs below\n",
+    "x/deep/a.gen": b"hit gen\n",
+    "x/deep/more/b.gen": b"hit gen deeper\n",
+    "doc/a.md": b"hit doc\n",
+    "doc/sub/b.md": b"hit doc sub\n",
+    "nested/.gitignore": b"!a.tmp\n*.txt\n!important.txt\n",
+    "nested/a.tmp": b"hit re-included\n",
+    "nested/plain.txt": b"hit nested txt\n",
+    "nested/important.txt": b"hit important\n",
+    ".DS_Store": b"hit ds store\n",
+    "__pycache__/m.py": b"hit cache\n",
+    "Mixed.CASE": b"HIT upper\r\nhIt\r\r\nend\n",
+}
+
+
+@pytest.mark.parametrize("pattern", ["hit", "hit [a-z]+", "^hit$", "e$"])
+async def test_engines_agree_on_gitignore_rules_without_geminiignore(root: Path, pattern: str) -> None:
+    for name, data in GITIGNORE_ONLY.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_bytes(data)
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    outputs = {engine: (await search(Workspace(root), engine, pattern=pattern)).llm_content for engine in ENGINES}
+    assert len(set(outputs.values())) == 1, outputs
+    files = {line[6:] for line in outputs["python"].splitlines() if line.startswith("File: ")}
+    if pattern == "hit":
+        assert files == {"sub/anchored.txt", "keep.tmp", "doc/sub/b.md", "nested/a.tmp", "nested/important.txt",
+                         "x/deep/more/b.gen",
+                         "Mixed.CASE"}
+
+
+def test_ascii_fast_path_agrees_with_the_text_path() -> None:
+    samples = [b"abc Needle x\r\nno\r\nNEEDLE\r\r\nneedle", b"needle\n\nneedle\n", b"x\n" * 3 + b"needles",
+               b"\r\nneedle\r", b"needle_marker and needle\n"]
+    for source in ("needle", "needle$", "needle\\b", "needl[e]", "needle_?marker", "needle (and)?"):
+        pattern = GrepPattern.compile(source)
+        for data in samples:
+            expected = pattern.search_lines(data.decode(), 100)
+            if pattern.prefix is not None:
+                assert pattern.search_ascii(data, 100) == expected, (source, data)
+    assert GrepPattern.compile("needle").prefix == b"needle"
+    assert GrepPattern.compile("Ab?c").prefix is None and GrepPattern.compile("abc+").prefix == b"abc"
+    assert GrepPattern.compile("ab|cd").prefix is None and GrepPattern.compile("def\\s+x").prefix == b"def"
+
+
 async def test_output_format_and_file_set(tree: Path) -> None:
     result = await search(Workspace(tree), None, pattern="myFunction")
     expected = """Found 18 match(es) for pattern "myFunction" in path ".":
