@@ -70,7 +70,7 @@ def register_extension_tools(registry: ToolRegistry, settings: Settings, workspa
 
     builders: list[tuple[str, str, Callable[[type[Any]], Any]]] = [
         ("tools.shell", "ShellTool", shell),
-        ("tools.web_fetch", "WebFetchTool", lambda cls: cls()),
+        ("tools.web_fetch", "WebFetchTool", lambda cls: cls(allow_private=settings.web_fetch_private_addresses)),
         ("tools.web_search", "WebSearchTool",
          lambda cls: cls(api_key(env), base_url=env.get("GOOGLE_GEMINI_BASE_URL") or None)),
         ("tools.save_memory", "SaveMemoryTool", lambda cls: cls(settings.gemini_dir, on_saved=on_memory_saved)),

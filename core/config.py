@@ -47,6 +47,7 @@ class Settings(BaseModel):
     mcp_servers: dict[str, McpServerConfig] = Field(default_factory=dict)
     context_file_names: list[str] = Field(default_factory=lambda: [DEFAULT_CONTEXT_FILE])
     max_session_turns: int = DEFAULT_MAX_SESSION_TURNS
+    web_fetch_private_addresses: bool = False  # tools.webFetchPrivateAddresses: web_fetch may reach localhost/LAN
     home: Path = Field(default_factory=lambda: gemini_home())
     files: list[Path] = Field(default_factory=list)  # the settings files that were read
     notices: list[str] = Field(default_factory=list)
@@ -140,6 +141,12 @@ def _str_or_list(value: Any) -> list[str]:
     return names
 
 
+def _bool(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    raise ValueError("must be true or false")
+
+
 def _positive_int(value: Any) -> int:
     if isinstance(value, int) and not isinstance(value, bool) and value > 0:
         return value
@@ -156,6 +163,7 @@ _KEYS: dict[str, tuple[tuple[str, ...], Callable[[Any], Any]]] = {
     "model_name": (("model.name",), _str),
     "max_session_turns": (("model.maxSessionTurns", "maxSessionTurns"), _positive_int),
     "context_file_names": (("context.fileName", "contextFileName"), _str_or_list),
+    "web_fetch_private_addresses": (("tools.webFetchPrivateAddresses",), _bool),
 }
 _SECTIONS = ("tools", "model", "context")
 
