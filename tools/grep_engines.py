@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -21,6 +22,54 @@ ENGINES = ("rg", "git", "python")
 # Bytes that cannot be UTF-8 (a lone continuation byte, a lead byte before ASCII): files in a legacy encoding,
 # which Python decodes (cp1252) but a byte-level regex cannot match with `.`, `\w` or non-ASCII text.
 _NOT_UTF8 = r"(?-u:(?:^|[\x00-\x7F])[\x80-\xBF]|[\xC0-\xFF](?:[\x00-\x7F]|$))"
+_ANY_HIGH_BYTE = r"(?-u:[\x80-\xFF])"
+
+
+def widen_for_bytes(source: str) -> str | None:
+    """The pattern with every piece that can match a non-ASCII character (`.`, `\\w`, `\\s`, `\\d`, their
+    negations, negated or Unicode classes, non-ASCII letters) also accepting any byte >= 0x80, so ripgrep's
+    byte-level search finds at least the lines Python finds in a cp1252 file. None when word boundaries would
+    then behave differently (the caller adds a legacy-encoding detector instead)."""
+    if re.search(r"\\[bB]", source.replace("\\\\", "")):
+        return None
+    out: list[str] = []
+    i = 0
+    while i < len(source):
+        char = source[i]
+        if char == "\\" and i + 1 < len(source):
+            piece = source[i:i + 2]
+            out.append(f"(?:{piece}|{_ANY_HIGH_BYTE})" if source[i + 1] in "wWdDsS" else piece)
+            i += 2
+            continue
+        if char == "[":
+            end = _class_end(source, i)
+            if end is None:
+                return None
+            piece = source[i:end + 1]
+            wide = piece.startswith("[^") or not piece.isascii() or re.search(r"\\[wWdDsS]", piece)
+            out.append(f"(?:{piece}|{_ANY_HIGH_BYTE})" if wide else piece)
+            i = end + 1
+            continue
+        out.append(f"(?:{char}|{_ANY_HIGH_BYTE})" if char == "." or not char.isascii() else char)
+        i += 1
+    return "".join(out)
+
+
+def _class_end(source: str, start: int) -> int | None:
+    """The index of the `]` that closes the character class opened at `start`."""
+    i = start + 1
+    if i < len(source) and source[i] == "^":
+        i += 1
+    if i < len(source) and source[i] == "]":
+        i += 1  # a `]` first in the class is a literal
+    while i < len(source):
+        if source[i] == "\\":
+            i += 2
+            continue
+        if source[i] == "]":
+            return i
+        i += 1
+    return None
 
 
 class EngineUnavailable(Exception):
@@ -87,11 +136,13 @@ async def ripgrep_candidates(rg: str, search_dir: Path, pattern: GrepPattern, in
         argv += ["--glob", glob]
     for name in sorted(DEFAULT_EXCLUDED_DIRS):
         argv += ["--glob", f"!{name}/"]
-    argv += ["--regexp", pattern.source]
-    if not pattern.bytes_safe:
-        if pattern.needs_pcre:
-            raise EngineUnavailable("ripgrep's PCRE2 cannot also list files in legacy encodings for this pattern")
-        argv += ["--regexp", _NOT_UTF8]
+    if pattern.bytes_safe:
+        argv += ["--regexp", pattern.source]
+    elif pattern.needs_pcre:
+        raise EngineUnavailable("ripgrep's PCRE2 cannot also list files in legacy encodings for this pattern")
+    else:
+        wide = widen_for_bytes(pattern.source)
+        argv += ["--regexp", wide] if wide is not None else ["--regexp", pattern.source, "--regexp", _NOT_UTF8]
     argv += ["--", "."]
     code, stdout, stderr = await run_process(argv, search_dir, abort_signal)
     if code == 2 and not stdout:

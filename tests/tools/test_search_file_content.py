@@ -13,7 +13,7 @@ import pytest
 from core.abort import AbortSignal
 from core.display import SearchMatches
 from core.tool import ToolError, ToolErrorKind, ToolResult
-from tools.grep_engines import SearchCancelled, find_ripgrep, run_process
+from tools.grep_engines import SearchCancelled, find_ripgrep, run_process, widen_for_bytes
 from tools.grep_pattern import MAX_LINE_CHARS, GrepPattern, IncludeGlob, expand_braces
 from tools.search_file_content import MAX_MATCHES, SearchFileContentTool
 from tools.workspace import Workspace
@@ -85,6 +85,11 @@ CROSS_ENGINE = [
     {"pattern": "no_such_text_anywhere"},
     {"pattern": "myFunction", "path": "sub"},
     {"pattern": "(?<=my)Function\\("},
+    {"pattern": "caf. myfunction"},
+    {"pattern": "CAFÉ"},
+    {"pattern": "caf[^x]\\s"},
+    {"pattern": "\\bcaf\\w"},
+    {"pattern": "[^\\x00-\\x7f]+ myFunction"},
 ]
 
 
@@ -100,6 +105,8 @@ async def test_engines_give_byte_identical_output(tree: Path, raw: dict[str, str
         outputs[engine] = result.llm_content
     assert len(set(outputs.values())) == 1, outputs
     assert len(outputs) >= 2
+    if "caf" in raw["pattern"].lower():
+        assert "File: latin1.txt" in outputs["rg"]  # cp1252 text found by every engine
 
 
 GITIGNORE_ONLY: dict[str, bytes] = {
@@ -354,3 +361,11 @@ def test_declaration() -> None:
     assert declaration["name"] == "search_file_content"
     assert declaration["parameters"]["required"] == ["pattern"]
     assert set(declaration["parameters"]["properties"]) == {"pattern", "path", "include"}
+
+
+def test_widen_for_bytes() -> None:
+    high = "(?-u:[\\x80-\\xFF])"
+    assert widen_for_bytes("a.b") == f"a(?:.|{high})b"
+    assert widen_for_bytes("x\\w+[^\\]]\\.") == f"x(?:\\w|{high})+(?:[^\\]]|{high})\\."
+    assert widen_for_bytes("[a-z]é") == f"[a-z](?:é|{high})"
+    assert widen_for_bytes("\\bx\\w") is None and widen_for_bytes("\\\\bx") == "\\\\bx"
