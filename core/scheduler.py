@@ -68,6 +68,8 @@ def is_allowed(rules: Iterable[str], tool_name: str, details: ConfirmationDetail
     """True when the granted `rules` cover this call. For shell, every root command must be covered (a bare
     tool name covers all); for MCP, the tool, its server or the tool of that server."""
     rules = set(rules)
+    if isinstance(details, ExecConfirmation) and details.hidden_commands:
+        return False  # command substitution hides commands that no granted rule has vouched for
     if tool_name in rules:
         return True
     match details:

@@ -191,3 +191,17 @@ def test_denied_command_is_a_validation_error(workspace: Workspace) -> None:
     error = tool.validate_params({"command": "ls && rm -rf x"})
     assert not isinstance(error, ShellParams)
     assert error.kind is ToolErrorKind.not_allowed
+
+
+async def test_scheduler_never_auto_approves_hidden_commands(workspace: Workspace) -> None:
+    from core.scheduler import allow_rules_for, is_allowed
+
+    tool = ShellTool(workspace)
+    plain = await tool.should_confirm_execute(tool.validate_params({"command": "git log"}), AbortSignal())
+    hidden = await tool.should_confirm_execute(tool.validate_params({"command": "git log $(rm -rf x)"}),
+                                               AbortSignal())
+    assert isinstance(plain, ExecConfirmation) and isinstance(hidden, ExecConfirmation)
+    granted = allow_rules_for(tool.name, plain)  # the user chose "allow git for this session"
+    assert is_allowed(granted, tool.name, plain)
+    assert not is_allowed(granted, tool.name, hidden)
+    assert not is_allowed({tool.name}, tool.name, hidden)
