@@ -42,6 +42,8 @@ def elapsed_seconds(call: ToolCallInfo, now: float | None = None) -> float:
 
 
 def format_elapsed(seconds: float) -> str:
+    if seconds < 1:
+        return f"{seconds * 1000:.0f}ms"
     if seconds < 10:
         return f"{seconds:.1f}s"
     if seconds < 60:

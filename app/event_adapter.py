@@ -70,6 +70,7 @@ class EventAdapter:
             case TurnFinished(reason=reason, message=message):
                 await chat.close_streams()
                 status.busy = False
+                queue.end_turn()
                 if reason.value != "completed":
                     await chat.add_notice(f"Turn ended: {reason.value}" + (f". {message}" if message else ""),
                                           "warning" if reason.value == "cancelled" else "error")

@@ -24,7 +24,8 @@ class PromptInput(TextArea):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, soft_wrap=True, show_line_numbers=False, tab_behavior="focus",
-                         compact=True, highlight_cursor_line=False)
+                         compact=True, highlight_cursor_line=False,
+                         placeholder="Ask anything · @file to attach · /command · !shell command")
         self.sent: list[str] = []
         self._history_index: int | None = None
         self._draft = ""

@@ -37,6 +37,10 @@ class ToolQueue(Static):
         self.entries.clear()
         self.refresh_lines()
 
+    def end_turn(self) -> None:
+        """The turn is over: its calls stay in the chat as cards, so the queue steps aside."""
+        self.display = False
+
     def update_call(self, call: ToolCallInfo) -> None:
         entry = self.entries.get(call.call_id)
         if entry is None:
@@ -77,7 +81,10 @@ class ToolQueue(Static):
             text.append(f"{call_title(call)}", style="bold")
             text.append(f"  {short(call.description, 70)}")
             text.append(f"  {STATE_WORDS[call.state]}", style="italic")
-            seconds = entry.duration_ms / 1000 if entry.duration_ms is not None else elapsed_seconds(call)
+            if entry.duration_ms is not None:
+                seconds = entry.duration_ms / 1000
+            else:  # only a running call has a time worth watching
+                seconds = elapsed_seconds(call) if call.state is CallState.executing else 0.0
             if seconds:
                 text.append(f" {format_elapsed(seconds)}", style="dim")
             if call.state is CallState.executing and entry.last_output:
