@@ -37,7 +37,7 @@ class GrepPattern:
     source: str
     regex: re.Pattern[str]
     whole_file: re.Pattern[str] | None  # a prefilter for whole files, when it cannot miss a line's match
-    prefix: bytes | None = None  # lowercase ASCII text every match starts with, for a fast path in ASCII files
+    literal: bytes | None = None  # lowercase ASCII text every match contains: a fast path in ASCII files
 
     @classmethod
     def compile(cls, source: str) -> GrepPattern:
@@ -56,7 +56,7 @@ class GrepPattern:
         whole = None
         if not _WHOLE_FILE_UNSAFE.search(source):
             whole = re.compile(source, re.IGNORECASE | re.MULTILINE)
-        return cls(source, regex, whole, _literal_prefix(source))
+        return cls(source, regex, whole, _required_literal(source))
 
     @property
     def bytes_safe(self) -> bool:
@@ -99,14 +99,14 @@ class GrepPattern:
         return found
 
     def search_ascii(self, data: bytes, limit: int) -> list[tuple[int, str]]:
-        """`search_lines` for ASCII bytes and a pattern with a literal prefix: find the prefix in the lowercased
-        bytes (exact for ASCII, and the bytes are the text), then check that line."""
-        assert self.prefix is not None
+        """`search_lines` for ASCII bytes and a pattern with a required literal: find the literal in the
+        lowercased bytes (exact for ASCII, and the bytes are the text), then check that line."""
+        assert self.literal is not None
         lowered = data.lower()
         found: list[tuple[int, str]] = []
         number, counted_to, position, size = 1, 0, 0, len(data)
         while len(found) < limit:
-            hit = lowered.find(self.prefix, position)
+            hit = lowered.find(self.literal, position)
             if hit < 0:
                 break
             line_start = data.rfind(b"\n", 0, hit) + 1
@@ -138,22 +138,26 @@ class GrepPattern:
         return found
 
 
-_PLAIN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_ -:/'\",=<>@#%&~!;`")
+def _required_literal(source: str) -> bytes | None:
+    """The longest run of plain ASCII characters every match contains (from the stdlib's own parse tree of the
+    pattern, so it is exact about what is optional), lowercased; None when there is none of 2+ characters."""
+    try:
+        from re import _constants as codes
+        from re import _parser as parser
 
-
-def _literal_prefix(source: str) -> bytes | None:
-    """The plain characters a pattern starts with, when every match must start with them (no alternation)."""
-    if "|" in source:
+        items = list(parser.parse(source, re.IGNORECASE))
+    except Exception:  # a private module: any change in it only costs the fast path
         return None
-    chars: list[str] = []
-    for char in source:
-        if char in _PLAIN:
-            chars.append(char)
+    best, run = "", ""
+    for op, value in items:
+        if op == codes.LITERAL and isinstance(value, int) and value < 128:
+            run += chr(value)
             continue
-        if char in "?*{" and chars:
-            chars.pop()  # the character before may be absent
-        break
-    return "".join(chars).lower().encode() if len(chars) >= 2 else None
+        best, run = max(best, run, key=len), ""
+        if op == codes.BRANCH:
+            return None
+    best = max(best, run, key=len)
+    return best.lower().encode() if len(best) >= 2 else None
 
 
 def shown_line(line: str, match_start: int) -> str:

@@ -186,7 +186,7 @@ class SearchFileContentTool(BaseTool[SearchParams]):
             if sniff_bytes(rel, data[:4096]) is not FileType.text:
                 continue
             limit = MAX_MATCHES - total + 1
-            if pattern.prefix is not None and data.isascii():
+            if pattern.literal is not None and data.isascii():
                 lines = pattern.search_ascii(data, limit)
             else:
                 lines = pattern.search_lines(decode_text(data).content, limit)

@@ -149,15 +149,18 @@ async def test_engines_agree_on_gitignore_rules_without_geminiignore(root: Path,
 def test_ascii_fast_path_agrees_with_the_text_path() -> None:
     samples = [b"abc Needle x\r\nno\r\nNEEDLE\r\r\nneedle", b"needle\n\nneedle\n", b"x\n" * 3 + b"needles",
                b"\r\nneedle\r", b"needle_marker and needle\n"]
-    for source in ("needle", "needle$", "needle\\b", "needl[e]", "needle_?marker", "needle (and)?"):
+    for source in ("needle", "needle$", "needle\\b", "needl[e]", "needle_?marker", "needle (and)?", "x?needle",
+                   "[a-z]+ needle", "\\bne{2}dle", "(a|ne)edle"):
         pattern = GrepPattern.compile(source)
         for data in samples:
             expected = pattern.search_lines(data.decode(), 100)
-            if pattern.prefix is not None:
+            if pattern.literal is not None:
                 assert pattern.search_ascii(data, 100) == expected, (source, data)
-    assert GrepPattern.compile("needle").prefix == b"needle"
-    assert GrepPattern.compile("Ab?c").prefix is None and GrepPattern.compile("abc+").prefix == b"abc"
-    assert GrepPattern.compile("ab|cd").prefix is None and GrepPattern.compile("def\\s+x").prefix == b"def"
+    assert GrepPattern.compile("needle").literal == b"needle"
+    assert GrepPattern.compile("Ab?c").literal is None and GrepPattern.compile("abc+").literal == b"ab"
+    assert GrepPattern.compile("ab|cd").literal is None and GrepPattern.compile("def\\s+x").literal == b"def"
+    assert GrepPattern.compile("de\\s+Needle_\\w").literal == b"needle_"
+    assert GrepPattern.compile("(ab|cd)xyz").literal == b"xyz" and GrepPattern.compile("é1").literal is None
 
 
 async def test_output_format_and_file_set(tree: Path) -> None:
