@@ -17,6 +17,7 @@ log = logging.getLogger(__name__)
 
 DEFAULT_CONNECT_TIMEOUT_S = 30.0
 DEFAULT_CALL_TIMEOUT_S = 600.0  # Gemini CLI's default MCP timeout: 10 minutes
+IDLE_CHECK_S = 0.5
 
 
 class McpUnavailable(Exception):
@@ -145,7 +146,7 @@ class McpConnection:
                     self._client = client
                     self._set(McpServerState.connected)
                     self._ready.set()
-                    await self._stop.wait()
+                    await self._hold(client)
         except asyncio.CancelledError:
             raise
         except TimeoutError:
@@ -166,6 +167,18 @@ class McpConnection:
             self._ready.set()
             if self._errlog is not None:
                 self._errlog.close()
+
+    async def _hold(self, client: Any) -> None:
+        """Keeps the connection until `close()`; a server that goes away while idle is reported within a
+        second or so (the SDK's dispatcher marks itself closed; without that, the next call notices)."""
+        while not self._stop.is_set():
+            try:
+                await asyncio.wait_for(self._stop.wait(), timeout=IDLE_CHECK_S)
+            except TimeoutError:
+                dispatcher = getattr(getattr(client, "session", None), "_dispatcher", None)
+                if getattr(dispatcher, "_closed", False):
+                    self._fail("the server closed the connection (it may have crashed)")
+                    return
 
     def _fail(self, reason: str) -> None:
         if self.state is not McpServerState.failed:

@@ -60,8 +60,9 @@ def tool_of(manager: McpManager, name: str) -> DiscoveredMCPTool:
 async def test_stdio_tools_registered_and_bad_schema_skipped(fake: McpManager) -> None:
     status = fake.status("fake")
     assert status.state is McpServerState.connected
-    assert set(status.tool_names) == {"echo", "add", "picture", "resources", "fail", "dotted-name.tool", "crash"}
-    assert status.tool_count == 7
+    assert set(status.tool_names) == {"echo", "add", "picture", "resources", "fail", "dotted-name.tool", "crash",
+                                      "exit_soon"}
+    assert status.tool_count == 8
     assert any(s.startswith("walk:") and "recursive" in s for s in status.skipped_tools)
     assert "walk" in status.message
     declaration = tool_of(fake, "add").function_declaration()
@@ -134,7 +135,7 @@ async def test_crash_in_the_middle_of_a_call(tmp_path: Path) -> None:
 async def test_several_servers_prefix_names_and_filter(tmp_path: Path) -> None:
     servers = {
         "one": stdio(includeTools=["echo", "add(x)", "fail"], excludeTools=["fail"]),
-        "two.srv": stdio(excludeTools=["crash", "picture", "resources", "fail", "dotted-name.tool"]),
+        "two.srv": stdio(excludeTools=["crash", "picture", "resources", "fail", "dotted-name.tool", "exit_soon"]),
     }
     manager = await connect(servers, tmp_path)
     try:
@@ -220,5 +221,19 @@ async def test_mcp_server_git_from_pypi(tmp_path: Path) -> None:
         assert "git_status" in manager.registry
         result = await call(tool_of(manager, "git_status"), {"repo_path": str(repo)})
         assert result.ok and "new.txt" in str(result.llm_content)
+    finally:
+        await manager.close()
+
+
+async def test_crash_while_idle_is_reported_without_a_call(tmp_path: Path) -> None:
+    manager = await connect({"fake": stdio()}, tmp_path)
+    try:
+        assert (await call(tool_of(manager, "exit_soon"), {})).llm_content == "bye"
+        for _ in range(50):
+            if manager.status("fake").state is McpServerState.failed:
+                break
+            await asyncio.sleep(0.1)
+        assert manager.status("fake").state is McpServerState.failed
+        assert "closed the connection" in manager.status("fake").message
     finally:
         await manager.close()

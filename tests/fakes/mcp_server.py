@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import os
 import sys
+import threading
 
 from mcp.server.mcpserver import MCPServer
 from mcp_types import BlobResourceContents, EmbeddedResource, ImageContent, TextContent, TextResourceContents
@@ -66,6 +67,12 @@ def walk(tree: Node) -> str:
 @server.tool(name="dotted-name.tool", description="A name with characters to keep.")
 def dotted() -> str:
     return "ok"
+
+
+@server.tool(description="Answers, then the server exits a moment later (a crash while idle).")
+def exit_soon() -> str:
+    threading.Timer(0.2, os._exit, args=(4,)).start()
+    return "bye"
 
 
 @server.tool(description="Kills the server process in the middle of the call.")
