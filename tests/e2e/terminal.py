@@ -1,0 +1,73 @@
+"""A real terminal for end-to-end tests: `gemini-tui` in a detached tmux session, typed into and read back."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+GEMINI_TUI = REPO / ".venv" / "bin" / "gemini-tui"
+
+
+def require_tmux() -> None:
+    # no skip: an end-to-end test that cannot run is a failure to see, not a pass
+    assert shutil.which("tmux"), "these tests need tmux (apt-get install tmux)"
+
+
+class Terminal:
+    """One tmux session running one command; `close()` (or the context manager) always kills it."""
+
+    def __init__(self, command: list[str], cwd: Path, env: dict[str, str], width: int = 120,
+                 height: int = 40) -> None:
+        require_tmux()
+        self.name = f"gtui-{uuid.uuid4().hex[:8]}"
+        full_env = {**os.environ, **env, "TERM": "xterm-256color"}
+        exports = " ".join(f"{key}={shlex.quote(value)}" for key, value in env.items())
+        script = f"cd {shlex.quote(str(cwd))} && env {exports} {shlex.join(command)}"
+        subprocess.run(["tmux", "new-session", "-d", "-s", self.name, "-x", str(width), "-y", str(height),
+                        script], check=True, env=full_env)
+
+    def __enter__(self) -> Terminal:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
+
+    def screen(self) -> str:
+        result = subprocess.run(["tmux", "capture-pane", "-p", "-t", self.name], capture_output=True, text=True)
+        return result.stdout
+
+    def keys(self, *keys: str) -> None:
+        subprocess.run(["tmux", "send-keys", "-t", self.name, *keys], check=True)
+
+    def type(self, text: str) -> None:
+        subprocess.run(["tmux", "send-keys", "-t", self.name, "-l", text], check=True)
+
+    def wait_for(self, predicate: Callable[[str], object] | str, timeout: float = 15.0) -> str:
+        """Polls the screen until `predicate` (or the text) holds; raises with the last screen on timeout."""
+        check = (lambda screen: predicate in screen) if isinstance(predicate, str) else predicate
+        deadline = time.monotonic() + timeout
+        screen = ""
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if check(screen):
+                return screen
+            time.sleep(0.05)
+        raise AssertionError(f"timed out waiting for {predicate!r}; screen was:\n{screen}")
+
+
+def wait_until(predicate: Callable[[], object], timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not reached in time")
+        time.sleep(0.05)

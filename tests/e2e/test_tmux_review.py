@@ -1,0 +1,92 @@
+"""End to end in a real terminal: `gemini-tui` in tmux against the fake Gemini server; edits approved, rejected,
+and a change on disk shown before anything is written."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.terminal import GEMINI_TUI, Terminal, wait_until
+from tests.fakes.gemini_server import FakeGeminiServer, call, reply, text
+
+GRACE = 0.5  # past the diff modal's grace period, in which keys are ignored
+
+
+@pytest.fixture
+def server() -> Iterator[FakeGeminiServer]:
+    with FakeGeminiServer() as fake:
+        yield fake
+
+
+def start(root: Path, tmp_path: Path, server: FakeGeminiServer) -> Terminal:
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    env = {"GEMINI_API_KEY": "test", "GOOGLE_GEMINI_BASE_URL": server.base_url, "HOME": str(home),
+           "GEMINI_CLI_HOME": str(home)}
+    terminal = Terminal([str(GEMINI_TUI)], root, env)
+    try:
+        terminal.wait_for("Ask anything")
+    except BaseException:
+        terminal.close()
+        raise
+    return terminal
+
+
+def send(terminal: Terminal, prompt: str) -> None:
+    terminal.type(prompt)
+    terminal.keys("Enter")
+
+
+def test_approve_one_edit_and_reject_another(root: Path, tmp_path: Path, server: FakeGeminiServer) -> None:
+    target = root / "greeting.txt"
+    target.write_text("hello world\nsecond line\n")
+    server.script(
+        reply(text("I'll edit it."), call("replace", file_path=str(target), old_string="hello world",
+                                          new_string="hello gemini")),
+        reply(text("Edited.")),
+        reply(call("replace", file_path=str(target), old_string="second line", new_string="2nd line")),
+        reply(text("Understood, left it.")),
+    )
+    with start(root, tmp_path, server) as terminal:
+        send(terminal, "change the greeting")
+        terminal.wait_for("Confirm Edit")
+        time.sleep(GRACE)
+        terminal.keys("y")
+        terminal.wait_for("Edited.")
+        assert target.read_text() == "hello gemini\nsecond line\n"
+
+        send(terminal, "now the second line")
+        terminal.wait_for("Confirm Edit")
+        time.sleep(GRACE)
+        terminal.keys("n")
+        time.sleep(0.2)
+        terminal.type("keep it as is")
+        terminal.keys("Enter")
+        terminal.wait_for("Understood, left it.")
+    assert target.read_text() == "hello gemini\nsecond line\n"
+    rejection = server.requests[3].function_responses()
+    assert "keep it as is" in str(rejection)
+
+
+def test_change_on_disk_is_shown_before_writing(root: Path, tmp_path: Path, server: FakeGeminiServer) -> None:
+    target = root / "config.ini"
+    target.write_text("[main]\nname = old\n")
+    server.script(
+        reply(call("replace", file_path=str(target), old_string="name = old", new_string="name = new")),
+        reply(text("Saved.")),
+    )
+    with start(root, tmp_path, server) as terminal:
+        send(terminal, "rename it")
+        terminal.wait_for("Confirm Edit")
+        target.write_text("[main]\nname = old\nport = 8080\n")  # someone else edits the file meanwhile
+        terminal.wait_for("changed on disk", timeout=10)
+        screen = terminal.wait_for("port = 8080")
+        assert "Confirm Edit" in screen
+        assert target.read_text() == "[main]\nname = old\nport = 8080\n"  # nothing written yet
+        time.sleep(GRACE)
+        terminal.keys("y")
+        terminal.wait_for("Saved.")
+        wait_until(lambda: target.read_text() == "[main]\nname = new\nport = 8080\n")
