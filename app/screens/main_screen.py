@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from core.session import Session
 
 QUIT_WINDOW = 1.0  # seconds within which a second Ctrl+C quits
+WARM_UP_DELAY = 1.0  # seconds after the first frame: the first frame never waits for the model's SDK
 
 
 def history_panel() -> Widget:
@@ -91,6 +92,18 @@ class MainScreen(Screen[None]):
         self.pump_events()
         self.show_startup_notices()
         self.focus_prompt()
+        if not self.session.is_offline:
+            self.set_timer(WARM_UP_DELAY, self.warm_up_client)
+
+    @work(thread=True, group="warm-up")
+    def warm_up_client(self) -> None:
+        """Import google-genai off the event loop once the screen is up, so the first prompt does not freeze it."""
+        import importlib
+
+        try:
+            importlib.import_module("google.genai")
+        except ImportError:  # the client reports this itself when it is used
+            pass
 
     @work(group="notices")
     async def show_startup_notices(self) -> None:
