@@ -9,10 +9,10 @@ exact match would have."""
 from __future__ import annotations
 
 import bisect
-import difflib
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "'": "'", "`": "`", "\\": "\\", "\n": "\n"}
 _TAB_SIZES = (4, 8, 2)
@@ -69,6 +69,14 @@ class _Lines:
             self.starts.append(offset)
             offset += len(line) + 1
 
+    @cached_property
+    def where(self) -> dict[str, list[int]]:
+        """Each stripped line and the indexes where it occurs: where a whole-line match can start."""
+        index: dict[str, list[int]] = defaultdict(list)
+        for number, line in enumerate(self.lines):
+            index[line.strip()].append(number)
+        return index
+
 
 def _exact(view: _Lines, old: str, new: str) -> list[Span]:
     spans: list[Span] = []
@@ -92,17 +100,23 @@ def _line_windows(view: _Lines, old: str, new: str,
     olines, ends_with_newline = _old_lines(old)
     k = len(olines)
     last_start = len(view.lines) - k - (1 if ends_with_newline else 0)
+    key = next((j for j, line in enumerate(olines) if line.strip()), None)
+    if key is None:
+        return []
     spans: list[Span] = []
-    i = 0
-    while i <= last_start:
+    free_from = 0
+    # every matcher keeps a line's stripped text, so a window can only start where the first non-blank line fits
+    for found_at in view.where.get(olines[key].strip(), ()):
+        i = found_at - key
+        if i < free_from or i > last_start:
+            continue
         rewrite = match(view.lines[i:i + k], olines)
         if rewrite is None:
-            i += 1
             continue
         start = view.starts[i]
         end = view.starts[i + k] if ends_with_newline else view.starts[i + k - 1] + len(view.lines[i + k - 1])
         spans.append((start, end, rewrite(new)))
-        i += k
+        free_from = i + k
     return spans
 
 
@@ -205,7 +219,7 @@ class _Crlf:
         return replacement.replace("\n", "\r\n") if crlf else replacement
 
 
-def plan_edit(content: str, old: str, new: str, expected: int = 1) -> EditPlan | EditMiss:
+def plan_edit(content: str, old: str, new: str, expected: int = 1, *, explain: bool = True) -> EditPlan | EditMiss:
     """Where `old` (non-empty) goes in `content` and what the content becomes, or why that is unclear.
 
     Fewer exact occurrences than expected still try the corrections (which find the exact ones too)."""
@@ -234,7 +248,7 @@ def plan_edit(content: str, old: str, new: str, expected: int = 1) -> EditPlan |
             ambiguous = max(ambiguous, len(spans))
     if found:
         return EditMiss(found)
-    return EditMiss(0, ambiguous, closest_region(crlf.normalized, old_lf))
+    return EditMiss(0, ambiguous, closest_region(crlf.normalized, old_lf) if explain else None)
 
 
 def _apply(crlf: _Crlf, spans: list[Span]) -> str:
@@ -249,9 +263,13 @@ def _apply(crlf: _Crlf, spans: list[Span]) -> str:
     return "".join(pieces)
 
 
+def _bigrams(text: str) -> set[str]:
+    return {text[i:i + 2] for i in range(len(text) - 1)} or {text}
+
+
 def closest_region(content: str, old: str, max_lines: int = 30) -> tuple[int, int, str] | None:
     """The lines of `content` most like `old`: the window where most of its stripped lines line up, else the
-    line most similar to its first non-blank line."""
+    line sharing the most character pairs with its first non-blank line (at least half of them)."""
     flines = content.split("\n")
     olines = unescape(old).strip("\n").split("\n")
     where: dict[str, list[int]] = defaultdict(list)
@@ -266,10 +284,19 @@ def closest_region(content: str, old: str, max_lines: int = 30) -> tuple[int, in
         start = max(votes, key=lambda s: (votes[s], -s))
     else:
         first = next((line.strip() for line in olines if line.strip()), "")
-        close = difflib.get_close_matches(first, list(where), n=1, cutoff=0.6) if first else []
-        if not close:
+        if not first:
             return None
-        start = where[close[0]][0]
+        wanted = _bigrams(first)
+        best, start = 0.0, -1
+        for text, numbers in where.items():
+            if not len(first) / 2 <= len(text) <= len(first) * 2:
+                continue  # too different in length to share half of the pairs
+            pairs = _bigrams(text)
+            score = len(wanted & pairs) / len(wanted | pairs)
+            if score > best:
+                best, start = score, numbers[0]
+        if best < 0.5:
+            return None
     start = max(0, start)
     end = min(len(flines), start + min(len(olines), max_lines))
     return start + 1, end, "\n".join(flines[start:end])

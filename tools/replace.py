@@ -82,8 +82,9 @@ class ReplaceTool(BaseTool[ReplaceParams]):
         target = params.new_string.strip().split("\n", 1)[0][:40]
         return f"{shown}: {first} => {target}"
 
-    def _plan(self, params: ReplaceParams) -> _Outcome:
-        """Everything short of writing; runs in a worker thread (files may be large)."""
+    def _plan(self, params: ReplaceParams, explain: bool = True) -> _Outcome:
+        """Everything short of writing; runs in a worker thread (files may be large). `explain`: look for the
+        closest region when old_string is not found (only the model reads it)."""
         try:
             path = self.workspace.resolve(params.file_path)
         except WorkspaceError as exc:
@@ -111,7 +112,8 @@ class ReplaceTool(BaseTool[ReplaceParams]):
                 ToolErrorKind.edit_no_change,
                 f"No changes to apply. The old_string and new_string are identical in file: {shown}"))
         before = read_text(path)
-        plan = plan_edit(before.content, params.old_string, params.new_string, params.expected_replacements)
+        plan = plan_edit(before.content, params.old_string, params.new_string, params.expected_replacements,
+                         explain=explain)
         if isinstance(plan, EditMiss):
             return _Outcome(path, before, error=_miss_error(plan, shown, params.expected_replacements))
         assert isinstance(plan, EditPlan)
@@ -127,12 +129,12 @@ class ReplaceTool(BaseTool[ReplaceParams]):
                                 display_name=self.workspace.relative(outcome.path), is_new_file=outcome.is_new_file)
 
     async def should_confirm_execute(self, params: ReplaceParams, abort_signal: AbortSignal) -> EditConfirmation | None:
-        outcome = await asyncio.to_thread(self._plan, params)
+        outcome = await asyncio.to_thread(self._plan, params, False)
         if outcome.error is not None:
             return None  # execute reports the error; there is nothing to review
 
         async def refresh() -> FileDiff:
-            fresh = await asyncio.to_thread(self._plan, params)
+            fresh = await asyncio.to_thread(self._plan, params, False)
             if fresh.error is not None:
                 raise ValueError(fresh.error.message)
             return self._diff(fresh)
