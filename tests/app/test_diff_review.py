@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 
 from textual.app import App
@@ -147,12 +148,13 @@ async def test_all_hunks_rejected_is_a_cancel() -> None:
 
 
 async def test_keys_within_the_grace_period_are_ignored() -> None:
-    app = Harness(plain("a\n", "b\n"), grace=0.6)
+    # A long grace period, so that a slow (loaded) machine still types inside it; then wait for it to end.
+    app = Harness(plain("a\n", "b\n"), grace=3.0)
     async with app.run_test(size=(100, 40)) as pilot:
         await pilot.press("y", "a", "escape", "space")
         await pilot.pause()
         assert not app.decisions and not app.screen.rejected
-        await asyncio.sleep(0.7)
+        await asyncio.sleep(max(0.0, app.screen._ready_at - time.monotonic()) + 0.05)
         await pilot.press("y")
         await pilot.pause()
     assert app.decisions[0].outcome is ConfirmationOutcome.proceed_once

@@ -43,7 +43,7 @@ class _Handler(BaseHTTPRequestHandler):
             case "/loop":
                 self._send(302, b"", headers={"Location": "/loop"})
             case "/to-localhost":
-                self._send(302, b"", headers={"Location": f"http://localhost:{port}/page"})
+                self._send(302, b"", headers={"Location": f"http://127.0.0.2:{port}/page"})
             case "/slow":
                 time.sleep(3)
                 self._send(200, b"<p>late</p>")

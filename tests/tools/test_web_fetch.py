@@ -88,7 +88,9 @@ async def test_loopback_refused_without_the_setting(site: str) -> None:
 
 
 class _TrustsOnlyTheIp(WebFetchTool):
-    """Treats 127.0.0.1 as a public host, so a redirect to `localhost` must be checked on its own."""
+    """Treats 127.0.0.1 as a public host, so a redirect to another loopback address must be checked on its own.
+
+    (The redirect names 127.0.0.2, not `localhost`: that name does not resolve on every machine.)"""
 
     async def refusal(self, host: str) -> str | None:
         return None if host == "127.0.0.1" else await super().refusal(host)
@@ -97,7 +99,7 @@ class _TrustsOnlyTheIp(WebFetchTool):
 async def test_redirect_to_private_address_is_refused(site: str) -> None:
     result = await fetch(_TrustsOnlyTheIp(), f"{site}/to-localhost")
     assert result.error is not None
-    assert "refused: localhost resolves to a private or loopback address" in result.llm_content
+    assert "refused: 127.0.0.2 resolves to a private or loopback address" in result.llm_content
 
 
 async def test_confirmation_lists_urls() -> None:
