@@ -195,10 +195,14 @@ async def git_grep_candidates(workspace: Workspace, search_dir: Path, pattern: G
         meta, _, rel = record.partition("\t")
         if meta.startswith("120000 "):
             found.append(rel)
-    code, stdout, _ = await run_process([*config, "ls-files", "-z", "-o", standard, *pathspecs], search_dir,
+        elif meta.startswith("160000 "):
+            raise EngineUnavailable("git grep --untracked does not enter submodules")
+    code, stdout, _ = await run_process([*config, "ls-files", "-z", "-o", standard, "--", "."], search_dir,
                                         abort_signal, env)
     for rel in _split_null(stdout, strip_dot=False) if code == 0 else ():
-        if os.path.islink(os.path.join(search_dir, rel)):
+        if rel.endswith("/"):  # a repository inside this one: git lists the directory, the workspace walks it
+            raise EngineUnavailable(f"git grep does not enter the nested repository {rel}")
+        if os.path.islink(os.path.join(search_dir, rel)) and (include is None or include.matches(rel)):
             found.append(rel)
     return found
 

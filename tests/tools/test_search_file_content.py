@@ -295,6 +295,19 @@ async def test_git_engine_outside_a_repository(root: Path) -> None:
     assert (await search(Workspace(root), None, pattern="hello")).llm_content.startswith("Found 1 match(es)")
 
 
+async def test_git_engine_refuses_nested_repositories(root: Path) -> None:
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    (root / "a.txt").write_text("hit\n")
+    (root / "inner").mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=root / "inner", check=True)
+    (root / "inner" / "b.txt").write_text("hit\n")
+    result = await search(Workspace(root), "git", pattern="hit")
+    assert result.error and "nested repository inner/" in result.llm_content
+    auto = await search(Workspace(root), None, pattern="hit")
+    assert auto.llm_content == (await search(Workspace(root), "python", pattern="hit")).llm_content
+    assert "File: inner/b.txt" in auto.llm_content
+
+
 @pytest.mark.parametrize("engine", ENGINES)
 async def test_match_cap(root: Path, engine: str) -> None:
     subprocess.run(["git", "init", "-q"], cwd=root, check=True)
