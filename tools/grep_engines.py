@@ -184,7 +184,9 @@ async def git_grep_candidates(workspace: Workspace, search_dir: Path, pattern: G
     pathspecs = ["--", *(include.git_pathspecs() if include else ["."])]
     # (*ANYCRLF): a CR before the line's LF is a line end, so `$` matches before it as it does for Python
     argv = [*config, "grep", "--untracked", standard, "--files-with-matches", "-z", "--text", "--ignore-case",
-            "--perl-regexp", "--no-color", "-e", f"(*ANYCRLF){pattern.source}", *pathspecs]
+            "--perl-regexp", "--no-color", "-e", f"(*ANYCRLF){pattern.source}",
+            # git does not decode UTF-16/32 (with a BOM) as Python does: every file with a NUL byte is a candidate
+            "-e", "\\x00", *pathspecs]
     code, stdout, stderr = await run_process(argv, search_dir, abort_signal, env)
     if code not in (0, 1):
         raise EngineUnavailable(f"git grep failed: {stderr.decode(errors='replace').strip()[:300]}")

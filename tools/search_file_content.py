@@ -180,10 +180,11 @@ class SearchFileContentTool(BaseTool[SearchParams]):
                 continue
             try:
                 with open(os.path.join(search_dir, rel), "rb") as handle:
-                    data = handle.read()
+                    head = handle.read(4096)
+                    if sniff_bytes(rel, head) is not FileType.text:
+                        continue
+                    data = head + handle.read()
             except OSError:
-                continue
-            if sniff_bytes(rel, data[:4096]) is not FileType.text:
                 continue
             limit = MAX_MATCHES - total + 1
             if pattern.literal is not None and data.isascii():

@@ -41,6 +41,7 @@ FIXTURE: dict[str, bytes] = {
     "mixed.txt": b"lf line end\ncrlf line end\r\nlast end",
     "unicode.txt": "café myFunction — ünïcödé\nΣίσυφος xxx end\n日本語 myFunction\n".encode(),
     "latin1.txt": "caf\xe9 myFunction\n".encode("cp1252"),
+    "utf16.txt": "first\r\nutf-16 myFunction end\r\n".encode("utf-16"),
     "binary.dat": b"\x00\x01myFunction\x00\x02",
     "image.png": b"\x89PNG\r\n\x1a\nmyFunction",
     "nul_late.txt": b"myFunction early\n" + b"a" * 5000 + b"\x00\nmyFunction after nul\n",
@@ -165,7 +166,7 @@ def test_ascii_fast_path_agrees_with_the_text_path() -> None:
 
 async def test_output_format_and_file_set(tree: Path) -> None:
     result = await search(Workspace(tree), None, pattern="myFunction")
-    expected = """Found 18 match(es) for pattern "myFunction" in path ".":
+    expected = """Found 19 match(es) for pattern "myFunction" in path ".":
 ---
 File: .hidden/h.ts
 L1: export const myFunction = 1;
@@ -215,10 +216,13 @@ L1: myFunction kept by negation
 File: unicode.txt
 L1: café myFunction — ünïcödé
 L3: 日本語 myFunction
+---
+File: utf16.txt
+L2: utf-16 myFunction end
 ---"""
     display = result.return_display
     assert isinstance(display, SearchMatches)
-    assert len(display.matches) == 18 and display.matches[0].file == ".hidden/h.ts"
+    assert len(display.matches) == 19 and display.matches[0].file == ".hidden/h.ts"
 
 
 async def test_filter_in_header_and_relative_paths(tree: Path) -> None:
