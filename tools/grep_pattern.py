@@ -37,7 +37,7 @@ class GrepPattern:
     source: str
     regex: re.Pattern[str]
     whole_file: re.Pattern[str] | None  # a prefilter for whole files, when it cannot miss a line's match
-    literal: bytes | None = None  # lowercase ASCII text every match contains: a fast path in ASCII files
+    literals: tuple[bytes, ...] = ()  # every match contains one of these (lowercase ASCII): a fast path
 
     @classmethod
     def compile(cls, source: str) -> GrepPattern:
@@ -56,7 +56,7 @@ class GrepPattern:
         whole = None
         if not _WHOLE_FILE_UNSAFE.search(source):
             whole = re.compile(source, re.IGNORECASE | re.MULTILINE)
-        return cls(source, regex, whole, _required_literal(source))
+        return cls(source, regex, whole, _required_literals(source))
 
     @property
     def bytes_safe(self) -> bool:
@@ -99,14 +99,18 @@ class GrepPattern:
         return found
 
     def search_ascii(self, data: bytes, limit: int) -> list[tuple[int, str]]:
-        """`search_lines` for ASCII bytes and a pattern with a required literal: find the literal in the
+        """`search_lines` for ASCII bytes and a pattern with required literals: find the next literal in the
         lowercased bytes (exact for ASCII, and the bytes are the text), then check that line."""
-        assert self.literal is not None
+        assert self.literals
         lowered = data.lower()
         found: list[tuple[int, str]] = []
         number, counted_to, position, size = 1, 0, 0, len(data)
+        upcoming = [lowered.find(literal) for literal in self.literals]  # next occurrence of each, -1 for none
         while len(found) < limit:
-            hit = lowered.find(self.literal, position)
+            for index, literal in enumerate(self.literals):
+                if 0 <= upcoming[index] < position:
+                    upcoming[index] = lowered.find(literal, position)
+            hit = min((at for at in upcoming if at >= 0), default=-1)
             if hit < 0:
                 break
             line_start = data.rfind(b"\n", 0, hit) + 1
@@ -138,26 +142,34 @@ class GrepPattern:
         return found
 
 
-def _required_literal(source: str) -> bytes | None:
-    """The longest run of plain ASCII characters every match contains (from the stdlib's own parse tree of the
-    pattern, so it is exact about what is optional), lowercased; None when there is none of 2+ characters."""
+def _required_literals(source: str) -> tuple[bytes, ...]:
+    """Plain ASCII runs (2+ characters, lowercased) one of which every match contains, read from the stdlib's
+    own parse tree of the pattern (exact about what is optional): the longest run of the pattern, or one per
+    alternative of a top-level `a|b`. Empty when there is no such set."""
     try:
         from re import _constants as codes
         from re import _parser as parser
 
         items = list(parser.parse(source, re.IGNORECASE))
     except Exception:  # a private module: any change in it only costs the fast path
-        return None
-    best, run = "", ""
-    for op, value in items:
-        if op == codes.LITERAL and isinstance(value, int) and value < 128:
-            run += chr(value)
-            continue
-        best, run = max(best, run, key=len), ""
-        if op == codes.BRANCH:
-            return None
-    best = max(best, run, key=len)
-    return best.lower().encode() if len(best) >= 2 else None
+        return ()
+
+    def longest_run(sequence: list[tuple[object, object]]) -> str:
+        best, run = "", ""
+        for op, value in sequence:
+            if op == codes.LITERAL and isinstance(value, int) and value < 128:
+                run += chr(value)
+                continue
+            best, run = max(best, run, key=len), ""
+        return max(best, run, key=len)
+
+    if len(items) == 1 and items[0][0] == codes.BRANCH:
+        runs = [longest_run(list(branch)) for branch in items[0][1][1]]
+    else:
+        runs = [longest_run(items)]
+    if not runs or any(len(run) < 2 for run in runs):
+        return ()
+    return tuple(dict.fromkeys(run.lower().encode() for run in runs))
 
 
 def shown_line(line: str, match_start: int) -> str:

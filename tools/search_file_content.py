@@ -187,7 +187,7 @@ class SearchFileContentTool(BaseTool[SearchParams]):
             except OSError:
                 continue
             limit = MAX_MATCHES - total + 1
-            if pattern.literal is not None and data.isascii():
+            if pattern.literals and data.isascii():
                 lines = pattern.search_ascii(data, limit)
             else:
                 lines = pattern.search_lines(decode_text(data).content, limit)

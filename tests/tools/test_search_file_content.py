@@ -151,17 +151,18 @@ def test_ascii_fast_path_agrees_with_the_text_path() -> None:
     samples = [b"abc Needle x\r\nno\r\nNEEDLE\r\r\nneedle", b"needle\n\nneedle\n", b"x\n" * 3 + b"needles",
                b"\r\nneedle\r", b"needle_marker and needle\n"]
     for source in ("needle", "needle$", "needle\\b", "needl[e]", "needle_?marker", "needle (and)?", "x?needle",
-                   "[a-z]+ needle", "\\bne{2}dle", "(a|ne)edle"):
+                   "[a-z]+ needle", "\\bne{2}dle", "(a|ne)edle", "needle|abc", "no|needle$", "(?i)NEEDLE|nEEdlex"):
         pattern = GrepPattern.compile(source)
         for data in samples:
             expected = pattern.search_lines(data.decode(), 100)
-            if pattern.literal is not None:
+            if pattern.literals:
                 assert pattern.search_ascii(data, 100) == expected, (source, data)
-    assert GrepPattern.compile("needle").literal == b"needle"
-    assert GrepPattern.compile("Ab?c").literal is None and GrepPattern.compile("abc+").literal == b"ab"
-    assert GrepPattern.compile("ab|cd").literal is None and GrepPattern.compile("def\\s+x").literal == b"def"
-    assert GrepPattern.compile("de\\s+Needle_\\w").literal == b"needle_"
-    assert GrepPattern.compile("(ab|cd)xyz").literal == b"xyz" and GrepPattern.compile("é1").literal is None
+    assert GrepPattern.compile("needle").literals == (b"needle",)
+    assert GrepPattern.compile("Ab?c").literals == () and GrepPattern.compile("abc+").literals == (b"ab",)
+    assert GrepPattern.compile("TODO|fixme").literals == (b"todo", b"fixme")
+    assert GrepPattern.compile("ab|c").literals == () and GrepPattern.compile("def\\s+x").literals == (b"def",)
+    assert GrepPattern.compile("de\\s+Needle_\\w").literals == (b"needle_",)
+    assert GrepPattern.compile("(ab|cd)xyz").literals == (b"xyz",) and GrepPattern.compile("é1").literals == ()
 
 
 async def test_output_format_and_file_set(tree: Path) -> None:
