@@ -89,9 +89,11 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     old: bytes | None = None
     mode: int | None = None
+    owner: tuple[int, int] | None = None
     try:
         st = target.stat()
         mode = stat.S_IMODE(st.st_mode)
+        owner = (st.st_uid, st.st_gid)
         if BEFORE_WRITE_HOOKS:
             old = target.read_bytes()
     except FileNotFoundError:
@@ -105,10 +107,13 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
             handle.flush()
             os.fsync(handle.fileno())
         if mode is None:
-            umask = os.umask(0)
-            os.umask(umask)
-            mode = 0o666 & ~umask
+            mode = 0o666 & ~_current_umask()
         os.chmod(tmp_name, mode)
+        if owner is not None and owner != (os.geteuid(), os.getegid()):
+            try:
+                os.chown(tmp_name, *owner)  # root editing someone's file must not hand it to root
+            except OSError:
+                pass
         os.replace(tmp_name, target)
     except BaseException:
         try:
@@ -124,6 +129,27 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
             os.close(dir_fd)
     except OSError:
         pass  # some file systems cannot fsync a directory; the rename itself is still atomic
+
+
+def _current_umask() -> int:
+    """The process umask, read without changing it: os.umask() would briefly set it for every thread."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    return _UMASK_AT_IMPORT
+
+
+def _umask_at_import() -> int:
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return umask
+
+
+_UMASK_AT_IMPORT = _umask_at_import()
 
 
 def write_text(path: Path, content: str, like: TextFile | None = None) -> None:

@@ -83,3 +83,13 @@ def test_new_file_mode_follows_umask_and_hooks_see_old_bytes(tmp_path: Path,
     assert os.stat(tmp_path / "new" / "f.txt").st_mode & 0o777 == 0o640
     write_bytes_atomic(tmp_path / "new" / "f.txt", b"2")
     assert seen == [(tmp_path / "new" / "f.txt", None), (tmp_path / "new" / "f.txt", b"1")]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can give a file to another user")
+def test_root_keeps_the_owner_of_a_file(tmp_path: Path) -> None:
+    target = tmp_path / "theirs.txt"
+    target.write_bytes(b"old")
+    os.chown(target, 65534, 65534)
+    write_bytes_atomic(target, b"new")
+    st = os.stat(target)
+    assert (st.st_uid, st.st_gid, target.read_bytes()) == (65534, 65534, b"new")
