@@ -9,10 +9,12 @@ import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.confirmation import ConfirmationDetails, Decision
-from core.tool import ToolResult
+
+if TYPE_CHECKING:  # only an annotation here; importing core.tool (pydantic) would slow the app's first frame
+    from core.tool import ToolResult
 
 
 class CallState(StrEnum):
