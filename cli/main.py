@@ -52,6 +52,10 @@ def main(argv: list[str] | None = None) -> int:
     prompt = "\n\n".join(part for part in (piped, args.prompt) if part) if args.prompt is not None else (
         piped or None)
 
+    if prompt is None:
+        # the app draws its first frame, then builds the session in a thread: launch stays under 0.5 s
+        return _interactive(lambda: _build_interactive(args.model, mode))
+
     from cli.assemble import ConfigurationError, build_session
 
     try:
@@ -85,6 +89,15 @@ def _headless(session: object, prompt: str, output_format: str) -> int:
         return asyncio.run(run())
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
+
+
+def _build_interactive(model: str | None, mode: str) -> object:
+    from cli.assemble import ConfigurationError, build_session
+
+    try:
+        return build_session(model=model, approval_mode=mode, interactive=True)
+    except ConfigurationError as exc:  # the app exits with this message and EXIT_BAD_CONFIG
+        raise RuntimeError(f"configuration error: {exc}") from exc
 
 
 def _interactive(session: object) -> int:
