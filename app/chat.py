@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual import on
@@ -10,12 +10,14 @@ from textual.binding import BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.events import Click
 from textual.widget import Widget
-from textual.widgets import Collapsible, Markdown, Static
-from textual.widgets.markdown import MarkdownStream
+from textual.widgets import Static
 
 from app.call_format import STATE_ICONS, STATE_WORDS, call_title, elapsed_seconds, format_elapsed, short
 from core.events import CallState, ToolCallInfo
-from core.tool import ToolResult
+
+if TYPE_CHECKING:
+    from app.answer import StreamedMarkdown, ThoughtBlock
+    from core.tool import ToolResult
 
 # Old turns leave the DOM past this many, so a long session stays light; the session keeps the history.
 MAX_TURNS_SHOWN = 40
@@ -28,42 +30,6 @@ def display_widget(display: object) -> Widget:
     except ImportError:  # the registry lands separately; plain text until then
         return Static(Text(str(display)), classes="display-fallback")
     return widget_for(display)
-
-
-class StreamedMarkdown(Markdown):
-    """A Markdown block fed by deltas through Textual's MarkdownStream, then set once to the full text."""
-
-    def __init__(self, classes: str = "") -> None:
-        super().__init__("", classes=classes)
-        self.text = ""
-        self._stream: MarkdownStream | None = None
-
-    async def write(self, delta: str) -> None:
-        self.text += delta
-        if self._stream is None:
-            self._stream = Markdown.get_stream(self)
-        await self._stream.write(delta)
-
-    async def finish(self) -> None:
-        if self._stream is not None:
-            await self._stream.stop()
-            self._stream = None
-            await self.update(self.text)
-
-
-class ThoughtBlock(Collapsible):
-    """The model's thoughts, collapsed by default so the answer stays in front."""
-
-    def __init__(self) -> None:
-        self.body = StreamedMarkdown(classes="thought-text")
-        super().__init__(self.body, title="Thinking…", collapsed=True, classes="thought")
-
-    async def write(self, delta: str) -> None:
-        await self.body.write(delta)
-
-    async def finish(self) -> None:
-        await self.body.finish()
-        self.title = "Thought"
 
 
 class ToolCallCard(Vertical, can_focus=True):
@@ -198,6 +164,8 @@ class ChatPane(VerticalScroll):
             await self._thought.finish()
             self._thought = None
         if self._answer is None:
+            from app.answer import StreamedMarkdown  # Markdown loads on the first answer, not before the first frame
+
             self._answer = StreamedMarkdown(classes="answer")
             await (await self._turn()).mount(self._answer)
         await self._answer.write(delta)
@@ -206,6 +174,8 @@ class ChatPane(VerticalScroll):
         if self._answer is not None:
             await self.close_streams()
         if self._thought is None:
+            from app.answer import ThoughtBlock
+
             self._thought = ThoughtBlock()
             await (await self._turn()).mount(self._thought)
         await self._thought.write(delta)
@@ -246,6 +216,8 @@ class ChatPane(VerticalScroll):
 
     async def add_markdown(self, markdown: str) -> None:
         """Output of a slash command: Markdown that is not part of the conversation."""
+        from textual.widgets import Markdown
+
         await self.close_streams()
         await (await self._turn()).mount(Markdown(markdown, classes="command-output"))
 

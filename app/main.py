@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
+from textual import work
 from textual.app import App
 from textual.binding import Binding, BindingType
 
 from app.commands import GeminiCommands
 
 if TYPE_CHECKING:
+    from app.screens.main_screen import MainScreen
     from core.session import Session
 
 STYLES = Path(__file__).resolve().parent.parent / "styles"
+
+
+EXIT_START_FAILED = 3
 
 
 class GeminiApp(App[int]):
@@ -26,15 +32,30 @@ class GeminiApp(App[int]):
     COMMANDS: ClassVar = App.COMMANDS | {GeminiCommands}
     BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", "Quit", show=False, priority=True)]
 
-    def __init__(self, session: Session, root: Path | None = None) -> None:
+    def __init__(self, session: Session | Callable[[], Session], root: Path | None = None) -> None:
         super().__init__()
-        self.session = session
+        self._source = session
         self.root = (root or Path.cwd()).resolve()
 
     def on_mount(self) -> None:
         from app.screens.main_screen import MainScreen
 
-        self.push_screen(MainScreen(self.session, self.root))
+        source = self._source
+        built = hasattr(source, "bus")  # a Session; otherwise a function that builds one
+        screen = MainScreen(source if built else None, self.root)  # type: ignore[arg-type]
+        self.push_screen(screen)
+        if not built:
+            # after the first frame is drawn: a thread building the session would slow that frame down
+            self.call_after_refresh(self.build_session, screen, source)
+
+    @work(thread=True, group="session")
+    def build_session(self, screen: MainScreen, build: Callable[[], Session]) -> None:
+        try:
+            session = build()
+        except Exception as exc:  # a bad configuration ends the app with the reason, like the CLI would
+            self.call_from_thread(self.exit, None, EXIT_START_FAILED, f"gemini-tui: {exc}")
+            return
+        self.call_from_thread(screen.attach, session)
 
     def action_help(self) -> None:
         from app.help import HelpScreen
@@ -43,8 +64,11 @@ class GeminiApp(App[int]):
             self.push_screen(HelpScreen())
 
 
-def run(session: Session, root: Path | None = None) -> int:
-    """Run the app until the user quits; returns the process exit code."""
+def run(session: Session | Callable[[], Session], root: Path | None = None) -> int:
+    """Run the app until the user quits; returns the process exit code.
+
+    Pass a function that builds the session rather than the session itself to have the first frame drawn
+    before the settings, tools and model are loaded (it is called in a thread right after)."""
     app = GeminiApp(session, root)
     result = app.run()
     return result if isinstance(result, int) else (app.return_code or 0)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -18,29 +19,27 @@ from app.chat import ChatPane
 from app.confirm_bar import ConfirmBar
 from app.confirmations import ConfirmationQueue
 from app.event_adapter import EventAdapter
-from app.mentions import MentionError, expand_mentions
 from app.prompt import PromptArea, PromptInput
 from app.queue import ToolQueue
 from app.slash_commands import command_help, run_command
 from app.status import StatusLine
-from core.events import McpServerStatusChanged, ToolCallInfo
-from core.parts import TextPart
-from core.tool import ToolResult
+from core.events import Event, McpServerStatusChanged, ToolCallInfo
 
 if TYPE_CHECKING:
     from core.abort import AbortSignal
     from core.session import Session
+    from core.tool import ToolResult
 
 QUIT_WINDOW = 1.0  # seconds within which a second Ctrl+C quits
 WARM_UP_DELAY = 1.0  # seconds after the first frame: the first frame never waits for the model's SDK
 
 
 def history_panel() -> Widget:
-    """The Ctrl+B side panel, or a placeholder until the panel module is there."""
+    """The Ctrl+B side panel, or a placeholder when the panel module is missing."""
     try:
         from app.history_panel import HistoryPanel
     except ImportError:
-        return Static("Tool history will appear here.", id="history")
+        return Static("Tool history is not available.", id="history")
     return HistoryPanel(id="history")
 
 
@@ -54,23 +53,25 @@ class MainScreen(Screen[None]):
         Binding("f1", "app.help", "Help"),
     ]
 
-    def __init__(self, session: Session, root: Path) -> None:
+    def __init__(self, session: Session | None, root: Path) -> None:
+        """`session` may arrive later through `attach`: the first frame does not wait for it to be built."""
         super().__init__()
-        self.session = session
+        self.session: Session = None  # type: ignore[assignment]  # set by attach before anything reads it
+        self._initial_session = session
         self.root = root
         self.status = StatusLine(id="status")
         self.chat = ChatPane(id="chat")
         self.queue = ToolQueue(id="queue")
         self.confirm_bar = ConfirmBar(id="confirm")
         self.prompt = PromptArea(root, command_help(), id="prompt")
-        self.history = history_panel()
+        self.history: Widget = Static(id="history-placeholder")
         self.confirmations = ConfirmationQueue(self)
         self.adapter = EventAdapter(self)
         self.mcp_status: dict[str, McpServerStatusChanged] = {}
         self.busy = False
         self._last_ctrl_c = 0.0
         self._shell_abort: AbortSignal | None = None
-        self._events = session.bus.subscribe()  # subscribed now, so no event of the first turn is missed
+        self._waiting_prompts: list[str] = []  # typed before the session was ready
 
     def compose(self) -> Any:
         yield self.status
@@ -81,19 +82,44 @@ class MainScreen(Screen[None]):
                 yield self.confirm_bar
                 yield self.prompt
             yield self.history
-        yield Footer()
 
     def on_mount(self) -> None:
-        self.status.model_name = self.session.model_name
-        self.status.is_offline = self.session.is_offline
-        self.status.approval_mode = str(self.session.approval_mode)
         self.status.root = str(self.root)
+        self.status.model_name = "starting…"
         self.history.display = False
-        self.pump_events()
-        self.show_startup_notices()
         self.focus_prompt()
-        if not self.session.is_offline:
+        # the footer (one widget per key, restyled on every focus change) comes right after the first frame
+        self.call_after_refresh(self.mount, Footer())
+        if self._initial_session is not None:
+            self.attach(self._initial_session)
+
+    @property
+    def ready(self) -> bool:
+        return self.session is not None
+
+    def attach(self, session: Session) -> None:
+        """The session is built: subscribe to its events, show its state, send what was typed meanwhile."""
+        self.session = session
+        events = session.bus.subscribe()  # before any prompt is sent, so no event of a turn is missed
+        self.status.model_name = session.model_name
+        self.status.is_offline = session.is_offline
+        self.status.approval_mode = str(session.approval_mode)
+        self.pump_events(events)
+        self.show_startup_notices()
+        self.mount_history_panel()
+        if not session.is_offline:
             self.set_timer(WARM_UP_DELAY, self.warm_up_client)
+        waiting, self._waiting_prompts = self._waiting_prompts, []
+        for text in waiting:
+            self.post_message(PromptInput.Submitted(text))
+
+    @work(group="history-panel")
+    async def mount_history_panel(self) -> None:
+        panel = history_panel()
+        panel.display = False
+        placeholder, self.history = self.history, panel
+        await self.query_one("#body").mount(panel)
+        await placeholder.remove()
 
     @work(thread=True, group="warm-up")
     def warm_up_client(self) -> None:
@@ -112,8 +138,8 @@ class MainScreen(Screen[None]):
             await self.chat.add_notice(notice.message, notice.level)
 
     @work(group="events")
-    async def pump_events(self) -> None:
-        async for event in self._events:
+    async def pump_events(self, events: AsyncIterator[Event]) -> None:
+        async for event in events:
             try:
                 await self.adapter.handle(event)
             except Exception as exc:  # a display bug must not stop the event stream
@@ -138,6 +164,10 @@ class MainScreen(Screen[None]):
     @on(PromptInput.Submitted)
     async def submitted(self, event: PromptInput.Submitted) -> None:
         text = event.text
+        if not self.ready:
+            self._waiting_prompts.append(text)
+            self.notify("Starting up: your prompt is sent as soon as the session is ready.", timeout=2)
+            return
         if text.startswith("/"):
             await self.run_slash(text)
             return
@@ -161,6 +191,8 @@ class MainScreen(Screen[None]):
     async def send(self, text: str) -> None:
         self.set_busy(True)
         try:
+            from app.mentions import MentionError, expand_mentions
+
             await self.chat.start_turn(text)
             try:
                 prompt = await expand_mentions(self.session.registry, self.root, text)
@@ -198,6 +230,8 @@ class MainScreen(Screen[None]):
 
     async def show_history(self) -> None:
         """After /chat resume: the restored conversation's text, so the user sees where they are."""
+        from core.parts import TextPart
+
         for content in self.session.history:
             texts = [p.text for p in content.parts if isinstance(p, TextPart)]
             if not texts:
@@ -235,9 +269,13 @@ class MainScreen(Screen[None]):
             self.notify("Press Ctrl+C again to quit.", timeout=QUIT_WINDOW)
 
     def action_cycle_mode(self) -> None:
+        if not self.ready:
+            return
         self.set_mode(self.session.approval_mode.next())
 
     def action_toggle_yolo(self) -> None:
+        if not self.ready:
+            return
         from core.scheduler import ApprovalMode
 
         mode = ApprovalMode.default if self.session.approval_mode is ApprovalMode.yolo else ApprovalMode.yolo

@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from app.chat import StreamedMarkdown, ThoughtBlock, ToolCallCard
+from app.answer import StreamedMarkdown, ThoughtBlock
+from app.chat import ToolCallCard
 from app.screens.main_screen import MainScreen
 from core.events import CallState
 from core.scheduler import ApprovalMode
