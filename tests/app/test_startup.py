@@ -37,3 +37,42 @@ def test_first_frame_without_genai_or_mcp(root: Path, tmp_path: Path) -> None:
     report = json.loads(result.stdout.strip().splitlines()[-1])
     assert report["offline"] is False  # the Gemini client was built, yet not imported
     assert report["loaded"] == []
+
+
+async def test_prompt_typed_before_the_session_is_ready_is_sent(root: Path, tmp_path: Path) -> None:
+    import threading
+
+    from app.main import GeminiApp
+    from tests.app.app_driver import main_screen, type_and_send, wait_for
+    from tests.fakes.scripted_model import ScriptedModel, scripted_session, text
+
+    release = threading.Event()
+    model = ScriptedModel().add(text("ready now"))
+    home = tmp_path / "home"
+    home.mkdir()
+
+    def build() -> object:
+        release.wait(10)
+        return scripted_session(root, model, home)
+
+    app = GeminiApp(build, root)  # type: ignore[arg-type]
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = main_screen(pilot)
+        assert not screen.ready and screen.status.model_name == "starting…"
+        await type_and_send(pilot, "early bird")
+        release.set()
+        await wait_for(pilot, lambda: screen.ready and len(screen.session.history) == 2)
+        assert screen.status.model_name == "scripted-model"
+    assert model.requests[0].contents[0].parts[0].text == "early bird"  # type: ignore[union-attr]
+
+
+async def test_a_session_that_cannot_be_built_ends_the_app(root: Path) -> None:
+    from app.main import EXIT_START_FAILED, GeminiApp
+
+    def build() -> object:
+        raise RuntimeError("configuration error: 'x y' is not a model name")
+
+    app = GeminiApp(build, root)  # type: ignore[arg-type]
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause(0.3)
+    assert app.return_code == EXIT_START_FAILED
