@@ -18,7 +18,6 @@ from core.abort import AbortSignal
 from tools.grep_pattern import GrepPattern, IncludeGlob
 from tools.workspace import DEFAULT_EXCLUDED_DIRS, DEFAULT_EXCLUDED_FILES, Workspace
 
-ENGINES = ("rg", "git", "python")
 # Bytes that cannot be UTF-8 (a lone continuation byte, a lead byte before ASCII): files in a legacy encoding,
 # which Python decodes (cp1252) but a byte-level regex cannot match with `.`, `\w` or non-ASCII text.
 _NOT_UTF8 = r"(?-u:(?:^|[\x00-\x7F])[\x80-\xBF]|[\xC0-\xFF](?:[\x00-\x7F]|$))"
@@ -199,7 +198,8 @@ async def git_grep_candidates(workspace: Workspace, search_dir: Path, pattern: G
             found.append(rel)
         elif meta.startswith("160000 "):
             raise EngineUnavailable("git grep --untracked does not enter submodules")
-    code, stdout, _ = await run_process([*config, "ls-files", "-z", "-o", standard, "--", "."], search_dir,
+    excludes = ["--exclude-standard"] if standard == "--exclude-standard" else []
+    code, stdout, _ = await run_process([*config, "ls-files", "-z", "-o", *excludes, "--", "."], search_dir,
                                         abort_signal, env)
     for rel in _split_null(stdout, strip_dot=False) if code == 0 else ():
         if rel.endswith("/"):  # a repository inside this one: git lists the directory, the workspace walks it

@@ -300,6 +300,20 @@ async def test_git_engine_outside_a_repository(root: Path) -> None:
     assert (await search(Workspace(root), None, pattern="hello")).llm_content.startswith("Found 1 match(es)")
 
 
+async def test_git_engine_with_info_exclude_searches_more_and_filters(root: Path) -> None:
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    (root / ".git" / "info" / "exclude").write_text("# local\nexcluded.txt\n")
+    (root / "excluded.txt").write_text("hit excluded only by git\n")
+    (root / ".gitignore").write_text("ignored.txt\n")
+    (root / "ignored.txt").write_text("hit ignored\n")
+    (root / "target.txt").write_text("hit\n")
+    (root / "link.txt").symlink_to(root / "target.txt")
+    outputs = {engine: (await search(Workspace(root), engine, pattern="hit")).llm_content for engine in ENGINES}
+    assert len(set(outputs.values())) == 1, outputs
+    assert "File: excluded.txt" in outputs["git"] and "File: link.txt" in outputs["git"]
+    assert "ignored.txt" not in outputs["git"]
+
+
 async def test_git_engine_refuses_nested_repositories(root: Path) -> None:
     subprocess.run(["git", "init", "-q"], cwd=root, check=True)
     (root / "a.txt").write_text("hit\n")
