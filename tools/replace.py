@@ -160,7 +160,11 @@ class ReplaceTool(BaseTool[ReplaceParams]):
             return ToolResult.failure(outcome.error.kind, outcome.error.message)
         if abort_signal.aborted:
             return ToolResult.failure(ToolErrorKind.cancelled, f"Edit of {outcome.path} was cancelled.")
-        await asyncio.to_thread(write_text, outcome.path, outcome.after, outcome.before)
+        if not await asyncio.to_thread(_write_unless_changed, outcome):
+            return ToolResult.failure(
+                ToolErrorKind.file_changed,
+                f"The file {outcome.path} changed on disk while the edit was prepared; nothing was written. Read "
+                "the file again and redo the edit.")
         if outcome.is_new_file:
             message = f"Created new file: {outcome.path} with provided content."
         else:
@@ -168,6 +172,17 @@ class ReplaceTool(BaseTool[ReplaceParams]):
             if outcome.correction:
                 message += f" Note: old_string did not match exactly; the edit {outcome.correction}."
         return ToolResult(message, self._diff(outcome))
+
+
+def _write_unless_changed(outcome: _Outcome) -> bool:
+    """Write the edit, unless the file no longer holds what the edit was computed from (a change in between)."""
+    if outcome.before is None:
+        if outcome.path.exists():
+            return False
+    elif read_text(outcome.path) != outcome.before:
+        return False
+    write_text(outcome.path, outcome.after, outcome.before)
+    return True
 
 
 def _miss_error(miss: EditMiss, shown: str, expected: int) -> ToolError:

@@ -194,3 +194,18 @@ async def test_schema_and_description(tool: ReplaceTool, root: Path) -> None:
     params = tool.validate_params({"file_path": str(root / "a.py"), "old_string": "x = 1\n", "new_string": "x = 2"})
     assert isinstance(params, ReplaceParams)
     assert tool.get_description(params) == "a.py: x = 1 => x = 2"
+
+
+async def test_a_change_between_planning_and_writing_is_not_overwritten(tool: ReplaceTool, root: Path) -> None:
+    from tools.replace import _write_unless_changed
+
+    target = root / "race.txt"
+    target.write_text("a\nb\n")
+    params = tool.validate_params({"file_path": str(target), "old_string": "a", "new_string": "A"})
+    assert isinstance(params, ReplaceParams)
+    outcome = tool._plan(params)
+    target.write_text("a\nb\nc\n")  # another writer, after the plan was computed
+    assert not _write_unless_changed(outcome)
+    assert target.read_text() == "a\nb\nc\n"
+    fresh = tool._plan(params)
+    assert _write_unless_changed(fresh) and target.read_text() == "A\nb\nc\n"
