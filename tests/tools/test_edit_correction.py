@@ -1,4 +1,4 @@
-"""The correction ladder: unit cases, then 240 slightly-wrong edits of real stdlib sources through the replace tool.
+"""The correction ladder: unit cases, then 280 slightly-wrong edits of real stdlib sources through the replace tool.
 
 The corpus test prints the share fixed exactly and fails if any edit writes anything but the intended result."""
 
@@ -65,7 +65,7 @@ def test_closest_region() -> None:
 # ----- the corpus: real source files, perturbed the ways models get edits wrong ---------------------------------
 
 KINDS = ("over_escaped", "re_indented", "tabs_for_spaces", "trailing_whitespace", "lf_in_crlf_file",
-         "lf_in_mixed_file")
+         "lf_in_mixed_file", "escaped_and_re_indented")
 PER_KIND = 40
 
 
@@ -132,7 +132,8 @@ def build_corpus() -> list[Case]:
             if "\r" in content or "\t" in content:
                 continue
             lines = content.split("\n")
-            found = _pick_snippet(rng, lines, content, kind in ("re_indented", "tabs_for_spaces"))
+            found = _pick_snippet(rng, lines, content, kind in ("re_indented", "tabs_for_spaces",
+                                                                    "escaped_and_re_indented"))
             if found is None:
                 continue
             start, k = found
@@ -152,6 +153,10 @@ def build_corpus() -> list[Case]:
                 shift = amount if made % 2 == 0 else amount - 2
                 old = "\n".join(_dedent(block, shift)) + "\n"
                 new = "\n".join(_dedent(new_block, shift)) + "\n"
+            elif kind == "escaped_and_re_indented":
+                amount = min(len(_indent_of(line)) for line in block if line.strip())
+                old = _escape("\n".join(_dedent(block, amount)) + "\n")
+                new = _escape("\n".join(_dedent(new_block, amount)) + "\n")
             elif kind == "tabs_for_spaces":
                 old, new = "\n".join(_tabify(block)) + "\n", "\n".join(_tabify(new_block)) + "\n"
             elif kind == "trailing_whitespace":
@@ -201,7 +206,7 @@ async def test_corpus_of_slightly_wrong_edits(corpus: list[Case], tmp_path: Path
         print(f"\nedit correction: {sum(fixed.values())}/{total} fixed exactly "
               f"({100 * sum(fixed.values()) / total:.1f}%), {sum(refused.values())} refused, {len(wrong)} wrong")
         for kind in KINDS:
-            print(f"  {kind:22} fixed {fixed[kind]:3d}/{PER_KIND}  refused {refused[kind]}")
+            print(f"  {kind:24} fixed {fixed[kind]:3d}/{PER_KIND}  refused {refused[kind]}")
     assert total == len(KINDS) * PER_KIND >= 200
     assert not wrong, wrong
     assert sum(fixed.values()) >= 0.9 * total
