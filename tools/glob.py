@@ -92,7 +92,7 @@ class GlobTool(BaseTool[GlobParams]):
         found: list[tuple[float, str]] = []
         for item in self.workspace.scan(directory, respect_git_ignore=params.respect_git_ignore,
                                         abort_signal=abort_signal):
-            if glob.match(item.rel):
+            if glob.match_name(item.entry.name) if glob.matches_name else glob.match(item.rel):
                 try:
                     found.append((-item.entry.stat().st_mtime, item.path))
                 except OSError:

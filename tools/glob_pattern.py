@@ -14,10 +14,19 @@ class GlobPattern:
     text: str
     regex: re.Pattern[str]
     matches_name: bool
+    suffix: str | None = None  # for `*.ext`-like patterns: a plain suffix test instead of the regex
+    case_sensitive: bool = True
 
     def match(self, rel: str) -> bool:
-        subject = rel.rpartition("/")[2] if self.matches_name else rel
-        return self.regex.match(subject) is not None
+        if not self.matches_name:
+            return self.regex.match(rel) is not None
+        return self.match_name(rel.rpartition("/")[2])
+
+    def match_name(self, name: str) -> bool:
+        """For patterns that match names (`matches_name`): whether the file name `name` matches."""
+        if self.suffix is not None:
+            return (name if self.case_sensitive else name.lower()).endswith(self.suffix)
+        return self.regex.match(name) is not None
 
 
 def compile_glob(pattern: str, *, case_sensitive: bool = True) -> GlobPattern:
@@ -28,7 +37,10 @@ def compile_glob(pattern: str, *, case_sensitive: bool = True) -> GlobPattern:
     matches_name = "/" not in body and "**" not in body
     source = translate_glob(body if matches_name else text)
     flags = re.DOTALL | (0 if case_sensitive else re.IGNORECASE)
-    return GlobPattern(pattern, re.compile(f"(?:{source})\\Z", flags), matches_name)
+    suffix = None
+    if matches_name and body.startswith("*") and not has_magic(body[1:]) and "\\" not in body:
+        suffix = body[1:] if case_sensitive else body[1:].lower()
+    return GlobPattern(pattern, re.compile(f"(?:{source})\\Z", flags), matches_name, suffix, case_sensitive)
 
 
 def has_magic(pattern: str) -> bool:

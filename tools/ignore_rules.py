@@ -93,6 +93,16 @@ class IgnoreRules:
         self._by_name: dict[tuple[str, bool], _Rule | None] = {}
         self._alternations: dict[tuple[int, ...], _Alternation] = {}
         self._views: dict[str, DirectoryRules] = {}
+        # Path patterns indexed by the first directory their matches must be in, so that placing the rules in a
+        # directory looks only at the few that can apply there; `_anywhere` lists those with no known first one.
+        self._by_first_dir: dict[str, list[int]] = {}
+        self._anywhere: list[int] = []
+        for index, (_, literal, _, _) in enumerate(self._path_globs):
+            first, slash, _ = literal.partition("/")
+            if slash:
+                self._by_first_dir.setdefault(first, []).append(index)
+            else:
+                self._anywhere.append(index)
 
     def __bool__(self) -> bool:
         return self.pattern_count > 0
@@ -102,9 +112,11 @@ class IgnoreRules:
         directory itself)."""
         view = self._views.get(prefix)
         if view is None:
-            relevant = tuple(i for i, (_, literal, parent, _) in enumerate(self._path_globs)
-                             if (literal.startswith(prefix) or prefix.startswith(literal))
-                             and (parent is None or parent.match(prefix)))
+            if prefix:
+                candidates = sorted([*self._anywhere, *self._by_first_dir.get(prefix.partition("/")[0], ())])
+            else:
+                candidates = list(range(len(self._path_globs)))
+            relevant = tuple(i for i in candidates if _fits(self._path_globs[i][1], self._path_globs[i][2], prefix))
             alternation = self._alternations.get(relevant)
             if alternation is None:
                 alternation = _Alternation([(self._path_globs[i][0], self._path_globs[i][3]) for i in relevant])
@@ -162,6 +174,12 @@ class DirectoryRules:
 
     def descend(self, name: str) -> DirectoryRules:
         return self._rules.at(f"{self._prefix}{name}/")
+
+
+def _fits(literal: str, parent: re.Pattern[str] | None, prefix: str) -> bool:
+    """Whether a path pattern can match an entry of the directory `prefix`."""
+    return (literal.startswith(prefix) or prefix.startswith(literal)) and (parent is None or
+                                                                          parent.match(prefix) is not None)
 
 
 def _literal_start(body: str | None) -> str:
