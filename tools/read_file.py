@@ -76,6 +76,8 @@ class ReadFileTool(BaseTool[ReadFileParams]):
             return ToolResult.failure(ToolErrorKind.is_a_directory,
                                       f"Path is a directory, not a file: {path}. Use list_directory to see "
                                       "its entries.")
+        if not path.is_file():  # a FIFO or device would block the read or never end
+            return ToolResult.failure(ToolErrorKind.invalid_params, f"Not a regular file: {path}")
         if self.workspace.is_ignored(path, False, respect_git_ignore=False, default_excludes=False):
             return ToolResult.failure(ToolErrorKind.not_allowed,
                                       f"File is ignored by .geminiignore rules and is not read: {path}")

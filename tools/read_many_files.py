@@ -164,6 +164,9 @@ class ReadManyFilesTool(BaseTool[ReadManyFilesParams]):
                     reason = "not found" if exc.kind is ToolErrorKind.file_not_found else "outside the root"
                     selection.skipped.append((pattern, reason))
                     continue
+                if path.exists() and not path.is_dir() and not path.is_file():
+                    selection.skipped.append((pattern, "not a regular file"))
+                    continue
                 if path.is_file():
                     if self._excluded(path, params, explicit=True):
                         selection.skipped.append((self.workspace.relative(path), "excluded"))

@@ -115,6 +115,8 @@ def _target_problem(path: Path) -> ToolError | None:
     """Why `path` cannot be written as a file: it is a directory, or one of its parents is not."""
     if path.is_dir():
         return ToolError(ToolErrorKind.is_a_directory, f"Path is a directory, not a file: {path}")
+    if path.exists() and not path.is_file():
+        return ToolError(ToolErrorKind.invalid_params, f"Not a regular file, so it is not replaced: {path}")
     for parent in path.parents:
         if parent.exists():
             if not parent.is_dir():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import os
 from pathlib import Path
 from typing import Any
 
@@ -126,3 +127,10 @@ async def test_failures(workspace: Workspace, root: Path) -> None:
         handle.truncate(21 * 1024 * 1024)
     large = await run(tool, path="sparse.log")
     assert large.error and large.error.kind is ToolErrorKind.file_too_large
+
+
+async def test_fifo_is_refused_without_blocking(workspace: Workspace, root: Path) -> None:
+    os.mkfifo(root / "pipe")
+    result = await run(ReadFileTool(workspace), path="pipe")
+    assert result.error and result.error.kind is ToolErrorKind.invalid_params
+    assert result.llm_content == f"Not a regular file: {root}/pipe"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import os
 from pathlib import Path
 from typing import Any
 
@@ -117,3 +118,12 @@ async def test_nothing_found_and_failures(workspace: Workspace, root: Path) -> N
     assert blank.error and blank.error.kind is ToolErrorKind.invalid_params
     assert tool.get_description(tool.Params(paths=["src/*.py"], exclude=["x.py"])) == (
         "Read files matching: src/*.py (excluding: x.py)")
+
+
+async def test_fifo_named_explicitly_is_skipped(workspace: Workspace, root: Path) -> None:
+    os.mkfifo(root / "pipe")
+    make(root, {"a.txt": "a\n"})
+    result = await run(ReadManyFilesTool(workspace), paths=["pipe", "a.txt"])
+    assert result.llm_content == f"--- {root}/a.txt ---\na\n\n--- End of content ---"
+    assert isinstance(result.return_display, FileList)
+    assert result.return_display.skipped == ("pipe (not a regular file)",)

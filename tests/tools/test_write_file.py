@@ -121,3 +121,12 @@ async def test_failures(workspace: Workspace, root: Path) -> None:
             assert denied.error and denied.error.kind is ToolErrorKind.permission_denied
     finally:
         read_only.chmod(0o755)
+
+
+async def test_fifo_is_not_replaced(workspace: Workspace, root: Path) -> None:
+    os.mkfifo(root / "pipe")
+    tool = WriteFileTool(workspace)
+    assert await tool.should_confirm_execute(tool.Params(file_path="pipe", content="x"), AbortSignal()) is None
+    result = await run(tool, file_path="pipe", content="x")
+    assert result.error and result.error.kind is ToolErrorKind.invalid_params
+    assert (root / "pipe").is_fifo()
