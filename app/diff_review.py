@@ -315,8 +315,8 @@ class DiffReviewScreen(ModalScreen[Decision]):
     async def _watch_file(self) -> None:
         from watchfiles import awatch
 
-        target = os.path.join(os.path.realpath(os.path.dirname(self.details.file_path) or "."),
-                              os.path.basename(self.details.file_path))
+        # the real file: edits write through symlinks, so that is where a change would show
+        target = os.path.realpath(self.details.file_path)
         directory = os.path.dirname(target)
         while not os.path.isdir(directory) and os.path.dirname(directory) != directory:
             directory = os.path.dirname(directory)

@@ -258,3 +258,21 @@ async def test_long_lines_scroll_sideways_in_both_views() -> None:
         view.scroll_to(x=view.max_scroll_x, animate=False)
         await pilot.pause()
         assert any("END_NEW" in view.render_line(y).text for y in range(4))
+
+
+async def test_change_through_a_symlink_is_seen(root: Path) -> None:
+    (root / "real").mkdir()
+    real = root / "real" / "target.txt"
+    real.write_text("a\n")
+    link = root / "link.txt"
+    link.symlink_to(real)
+    app = Harness(edit_of(link, "b\n"))
+    async with app.run_test(size=(100, 40)):
+        screen = app.screen
+        await asyncio.sleep(0.3)
+        real.write_text("changed\n")
+        for _ in range(60):
+            await asyncio.sleep(0.05)
+            if screen.shown_diff.original_content == "changed\n":
+                break
+        assert screen.shown_diff.original_content == "changed\n"
