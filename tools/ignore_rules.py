@@ -39,8 +39,8 @@ class _Alternation:
         if self.regex is None:
             return None
         if self.one_by_one is not None:
-            return next((rule for regex, rule in self.one_by_one if regex.match(text)), None)
-        found = self.regex.match(text)
+            return next((rule for regex, rule in self.one_by_one if regex.fullmatch(text)), None)
+        found = self.regex.fullmatch(text)
         return self.rules[found.lastindex - 1] if found and found.lastindex else None
 
 
@@ -76,12 +76,15 @@ class IgnoreRules:
                 body = body[:-1]
             rule = _Rule(index, bool(include), dir_only)
             regex = regex.replace(_DIR_MARK, "/")
-            if body is not None and body.endswith("/**") and regex.endswith("/"):
-                regex += "."  # `a/**` matches what is inside a/, not a/ itself (pathspec's regex would)
+            if not regex.startswith("^"):
+                regex = "(?s:.*?)" + regex  # pathspec writes a few (`*`, `*/`, ...) for search()
+            if body is not None and body.endswith("/**") and regex.startswith("^") and regex.endswith("/"):
+                # `a/**` matches what is inside a/, and `a/**/` the directories inside it, never a/ itself
+                regex += ".+/" if dir_only else ".+"
             if body and "/" not in body and body != "**" and regex.startswith(_ANY_PARENT):
                 if not _GLOB_CHARS.intersection(body):
                     self._names.setdefault(body, []).append(rule)
-                elif body[0] == "*" and not _GLOB_CHARS.intersection(body[1:]):
+                elif len(body) > 1 and body[0] == "*" and not _GLOB_CHARS.intersection(body[1:]):
                     self._suffixes.setdefault(body[1:], []).append(rule)
                 else:
                     name_globs.append((regex[len(_ANY_PARENT):], rule))
