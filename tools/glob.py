@@ -91,11 +91,10 @@ class GlobTool(BaseTool[GlobParams]):
         glob = compile_glob(pattern, case_sensitive=params.case_sensitive)
         found: list[tuple[float, str]] = []
         for item in self.workspace.scan(directory, respect_git_ignore=params.respect_git_ignore,
-                                        abort_signal=abort_signal):
-            if glob.match_name(item.entry.name) if glob.matches_name else glob.match(item.rel):
-                try:
-                    found.append((-item.entry.stat().st_mtime, item.path))
-                except OSError:
-                    continue
+                                        abort_signal=abort_signal, wanted=glob.wants):
+            try:
+                found.append((-item.entry.stat().st_mtime, item.path))
+            except OSError:
+                continue
         found.sort()
         return [path for _, path in found]

@@ -22,6 +22,10 @@ class GlobPattern:
             return self.regex.match(rel) is not None
         return self.match_name(rel.rpartition("/")[2])
 
+    def wants(self, name: str, rel: str) -> bool:
+        """`match` for a file whose name and relative path are both at hand (a `Workspace.scan` filter)."""
+        return self.match_name(name) if self.matches_name else self.regex.match(rel) is not None
+
     def match_name(self, name: str) -> bool:
         """For patterns that match names (`matches_name`): whether the file name `name` matches."""
         if self.suffix is not None:

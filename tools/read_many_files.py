@@ -188,10 +188,12 @@ class ReadManyFilesTool(BaseTool[ReadManyFilesParams]):
         if not globs:
             return selection
         matched: list[Path] = []
+        def wanted(name: str, rel: str) -> bool:
+            return any(glob.wants(name, rel) for glob in globs)
+
         for found in self.workspace.scan(root, default_excludes=params.use_default_excludes,
-                                         abort_signal=abort_signal):
-            if any(glob.match(found.rel) for glob in globs):
-                matched.append(Path(found.path))
+                                         abort_signal=abort_signal, wanted=wanted):
+            matched.append(Path(found.path))
         for path in sorted(matched):
             if not self._excluded(path, params, explicit=False):
                 selection.files.setdefault(path, False)
