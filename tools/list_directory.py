@@ -58,7 +58,7 @@ class ListDirectoryTool(BaseTool[ListDirectoryParams]):
             directory = self.workspace.resolve(params.path, must_exist=True)
         except WorkspaceError as exc:
             if exc.kind is ToolErrorKind.file_not_found:
-                return ToolResult.failure(exc.kind, f"Directory not found: {params.path}")
+                return ToolResult.failure(exc.kind, f"Directory not found: {self.workspace.resolve(params.path)}")
             return ToolResult.failure(exc.kind, exc.message)
         if not directory.is_dir():
             return ToolResult.failure(ToolErrorKind.not_a_directory,

@@ -97,7 +97,7 @@ async def test_failures(workspace: Workspace, root: Path) -> None:
     tool = ListDirectoryTool(workspace)
     missing = await run(tool, path="nope")
     assert missing.error and missing.error.kind is ToolErrorKind.file_not_found
-    assert missing.llm_content == "Directory not found: nope"
+    assert missing.llm_content == f"Directory not found: {root}/nope"
     file = await run(tool, path="f.txt")
     assert file.error and file.error.kind is ToolErrorKind.not_a_directory
     assert str(file.llm_content).startswith(f"Path is not a directory: {root}/f.txt")
