@@ -124,17 +124,34 @@ def _split_null(stdout: bytes, strip_dot: bool) -> list[str]:
     return paths
 
 
+_RG_WALK = ("--no-config", "--null", "--no-messages", "--hidden", "--follow",
+            # only the .gitignore files the workspace reads: none above the root, no global or .git/info ones
+            "--no-require-git", "--no-ignore-global", "--no-ignore-exclude", "--no-ignore-parent", "--no-ignore-dot",
+            *(arg for name in sorted(DEFAULT_EXCLUDED_DIRS) for arg in ("--glob", f"!{name}/")))
+
+
+def _negates(ignore_file: Path) -> bool:
+    """Whether a .geminiignore has a `!` rule: it may re-include what a .gitignore excludes, which an engine
+    that reads only .gitignore files would never list."""
+    try:
+        text = ignore_file.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return any(line.strip().startswith("!") for line in text.splitlines())
+
+
+def _ancestor_negations(workspace: Workspace, search_dir: Path) -> bool:
+    directories = [search_dir, *(d for d in search_dir.parents if d == workspace.root or workspace.root in d.parents)]
+    return any(_negates(d / ".geminiignore") for d in directories)
+
+
 async def ripgrep_candidates(rg: str, search_dir: Path, pattern: GrepPattern, include: IncludeGlob | None,
                              abort_signal: AbortSignal) -> list[str]:
     """Files under `search_dir` (relative, `/`-separated) in which ripgrep finds a match."""
-    argv = [rg, "--no-config", "--files-with-matches", "--null", "--no-messages", "--color", "never",
-            "--ignore-case", "--crlf", "--text", "--hidden", "--follow", "--engine", "auto",
-            # only the .gitignore files the workspace reads: none above the root, no global or .git/info ones
-            "--no-require-git", "--no-ignore-global", "--no-ignore-exclude", "--no-ignore-parent", "--no-ignore-dot"]
+    argv = [rg, *_RG_WALK, "--files-with-matches", "--color", "never", "--ignore-case", "--crlf", "--text",
+            "--engine", "auto"]
     for glob in include.globs if include else ():
         argv += ["--glob", glob]
-    for name in sorted(DEFAULT_EXCLUDED_DIRS):
-        argv += ["--glob", f"!{name}/"]
     if pattern.bytes_safe:
         argv += ["--regexp", pattern.source]
     elif pattern.needs_pcre:
@@ -143,7 +160,12 @@ async def ripgrep_candidates(rg: str, search_dir: Path, pattern: GrepPattern, in
         wide = widen_for_bytes(pattern.source)
         argv += ["--regexp", wide] if wide is not None else ["--regexp", pattern.source, "--regexp", _NOT_UTF8]
     argv += ["--", "."]
-    code, stdout, stderr = await run_process(argv, search_dir, abort_signal)
+    # the .geminiignore files ripgrep walks past (a quick listing, run alongside the search)
+    listing = [rg, *_RG_WALK, "--files", "--glob", ".geminiignore", "--", "."]
+    (code, stdout, stderr), (_, ignore_files, _) = await asyncio.gather(
+        run_process(argv, search_dir, abort_signal), run_process(listing, search_dir, abort_signal))
+    if any(_negates(search_dir / rel) for rel in _split_null(ignore_files, strip_dot=True)):
+        raise EngineUnavailable("a .geminiignore re-includes (!) files that ripgrep's .gitignore reading skips")
     if code == 2 and not stdout:
         raise EngineUnavailable(f"ripgrep failed: {stderr.decode(errors='replace').strip()[:300]}")
     return _split_null(stdout, strip_dot=True)
@@ -178,6 +200,8 @@ async def git_grep_candidates(workspace: Workspace, search_dir: Path, pattern: G
         if any((d / ".gitignore").exists() for d in between if d == top or top in d.parents):
             raise EngineUnavailable("ignore files above the root would hide files the workspace searches")
     config = [git, "-c", "core.quotePath=false", "-c", f"core.excludesFile={os.devnull}"]
+    if _ancestor_negations(workspace, search_dir):
+        raise EngineUnavailable("a .geminiignore re-includes (!) files that git's ignore rules skip")
     # .git/info/exclude is not a workspace rule: then search the ignored files too and let the gate filter
     standard = "--no-exclude-standard" if _has_rules(top / ".git" / "info" / "exclude") else "--exclude-standard"
     pathspecs = ["--", *(include.git_pathspecs() if include else ["."])]
@@ -191,10 +215,12 @@ async def git_grep_candidates(workspace: Workspace, search_dir: Path, pattern: G
         raise EngineUnavailable(f"git grep failed: {stderr.decode(errors='replace').strip()[:300]}")
     found = _split_null(stdout, strip_dot=False)
     # git greps a symlink's target path, not the file it points to: hand every symlink to the Python check
-    code, stdout, _ = await run_process([*config, "ls-files", "-z", "-s", *pathspecs], search_dir, abort_signal, env)
+    code, stdout, _ = await run_process([*config, "ls-files", "-z", "-s", "--", "."], search_dir, abort_signal, env)
     for record in _split_null(stdout, strip_dot=False) if code == 0 else ():
         meta, _, rel = record.partition("\t")
-        if meta.startswith("120000 "):
+        if rel.rpartition("/")[2] == ".geminiignore" and _negates(search_dir / rel):
+            raise EngineUnavailable("a .geminiignore re-includes (!) files that git's ignore rules skip")
+        if meta.startswith("120000 ") and (include is None or include.matches(rel)):
             found.append(rel)
         elif meta.startswith("160000 "):
             raise EngineUnavailable("git grep --untracked does not enter submodules")
@@ -204,6 +230,8 @@ async def git_grep_candidates(workspace: Workspace, search_dir: Path, pattern: G
     for rel in _split_null(stdout, strip_dot=False) if code == 0 else ():
         if rel.endswith("/"):  # a repository inside this one: git lists the directory, the workspace walks it
             raise EngineUnavailable(f"git grep does not enter the nested repository {rel}")
+        if rel.rpartition("/")[2] == ".geminiignore" and _negates(search_dir / rel):
+            raise EngineUnavailable("a .geminiignore re-includes (!) files that git's ignore rules skip")
         if os.path.islink(os.path.join(search_dir, rel)) and (include is None or include.matches(rel)):
             found.append(rel)
     return found

@@ -404,3 +404,54 @@ def test_widen_for_bytes() -> None:
     assert widen_for_bytes("x\\w+[^\\]]\\.") == f"x(?:\\w|{high})+(?:[^\\]]|{high})\\."
     assert widen_for_bytes("[a-z]é") == f"[a-z](?:é|{high})"
     assert widen_for_bytes("\\bx\\w") is None and widen_for_bytes("\\\\bx") == "\\\\bx"
+
+
+_RULES = ["*.log", "build/", "/top.txt", "a/", "!keep.log", "**/gen/*.txt", "b/*.md", "*.md", "!b/ok.md", "c/**", "d",
+          "/d/", "e/f/", "x?.txt", "[ab].txt", "!*.txt", "*.txt", "sub/", "!sub/", "**/deep", "deep/**/z.txt",
+          "\\#hash.txt", "trail.txt ", "n/*", "!n/keep.txt", "*/one.txt", "a/**/b", ".hidden/", "*.TXT"]
+_NAMES = ["top.txt", "a.txt", "b.txt", "x1.txt", "keep.log", "z.log", "readme.md", "ok.md", "#hash.txt", "trail.txt",
+          "one.txt", "z.txt", "keep.txt", "UP.TXT"]
+_DIRS = ["", "a", "b", "c", "d", "e/f", "gen", "x/gen", "sub", "sub/sub", "deep", "q/deep/r", "n", "a/q/b", ".hidden",
+         "m/d"]
+
+
+@pytest.mark.parametrize("seed", range(0, 120, 4))
+async def test_engines_agree_on_random_ignore_trees(tmp_path: Path, seed: int) -> None:
+    """Random .gitignore/.geminiignore rules at random levels, some files tracked by git: every engine that
+    answers prints what the Python walk prints (an engine steps aside when a .geminiignore re-includes)."""
+    import random
+
+    rng = random.Random(seed)
+    root = (tmp_path / "w").resolve()
+    for directory in _DIRS:
+        (root / directory).mkdir(parents=True, exist_ok=True)
+        for name in rng.sample(_NAMES, 5):
+            (root / directory / name).write_text(f"hit {directory}/{name}\n")
+    for directory in rng.sample(_DIRS, 4):
+        (root / directory / ".gitignore").write_text("\n".join(rng.sample(_RULES, rng.randint(1, 6))) + "\n")
+    if seed % 3 == 0:
+        (root / rng.choice(_DIRS) / ".geminiignore").write_text(rng.choice(_RULES) + "\n")
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    subprocess.run(["git", "add", "-f", "a", "sub"], cwd=root, check=True, capture_output=True)
+    workspace = Workspace(root)
+    python = (await search(workspace, "python", pattern="hit")).llm_content
+    for engine in ("rg", "git"):
+        result = await search(workspace, engine, pattern="hit")
+        if result.ok:
+            assert result.llm_content == python, engine
+        else:
+            assert "re-includes (!)" in result.llm_content
+
+
+async def test_geminiignore_that_re_includes_moves_the_search_to_python(root: Path) -> None:
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    (root / ".gitignore").write_text("*.log\n")
+    (root / "deep").mkdir()
+    (root / "deep" / ".geminiignore").write_text("!app.log\n")
+    (root / "deep" / "app.log").write_text("hit\n")
+    (root / "other.log").write_text("hit\n")
+    for engine in ("rg", "git"):
+        result = await search(Workspace(root), engine, pattern="hit")
+        assert result.error and "re-includes (!)" in result.llm_content
+    auto = await search(Workspace(root), None, pattern="hit")
+    assert auto.llm_content == 'Found 1 match(es) for pattern "hit" in path ".":\n---\nFile: deep/app.log\nL1: hit\n---'
