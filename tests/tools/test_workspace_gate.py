@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from core.abort import AbortSignal
 from core.tool import ToolErrorKind
 from tools.text_file import decode_text, encode_text, read_text, write_text
 from tools.workspace import FileType, Workspace, WorkspaceError, sniff_bytes
@@ -122,3 +123,55 @@ def test_ignore_rules_agree_with_git(seed: int, tmp_path: Path) -> None:
             rel = path.relative_to(repo).as_posix()
             if path.is_file() and not rel.startswith(".git/"):
                 assert workspace.is_ignored(path) == (rel not in shown_by_git), (lines, rel)
+
+
+def test_scan_symlinks_filter_and_abort(workspace: Workspace, root: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "o.txt").write_text("x")
+    for name in ("a/one.py", "a/two.txt", "b/three.py"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("x")
+    (root / "inner_link.py").symlink_to(root / "a" / "one.py")
+    (root / "outer_link.txt").symlink_to(outside / "o.txt")
+    (root / "dir_link").symlink_to(root / "a")
+    os.mkfifo(root / "pipe")
+    # a directory's files come before its subdirectories; links out of the root, dir links and pipes never
+    assert [f.rel for f in workspace.scan(root)] == ["inner_link.py", "a/one.py", "a/two.txt", "b/three.py"]
+    only_py = [f.rel for f in workspace.scan(root, wanted=lambda name, rel: name.endswith(".py"))]
+    assert only_py == ["inner_link.py", "a/one.py", "b/three.py"]
+    signal = AbortSignal()
+    seen = []
+    for found in workspace.scan(root / "a", abort_signal=signal):
+        seen.append(found.rel)
+        signal.abort()
+    assert seen == ["one.py", "two.txt"]  # the directory being read is finished, no further one is opened
+    (root / "a" / "sub").mkdir()
+    (root / "a" / "sub" / "deep.py").write_text("x")
+    seen = [found.rel for found in workspace.scan(root / "a", abort_signal=signal)]
+    assert seen == []
+
+
+def test_rules_follow_edits_of_ignore_files(workspace: Workspace, root: Path) -> None:
+    (root / "a.log").write_text("x")
+    (root / "b.txt").write_text("x")
+    assert {f.rel for f in workspace.scan(root)} == {"a.log", "b.txt"}
+    (root / ".gitignore").write_text("*.log\n")
+    assert {f.rel for f in workspace.scan(root)} == {".gitignore", "b.txt"}
+    (root / ".gitignore").write_text("*.txt\n# now the text files\n")
+    assert {f.rel for f in workspace.scan(root)} == {".gitignore", "a.log"}
+    (root / ".gitignore").unlink()
+    assert {f.rel for f in workspace.scan(root)} == {"a.log", "b.txt"}
+
+
+def test_nested_geminiignore_and_entry_filter(workspace: Workspace, root: Path) -> None:
+    (root / "pkg" / "build").mkdir(parents=True)
+    (root / "pkg" / ".geminiignore").write_text("secret.*\n/build/\n")
+    for name in ("pkg/secret.key", "pkg/ok.py", "pkg/build/x.py", "secret.key"):
+        (root / name).write_text("x")
+    assert workspace.is_ignored(root / "pkg" / "secret.key", respect_git_ignore=False)
+    assert not workspace.is_ignored(root / "secret.key")
+    assert workspace.is_ignored(root / "pkg" / "build" / "x.py")
+    ignored = workspace.entry_filter(root / "pkg")
+    assert [ignored("secret.key", False), ignored("ok.py", False), ignored("build", True)] == [True, False, True]
+    assert ignored(".git", True) and not workspace.entry_filter(root / "pkg", default_excludes=False)(".git", True)
