@@ -137,8 +137,8 @@ class DiffReviewScreen(ModalScreen[Decision]):
         view.set_rejected(self.rejected)
         view.current = 0
         view.scroll_to(y=0, animate=False)
-        view.display = bool(self.hunks)
-        self.query_one("#review-empty").display = not self.hunks
+        view.display = self.mode != "edit" and bool(self.hunks)
+        self.query_one("#review-empty").display = self.mode != "edit" and not self.hunks
         if changed:
             self._notice(CHANGED_NOTICE)
             self._arm()
@@ -256,7 +256,7 @@ class DiffReviewScreen(ModalScreen[Decision]):
         editor.focus()
 
     async def action_apply_edit(self) -> None:
-        if self.mode != "edit" or self._busy:
+        if self.mode != "edit" or not self._ready():
             return
         text = self.query_one(ProposalEditor).text
         if self._edit_base is not self.shown_diff or not await self._still_current():

@@ -276,3 +276,57 @@ async def test_change_through_a_symlink_is_seen(root: Path) -> None:
             if screen.shown_diff.original_content == "changed\n":
                 break
         assert screen.shown_diff.original_content == "changed\n"
+
+
+async def test_a_change_re_arms_the_grace_period(root: Path) -> None:
+    path = root / "c.txt"
+    path.write_text("a\n")
+    watched = edit_of(path, "b\n")
+    app = Harness(EditConfirmation(watched.title, "", watched.file_diff, watched.refresh), grace=0.4)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await asyncio.sleep(0.5)
+        path.write_text("changed\n")
+        await pilot.press("y")  # re-reads, shows the new diff and re-arms the grace period
+        await pilot.press("y")  # typed ahead: ignored
+        await pilot.pause()
+        assert not app.decisions and app.screen.shown_diff.original_content == "changed\n"
+        await asyncio.sleep(0.5)
+        await pilot.press("y")
+        await pilot.pause()
+    assert app.decisions[0].file_diff.original_content == "changed\n"
+
+
+async def test_change_while_editing_is_shown_before_the_edit_applies(root: Path) -> None:
+    path = root / "d.txt"
+    path.write_text("a\n")
+    watched = edit_of(path, "b\n")
+    app = Harness(EditConfirmation(watched.title, "", watched.file_diff, watched.refresh))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.press("e")
+        editor = app.screen.query_one(ProposalEditor)
+        editor.load_text("mine\n")
+        path.write_text("theirs\n")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert not app.decisions
+        assert "changed on disk while you edited" in str(app.screen.query_one("#review-notice").render())
+        assert editor.text == "mine\n" and editor.display  # the user's text is kept
+        assert not app.screen.query_one(DiffView).display
+        await pilot.press("ctrl+s")  # now knowingly applied over the change they were shown
+        await pilot.pause()
+    decision = app.decisions[0]
+    assert decision.outcome is ConfirmationOutcome.modify and decision.new_content == "mine\n"
+    assert decision.file_diff.original_content == "theirs\n"
+
+
+async def test_clicking_a_hunk_makes_it_current() -> None:
+    original, proposed = three_hunks()
+    app = Harness(plain(original, proposed))
+    async with app.run_test(size=(100, 40)) as pilot:
+        view = app.screen.query_one(DiffView)
+        row = view.hunk_rows[1]
+        await pilot.click(DiffView, offset=(10, row))
+        await pilot.press("space", "y")
+        await pilot.pause()
+    decision = app.decisions[0]
+    assert decision.outcome is ConfirmationOutcome.modify and "hunk(s) 2" in (decision.feedback or "")
