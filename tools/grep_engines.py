@@ -36,9 +36,10 @@ def widen_for_bytes(source: str) -> str | None:
     while i < len(source):
         char = source[i]
         if char == "\\" and i + 1 < len(source):
-            piece = source[i:i + 2]
-            out.append(f"(?:{piece}|{_ANY_HIGH_BYTE})" if source[i + 1] in "wWdDsS" else piece)
-            i += 2
+            piece, value = _escape_at(source, i)
+            wide = source[i + 1] in "wWdDsS" or (value is not None and value >= 0x80)
+            out.append(f"(?:{piece}|{_ANY_HIGH_BYTE})" if wide else piece)
+            i += len(piece)
             continue
         if char == "[":
             end = _class_end(source, i)
@@ -52,6 +53,22 @@ def widen_for_bytes(source: str) -> str | None:
         out.append(f"(?:{char}|{_ANY_HIGH_BYTE})" if char == "." or not char.isascii() else char)
         i += 1
     return "".join(out)
+
+
+def _escape_at(source: str, start: int) -> tuple[str, int | None]:
+    """The escape starting at `start` (`\\x41`, `\\u00e9`, `\\U0001F600`, `\\351`, or a backslash and one
+    character) and the code point it stands for, when it is a character code."""
+    digits = {"x": 2, "u": 4, "U": 8}.get(source[start + 1])
+    if digits is not None:
+        piece = source[start:start + 2 + digits]
+        try:
+            return piece, int(piece[2:], 16)
+        except ValueError:
+            return source[start:start + 2], None
+    octal = source[start + 1:start + 4]
+    if len(octal) == 3 and all(c in "01234567" for c in octal) and octal[0] in "0123":
+        return source[start:start + 4], int(octal, 8)
+    return source[start:start + 2], None
 
 
 def _class_end(source: str, start: int) -> int | None:
@@ -209,7 +226,9 @@ async def git_grep_candidates(workspace: Workspace, search_dir: Path, pattern: G
     argv = [*config, "grep", "--untracked", standard, "--files-with-matches", "-z", "--text", "--ignore-case",
             "--perl-regexp", "--no-color", "-e", f"(*ANYCRLF){pattern.source}",
             # git does not decode UTF-16/32 (with a BOM) as Python does: every file with a NUL byte is a candidate
-            "-e", "\\x00", *pathspecs]
+            "-e", "\\x00",
+            # nor does it drop a UTF-8 BOM before the first line (`^foo` would miss it): files with one too
+            "-e", "\\x{FEFF}", *pathspecs]
     code, stdout, stderr = await run_process(argv, search_dir, abort_signal, env)
     if code not in (0, 1):
         raise EngineUnavailable(f"git grep failed: {stderr.decode(errors='replace').strip()[:300]}")

@@ -15,7 +15,7 @@ _LINE_CONTEXT_BEFORE = 100
 
 # What can match a character that a byte-level engine sees as invalid UTF-8 (a cp1252 file decoded by Python), or
 # means more in Python's Unicode classes than in git grep -P: such patterns need a wider net in ripgrep.
-_BYTES_UNSAFE = re.compile(r"\\[wWdDsSB]|\[\^|(?<!\\)\.")
+_BYTES_UNSAFE = re.compile(r"\\[wWdDsSBuUN]|\\x[89a-fA-F]|\\[0-3][0-7]{2}|\[\^|(?<!\\)\.")
 # Lookaround and backreferences: ripgrep needs PCRE2 for them.
 _NEEDS_PCRE = re.compile(r"\(\?<?[=!]|\\[1-9]|\(\?P=")
 # Constructs that look outside one line when the whole file is searched at once (prefiltering would be wrong).
@@ -82,8 +82,8 @@ class GrepPattern:
             if match is None:
                 break
             line_start = text.rfind("\n", 0, match.start()) + 1
-            if line_start == size and size:
-                break  # the text after the last newline is not a line
+            if line_start == size:
+                break  # the empty text after the last newline (or of an empty file) is not a line
             line_end = text.find("\n", match.start())
             if line_end < 0:
                 line_end = size

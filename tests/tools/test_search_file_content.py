@@ -404,6 +404,8 @@ def test_widen_for_bytes() -> None:
     assert widen_for_bytes("x\\w+[^\\]]\\.") == f"x(?:\\w|{high})+(?:[^\\]]|{high})\\."
     assert widen_for_bytes("[a-z]é") == f"[a-z](?:é|{high})"
     assert widen_for_bytes("\\bx\\w") is None and widen_for_bytes("\\\\bx") == "\\\\bx"
+    assert widen_for_bytes("caf\\u00e9\\x41") == f"caf(?:\\u00e9|{high})\\x41"
+    assert widen_for_bytes("\\351") == f"(?:\\351|{high})"
 
 
 _RULES = ["*.log", "build/", "/top.txt", "a/", "!keep.log", "**/gen/*.txt", "b/*.md", "*.md", "!b/ok.md", "c/**", "d",
@@ -455,3 +457,41 @@ async def test_geminiignore_that_re_includes_moves_the_search_to_python(root: Pa
         assert result.error and "re-includes (!)" in result.llm_content
     auto = await search(Workspace(root), None, pattern="hit")
     assert auto.llm_content == 'Found 1 match(es) for pattern "hit" in path ".":\n---\nFile: deep/app.log\nL1: hit\n---'
+
+
+_WORDS = ["foo", "Foo", "FOO", "bar", "café", "CAFÉ", "naïve", "日本", "x1", "42", "٣", "self", "end", "\t", " ", "  ",
+          "(", ".", "*", "$", "\\", '"', "ſ", "K", "ß", "İ", "\u00a0", "\x1c", "\u2028", "ǅ", "ﬁ"]
+_PATTERNS = ["foo", "f.o", "caf.", "CAFÉ", "\\w+é", "\\d+", "\\s+bar", "^foo", "end$", "foo|bar", "[^a-z ]+",
+             "\\bfoo\\b", "\\Bfoo", "ſelf", "k", "ss", "\\S+", "(?-i:Foo)", "fo{2}", "(foo|bar)+end", "a?b?c?",
+             "\\u00e9", "^$", "\\W", "(?<=f)oo", "(\\w)\\1", "ǆ"]
+
+
+@pytest.mark.parametrize("seed", range(4))
+async def test_engines_agree_on_random_text(tmp_path: Path, seed: int) -> None:
+    """Random lines in UTF-8 (with and without BOM), cp1252 and UTF-16, LF, CRLF and mixed endings, odd Unicode
+    (case folding, digits, separators): every engine that answers prints what the Python walk prints."""
+    import random
+
+    rng = random.Random(seed)
+    root = (tmp_path / "w").resolve()
+    root.mkdir()
+    for index in range(12):
+        lines = [" ".join(rng.choice(_WORDS) for _ in range(rng.randint(0, 8))) for _ in range(rng.randint(1, 12))]
+        newline = rng.choice(["\n", "\r\n", "\r\n\n"])
+        text = newline.join(lines) + rng.choice(["", newline])
+        encoding = rng.choice(["utf-8", "utf-8", "cp1252", "utf-16", "utf-8-sig"])
+        try:
+            data = text.encode(encoding)
+        except UnicodeEncodeError:
+            data = text.encode("utf-8")
+        (root / f"f{index}.txt").write_bytes(data)
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    workspace = Workspace(root)
+    for pattern in _PATTERNS:
+        python = (await search(workspace, "python", pattern=pattern)).llm_content
+        for engine in ("rg", "git"):
+            result = await search(workspace, engine, pattern=pattern)
+            if result.ok:
+                assert result.llm_content == python, (engine, pattern)
+            else:
+                assert result.llm_content.startswith(f"Search engine {engine} failed"), result.llm_content
