@@ -136,3 +136,19 @@ def test_llm_text_of_parts() -> None:
     result = ToolResult([TextPart("see image"), InlineDataPart("image/png", "aGVsbG8=")], "x")
     assert llm_text(result) == "see image\n[inline data image/png, 5 bytes]"
     assert llm_text(None) == "(no result yet)"
+
+
+async def test_clear_empties_the_panel() -> None:
+    app = Harness()
+    async with app.run_test(size=(80, 30)) as pilot:
+        panel = app.query_one(HistoryPanel)
+        panel.record(call(1))
+        panel.record(call(2))
+        await pilot.pause()
+        panel.clear()
+        await pilot.pause()
+        assert panel.visible_ids == [] and panel.option_list.option_count == 0
+        assert "0 calls" in str(panel.query_one("#history-count").render())
+        panel.record(call(3))
+        await pilot.pause()
+        assert panel.visible_ids == ["c3"]
