@@ -133,7 +133,8 @@ class DiffReviewScreen(ModalScreen[Decision]):
         self.rejected = frozenset()
         self.current = 0
         view = self.view
-        view.set_diff(self.hunks, diff.file_path or diff.file_name)
+        view.set_diff(self.hunks, diff.file_path or diff.file_name, original=diff.original_content,
+                      new=diff.new_content)
         view.set_rejected(self.rejected)
         view.current = 0
         view.scroll_to(y=0, animate=False)

@@ -102,7 +102,26 @@ def highlight_line(text: str, lexer: Lexer | None) -> Content:
     return Content(text, spans=spans)
 
 
+def highlight_text(text: str, lexer: Lexer) -> list[Content]:
+    """A whole file highlighted at once, one Content per line (multi-line strings keep their colour)."""
+    text = text.expandtabs(4)
+    spans: list[Span] = []
+    start = 0
+    styles = HighlightTheme.STYLES
+    for token_type, token in lexer.get_tokens(text):
+        end = start + len(token)
+        kind = token_type
+        while kind is not None:
+            if style := styles.get(kind):
+                spans.append(Span(start, end, style))
+                break
+            kind = kind.parent
+        start = end
+    return Content(text, spans=spans).split("\n", allow_blank=True)
+
+
 NO_NEWLINE = " ⏎ no newline at end of file"
+FULL_HIGHLIGHT_MAX_LINES = 1500  # about 0.1 s of lexing; bigger files are highlighted line by line, lazily
 
 
 class DiffView(ScrollView, can_focus=False):
@@ -134,12 +153,18 @@ class DiffView(ScrollView, can_focus=False):
         self._number_width = 1
         self._code_width = 0
         self._no_newline_room = 0
+        self._texts: dict[str, str | None] = {}
+        self._full: dict[str, list[Content] | None] = {}
 
-    def set_diff(self, hunks: Sequence[Hunk], path: str) -> None:
+    def set_diff(self, hunks: Sequence[Hunk], path: str, *, original: str | None = None,
+                 new: str | None = None) -> None:
+        """`original` and `new` (the whole texts) are optional: with them, highlighting sees whole files."""
         self.hunks = tuple(hunks)
         self.path = path
         self._lexer = lexer_for(path)
         self._highlight_cache.clear()
+        self._texts = {"old": original, "new": new}
+        self._full: dict[str, list[Content] | None] = {}
         last = max((max(h.old_start + h.old_count, h.new_start + h.new_count) for h in self.hunks), default=1)
         self._number_width = len(str(last))
         self._code_width = max((len(line.text.expandtabs(4)) for h in self.hunks for line in h.lines), default=0)
@@ -260,8 +285,20 @@ class DiffView(ScrollView, can_focus=False):
         number = line.old_no if side == "old" and line.old_no is not None else line.new_no or line.old_no or 0
         key = (side, number)
         if (cached := self._highlight_cache.get(key)) is None:
-            cached = self._highlight_cache[key] = highlight_line(line.text, self._lexer)
+            full = self._full_text(side)
+            if full is not None and 0 < number <= len(full) and full[number - 1].plain == line.text.expandtabs(4):
+                cached = full[number - 1]
+            else:
+                cached = highlight_line(line.text, self._lexer)
+            self._highlight_cache[key] = cached
         return cached
+
+    def _full_text(self, side: str) -> list[Content] | None:
+        if side not in self._full:
+            text = self._texts.get(side)
+            small = text is not None and text.count("\n") <= FULL_HIGHLIGHT_MAX_LINES
+            self._full[side] = highlight_text(text, self._lexer) if small and self._lexer and text else None
+        return self._full[side]
 
 
 def _num(value: int | None, width: int) -> str:

@@ -28,7 +28,8 @@ class FileDiffDisplay(Vertical):
             "  ", (f"+{added}", "$text-success"), " ", (f"-{removed}", "$text-error"),
         ), classes="display-diff-summary")
         view = DiffView(classes="display-diff-view")
-        view.set_diff(self.hunks, diff.file_path or diff.file_name)
+        view.set_diff(self.hunks, diff.file_path or diff.file_name, original=diff.original_content,
+                      new=diff.new_content)
         if not self.hunks:
             view.display = False
         yield view

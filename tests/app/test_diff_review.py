@@ -330,3 +330,16 @@ async def test_clicking_a_hunk_makes_it_current() -> None:
         await pilot.pause()
     decision = app.decisions[0]
     assert decision.outcome is ConfirmationOutcome.modify and "hunk(s) 2" in (decision.feedback or "")
+
+
+async def test_highlighting_sees_the_whole_file() -> None:
+    original = 'def f():\n    """Doc\n    inside the docstring\n    """\n    return 1\n'
+    proposed = original.replace("return 1", "return 2")
+    app = Harness(plain(original, proposed, "/r/f.py"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        view = app.screen.query_one(DiffView)
+        inside = next(line for line in view.hunks[0].lines if line.text.strip() == "inside the docstring")
+        content = view._highlighted(inside, "old")
+        assert content.plain == "    inside the docstring"
+        assert any("text-success" in str(span.style) for span in content.spans)  # a string, not names
