@@ -121,7 +121,7 @@ def highlight_text(text: str, lexer: Lexer) -> list[Content]:
 
 
 NO_NEWLINE = " ⏎ no newline at end of file"
-FULL_HIGHLIGHT_MAX_LINES = 1500  # about 0.1 s of lexing; bigger files are highlighted line by line, lazily
+FULL_HIGHLIGHT_MAX_LINES = 1000  # about 0.06 s of lexing per side; bigger files are highlighted line by line, lazily
 
 
 class DiffView(ScrollView, can_focus=False):

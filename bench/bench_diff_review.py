@@ -28,6 +28,7 @@ def source(n: int, mark: str = "", every: int = 0) -> str:
 
 
 CASES = {
+    "1,000 lines (whole-file highlighting), 50 hunks": (source(1000), source(1000, "changed", 20)),
     "new file of 10,000 lines": ("", source(LINES)),
     "500 hunks in 10,000 lines": (source(LINES), source(LINES, "changed", 20)),
     "every line of 10,000 changed": (source(LINES), source(LINES, "changed", 1)),
