@@ -152,10 +152,13 @@ def build_session(root: Path | str | None = None, *, model: str | None = None,
     if not root.is_dir():
         raise ConfigurationError(f"the workspace root {root} is not a directory.")
     settings = settings or load_settings(root, home=home, env=dict(env))
+    # the model first: a Gemini client warms up (imports, TLS) on a thread while the tools are built
+    client, offline_notice = (model_factory or build_model)(choose_model_name(model, settings, env), root, env)
+    if callable(prewarm := getattr(client, "prewarm", None)):
+        prewarm()
     workspace = Workspace(root)
     sessions: list[Session] = []  # save_memory is built before the session whose memory it must refresh
     registry = build_registry(settings, workspace, env, lambda: [s.reload_memory() for s in sessions])
-    client, offline_notice = (model_factory or build_model)(choose_model_name(model, settings, env), root, env)
     session = Session(settings, registry, client, root, bus, approval_mode=ApprovalMode(approval_mode),
                       interactive=interactive)
     sessions.append(session)

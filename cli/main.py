@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import logging
+import os
 import sys
+import threading
 from pathlib import Path
 
 from cli import __version__
@@ -35,9 +38,24 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _read_stdin() -> str:
+# With -p, piped input is optional: wait this long for it, so an idle inherited pipe never hangs the run.
+STDIN_GRACE_S = 0.5
+
+
+def _read_stdin(required: bool) -> str:
+    """Piped input (`git diff | gemini-tui -p "write a commit message"`). Without -p it is the prompt, so
+    we wait for it; with -p we take it only if something arrives within STDIN_GRACE_S."""
     if sys.stdin is None or sys.stdin.closed or sys.stdin.isatty():
         return ""
+    if not required:
+        import select
+
+        try:
+            ready, _, _ = select.select([sys.stdin], [], [], STDIN_GRACE_S)
+        except (OSError, ValueError):  # not selectable (e.g. a Windows pipe): don't risk blocking
+            return ""
+        if not ready:
+            return ""
     return sys.stdin.read()
 
 
@@ -48,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--yolo contradicts --approval-mode {args.approval_mode}")
     mode = "yolo" if args.yolo else (args.approval_mode or "default")
 
-    piped = _read_stdin().strip()  # `git diff | gemini-tui -p "write a commit message"`
+    piped = _read_stdin(required=args.prompt is None).strip()
     prompt = "\n\n".join(part for part in (piped, args.prompt) if part) if args.prompt is not None else (
         piped or None)
 
@@ -56,6 +74,9 @@ def main(argv: list[str] | None = None) -> int:
         # the app draws its first frame, then builds the session in a thread: launch stays under 0.5 s
         return _interactive(lambda: _build_interactive(args.model, mode))
 
+    if args.model != "offline" and (os.environ.get("GEMINI_API_KEY") or os.environ.get("GOOGLE_API_KEY")):
+        # google-genai takes as long to import as everything else together: start it now, on a thread
+        threading.Thread(target=_import_genai, daemon=True).start()
     from cli.assemble import ConfigurationError, build_session
 
     try:
@@ -64,8 +85,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"gemini-tui: configuration error: {exc}", file=sys.stderr)
         return EXIT_BAD_CONFIG
     if prompt is not None:
-        return _headless(session, prompt, args.output_format)
+        code = _headless(session, prompt, args.output_format)
+        if argv is None:  # the console script, not a caller in this process: skip interpreter teardown
+            _exit_now(code)
+        return code
     return _interactive(session)
+
+
+def _import_genai() -> None:
+    import google.genai.types  # noqa: F401
 
 
 def _headless(session: object, prompt: str, output_format: str) -> int:
@@ -89,6 +117,18 @@ def _headless(session: object, prompt: str, output_format: str) -> int:
         return asyncio.run(run())
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
+
+
+def _exit_now(code: int) -> None:
+    """Ends the process without tearing down every module (which takes longer than the run itself after
+    google-genai's thousands of classes). All our files are already written and fsynced; flush the streams."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            code = code or 1  # stdout was closed under us (a closed pipe): the output is lost, say so
+    logging.shutdown()
+    os._exit(code)
 
 
 def _build_interactive(model: str | None, mode: str) -> object:

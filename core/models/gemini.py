@@ -6,6 +6,7 @@ import asyncio
 import base64
 import itertools
 import json
+import threading
 import time
 from collections.abc import AsyncIterator
 from typing import Any
@@ -107,9 +108,19 @@ class GeminiModel:
         self.policy = policy or RetryPolicy()
         self.timeout_s = timeout_s
         self._client: Any = None
+        self._client_lock = threading.Lock()
         self.last_latency_ms = 0
 
+    def prewarm(self) -> None:
+        """Imports google-genai and builds the client on a worker thread, while the caller sets up the rest
+        (headless runs: the import and TLS setup overlap with settings, tools and context files)."""
+        threading.Thread(target=self._sdk, name="genai-prewarm", daemon=True).start()
+
     def _sdk(self) -> Any:
+        with self._client_lock:
+            return self._build_sdk()
+
+    def _build_sdk(self) -> Any:
         if self._client is None:
             from google import genai
             from google.genai import types
