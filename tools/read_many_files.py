@@ -155,6 +155,7 @@ class ReadManyFilesTool(BaseTool[ReadManyFilesParams]):
     def _select(self, patterns: list[str], params: ReadManyFilesParams, abort_signal: AbortSignal) -> _Selection:
         selection = _Selection()
         root = self.workspace.root
+        excludes = [compile_glob(p) for p in params.exclude or () if p.strip()]
         globs: list[GlobPattern] = []
         for pattern in patterns:
             if not has_magic(pattern):
@@ -168,7 +169,7 @@ class ReadManyFilesTool(BaseTool[ReadManyFilesParams]):
                     selection.skipped.append((pattern, "not a regular file"))
                     continue
                 if path.is_file():
-                    if self._excluded(path, params, explicit=True):
+                    if self._excluded(path, params, excludes, explicit=True):
                         selection.skipped.append((self.workspace.relative(path), "excluded"))
                     else:
                         selection.files.setdefault(path, True)
@@ -195,13 +196,14 @@ class ReadManyFilesTool(BaseTool[ReadManyFilesParams]):
                                          abort_signal=abort_signal, wanted=wanted):
             matched.append(Path(found.path))
         for path in sorted(matched):
-            if not self._excluded(path, params, explicit=False):
+            if not self._excluded(path, params, excludes, explicit=False):
                 selection.files.setdefault(path, False)
         return selection
 
-    def _excluded(self, path: Path, params: ReadManyFilesParams, *, explicit: bool) -> bool:
+    def _excluded(self, path: Path, params: ReadManyFilesParams, excludes: list[GlobPattern], *,
+                  explicit: bool) -> bool:
         rel = self.workspace.relative(path)
-        if any(compile_glob(p).match(rel) for p in params.exclude or () if p.strip()):
+        if any(glob.match(rel) for glob in excludes):
             return True
         if explicit:
             return self.workspace.is_ignored(path, False, respect_git_ignore=False, default_excludes=False)
