@@ -13,6 +13,7 @@ from tools.glob_pattern import translate_glob
 _GLOB_CHARS = frozenset("*?[\\")
 _ANY_PARENT = "^(?:.+/)?"  # how pathspec starts the regex of a pattern that matches at any depth
 _DIR_MARK = "(?P<ps_d>/)"
+_UNKNOWN = object()
 
 
 @dataclass(frozen=True)
@@ -138,8 +139,9 @@ class IgnoreRules:
     def name_rule(self, name: str, is_dir: bool) -> _Rule | None:
         """The last rule without a slash that matches `name`, memoized: names repeat across a tree."""
         key = (name, is_dir)
-        if key in self._by_name:
-            return self._by_name[key]
+        known = self._by_name.get(key, _UNKNOWN)  # one lookup: another thread may clear the memo meanwhile
+        if known is not _UNKNOWN:
+            return known  # type: ignore[return-value]
         best: _Rule | None = None
         for rule in self._names.get(name, ()):
             if (is_dir or not rule.dir_only) and (best is None or rule.index > best.index):
