@@ -1,4 +1,6 @@
-"""Benchmark: the history panel with 5,000 tool calls: adding them, one live update, filtering (headless app)."""
+"""Benchmark: the history panel with 5,000 tool calls: adding them, one live update, filtering (headless app).
+
+Figures are CPU time of this process: the machine may be shared, and wall time then measures the others."""
 
 from __future__ import annotations
 
@@ -16,7 +18,11 @@ from core.tool import ToolResult
 
 STYLES = Path(__file__).resolve().parent.parent / "styles"
 CALLS = 5000
-TARGETS = {"add": 1.0, "update": 0.05, "filter": 0.1}  # seconds; a filter keystroke must feel instant
+TARGETS = {"add": 1.0, "update": 0.05, "filter": 0.05}  # seconds; a filter keystroke must feel instant
+def clock() -> float:
+    return time.process_time()
+
+
 NAMES = ("read_file", "run_shell_command", "replace", "glob", "search_file_content")
 
 
@@ -41,29 +47,29 @@ async def measure() -> dict[str, float]:
         await pilot.pause()
         idle = []
         for _ in range(5):
-            started = time.perf_counter()
+            started = clock()
             await pilot.pause()
-            idle.append(time.perf_counter() - started)
+            idle.append(clock() - started)
         figures["idle"] = statistics.median(idle)
-        started = time.perf_counter()
+        started = clock()
         for n in range(CALLS):
             panel.record(call(n, CallState.executing))
             panel.finish(call(n, CallState.success), ToolResult("ok", "ok"), n % 900)
         await pilot.pause()
-        figures["add"] = time.perf_counter() - started
+        figures["add"] = clock() - started
         updates = []
         for n in range(5):
-            started = time.perf_counter()
+            started = clock()
             panel.record(call(CALLS + n, CallState.executing))  # a new call: the list is rebuilt
             await pilot.pause()
-            updates.append(time.perf_counter() - started)
+            updates.append(clock() - started)
         figures["update"] = statistics.median(updates)
         filters = []
         for text in ("module_4", "shell", "module_1234", "replace 12", ""):
-            started = time.perf_counter()
+            started = clock()
             panel.set_filter(text)
             await pilot.pause()
-            filters.append(time.perf_counter() - started)
+            filters.append(clock() - started)
         figures["filter"] = statistics.median(filters)
     return figures
 
@@ -71,8 +77,7 @@ async def measure() -> dict[str, float]:
 def main() -> None:
     figures = asyncio.run(measure())
     idle = figures.pop("idle")
-    print(f"history panel: each figure includes the harness's wait for an idle frame ({idle * 1000:.1f} ms), "
-          "which is subtracted before comparing with the target")
+    print(f"history panel: CPU time; the harness's wait for an idle frame ({idle * 1000:.1f} ms) is subtracted")
     labels = {"add": f"add {CALLS} calls (2 events each) until drawn", "update": "one new call with 5,000 shown",
               "filter": "filter 5,000 calls (median of 5)"}
     for key, seconds in figures.items():
