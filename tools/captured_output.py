@@ -13,8 +13,17 @@ from typing import TextIO
 _ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 
 
+_OVERWRITTEN = re.compile(r"[^\n]*\r(?!\n)")
+
+
 def strip_ansi(text: str) -> str:
     return _ANSI.sub("", text)
+
+
+def plain_text(text: str) -> str:
+    """What the model reads: no escape sequences, and of a line redrawn with `\r` (progress bars) only what
+    was left on screen."""
+    return _OVERWRITTEN.sub("", strip_ansi(text).replace("\r\n", "\n"))
 
 
 def output_dir(avoid: Path | None = None) -> Path:

@@ -16,13 +16,14 @@ from core.abort import AbortSignal
 from core.confirmation import ConfirmationDetails, ExecConfirmation
 from core.display import ShellOutput
 from core.tool import BaseTool, CallContext, ToolError, ToolErrorKind, ToolKind, ToolParams, ToolResult
-from tools.captured_output import CapturedOutput, strip_ansi
+from tools.captured_output import CapturedOutput, plain_text
 from tools.process_group import end_group, group_members
 from tools.shell_rules import ShellRules, has_command_substitution, root_commands
 from tools.workspace import Workspace, WorkspaceError
 
 DEFAULT_INACTIVITY_TIMEOUT_S = 120.0
 DEFAULT_OUTPUT_LIMIT = 64_000
+BINARY_SNIFF_BYTES = 4096
 
 
 class ShellParams(ToolParams):
@@ -160,7 +161,9 @@ class ShellTool(BaseTool[ShellParams]):
         if code is not None and code < 0:
             signal_name = _signal_name(-code)
             code = None
-        output = strip_ansi(run.captured.text()).rstrip("\n")
+        output = plain_text(run.captured.text()).rstrip("\n")
+        if run.binary_bytes:
+            output += f"\n[{run.binary_bytes} bytes of binary output were not shown]"
         background = tuple(pid for pid in group_members(run.pgid) if pid != run.proc.pid) if not ending else ()
         lines = [
             f"Command: {params.command}",
@@ -212,6 +215,7 @@ class _Run:
         self.error: str | None = None
         self.last_output = asyncio.get_running_loop().time()
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self.binary_bytes = 0
 
     def _emit(self, text: str) -> None:
         if not text:
@@ -221,10 +225,23 @@ class _Run:
             self.context.on_output(text)
 
     async def _pump(self) -> None:
+        sniffed = 0
         while chunk := await self.reader.read(65536):
             self.last_output = asyncio.get_running_loop().time()
+            if self.binary_bytes:
+                self.binary_bytes += len(chunk)
+                continue
+            if sniffed < BINARY_SNIFF_BYTES and b"\x00" in chunk[: BINARY_SNIFF_BYTES - sniffed]:
+                # NUL bytes early on: binary data (`cat image.png`), which neither the screen nor the model
+                # can use; count it instead of decoding it into garbage
+                self.binary_bytes = len(chunk)
+                self._emit(self._decoder.decode(b"", final=True))
+                self._emit("[Binary output detected; not shown]\n")
+                continue
+            sniffed += len(chunk)
             self._emit(self._decoder.decode(chunk))
-        self._emit(self._decoder.decode(b"", final=True))
+        if not self.binary_bytes:
+            self._emit(self._decoder.decode(b"", final=True))
 
     async def wait(self, abort_signal: AbortSignal, inactivity_s: float | None, total_s: float | None) -> str | None:
         """None when the command exited by itself; else why it was ended: cancelled, inactivity or total."""

@@ -205,3 +205,15 @@ async def test_scheduler_never_auto_approves_hidden_commands(workspace: Workspac
     assert is_allowed(granted, tool.name, plain)
     assert not is_allowed(granted, tool.name, hidden)
     assert not is_allowed({tool.name}, tool.name, hidden)
+
+
+async def test_progress_redraws_collapse_for_the_model(shell: ShellTool) -> None:
+    result, chunks = await run(shell, r"printf 'get 10%%\rget 50%%\rget 100%%\ndone\r\n'")
+    assert "\r" in "".join(chunks)
+    assert "Output: get 100%\ndone\nError" in result.llm_content
+
+
+async def test_binary_output_is_counted_not_shown(shell: ShellTool) -> None:
+    result, chunks = await run(shell, "head -c 100000 /dev/zero; echo")
+    assert "".join(chunks) == "[Binary output detected; not shown]\n"
+    assert "[100001 bytes of binary output were not shown]" in result.llm_content
