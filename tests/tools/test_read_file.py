@@ -134,3 +134,9 @@ async def test_fifo_is_refused_without_blocking(workspace: Workspace, root: Path
     result = await run(ReadFileTool(workspace), path="pipe")
     assert result.error and result.error.kind is ToolErrorKind.invalid_params
     assert result.llm_content == f"Not a regular file: {root}/pipe"
+
+
+async def test_symlink_loop_is_a_clean_failure(workspace: Workspace, root: Path) -> None:
+    (root / "loop").symlink_to(root / "loop")
+    result = await run(ReadFileTool(workspace), path="loop")
+    assert result.error is not None and result.error.kind is not ToolErrorKind.execution_failed

@@ -130,3 +130,10 @@ async def test_fifo_is_not_replaced(workspace: Workspace, root: Path) -> None:
     result = await run(tool, file_path="pipe", content="x")
     assert result.error and result.error.kind is ToolErrorKind.invalid_params
     assert (root / "pipe").is_fifo()
+
+
+async def test_symlink_loop_is_not_replaced(workspace: Workspace, root: Path) -> None:
+    (root / "loop").symlink_to(root / "loop")
+    result = await run(WriteFileTool(workspace), file_path="loop", content="x")
+    assert result.error is not None and "symbolic links" in result.error.message
+    assert (root / "loop").is_symlink()
