@@ -11,6 +11,7 @@ import pytest
 from core.abort import AbortSignal
 from core.display import FileList
 from core.tool import ToolErrorKind, ToolResult
+from tools import glob as glob_module
 from tools.glob import GlobTool
 from tools.glob_pattern import compile_glob
 from tools.workspace import Workspace
@@ -124,3 +125,13 @@ async def test_absolute_pattern_under_the_directory(workspace: Workspace, root: 
     make(root, {"src/a.py": 1, "b.py": 2})
     result = await run(GlobTool(workspace), pattern=f"{root}/src/*.py")
     assert str(result.llm_content).splitlines()[1:] == [f"{root}/src/a.py"]
+
+
+async def test_long_result_lists_the_first_paths_and_says_so(workspace: Workspace, root: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(glob_module, "MAX_LISTED", 2)
+    make(root, {"a.py": 1, "b.py": 2, "c.py": 3})
+    result = await run(GlobTool(workspace), pattern="*.py")
+    lines = str(result.llm_content).splitlines()
+    assert lines[0].startswith("Found 3 file(s)")
+    assert lines[1:] == [f"{root}/c.py", f"{root}/b.py", "[1 more files not listed; use a narrower pattern or path.]"]
