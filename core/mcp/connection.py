@@ -49,7 +49,8 @@ class McpConnection:
         self.config = config
         self.root = root
         self.log_dir = log_dir
-        self.connect_timeout_s = connect_timeout_s
+        # a server's `timeout` bounds its connection too (as in Gemini CLI), never beyond the manager's limit
+        self.connect_timeout_s = min(connect_timeout_s, config.timeout / 1000) if config.timeout else connect_timeout_s
         self.on_change = on_change
         self.state = McpServerState.connecting
         self.message = ""

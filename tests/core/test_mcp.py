@@ -152,10 +152,10 @@ async def test_failing_servers_are_reported_others_connect(tmp_path: Path) -> No
         "good": stdio(),
         "missing": {"command": "/nonexistent/mcp-server"},
         "dies": {"command": sys.executable, "args": ["-c", "import sys; sys.exit(1)"]},
-        "silent": {"command": sys.executable, "args": ["-c", "import time; time.sleep(30)"]},
+        "silent": {"command": sys.executable, "args": ["-c", "import time; time.sleep(30)"], "timeout": 1500},
         "empty": {},
     }
-    manager = McpManager(servers, ToolRegistry(), root=tmp_path, log_dir=tmp_path / "logs", connect_timeout_s=3)
+    manager = McpManager(servers, ToolRegistry(), root=tmp_path, log_dir=tmp_path / "logs")
     try:
         assert await manager.wait_ready(20)
         states = {s.server: s for s in manager.statuses()}
@@ -163,7 +163,7 @@ async def test_failing_servers_are_reported_others_connect(tmp_path: Path) -> No
         for alias in ("missing", "dies", "silent", "empty"):
             assert states[alias].state is McpServerState.failed, alias
             assert states[alias].message
-        assert "did not connect within 3 s" in states["silent"].message
+        assert "did not connect within 1.5 s" in states["silent"].message
         assert "good__echo" in manager.registry
     finally:
         await manager.close()
