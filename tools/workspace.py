@@ -103,13 +103,13 @@ _Chain = tuple[DirectoryRules, ...]  # the rules of each ancestor with ignore fi
 class Workspace:
     """The root directory and everything needed to stay inside it.
 
-    Ignore rules are compiled once per directory and cached, keyed by the ignore files' mtimes."""
+    Ignore rules are compiled once per directory and cached, keyed by the ignore files' mtimes and sizes."""
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = Path(os.path.realpath(root))
         self._root_str = str(self.root)
         self._root_prefix = self._root_str.rstrip(os.sep) + os.sep
-        self._rules: dict[tuple[str, bool], tuple[tuple[float, ...], IgnoreRules]] = {}
+        self._rules: dict[tuple[str, bool], tuple[tuple[tuple[int, int], ...], IgnoreRules]] = {}
 
     # ----- paths -------------------------------------------------------------------------------------------
     def resolve(self, path: str | os.PathLike[str], *, must_exist: bool = False) -> Path:
@@ -153,19 +153,20 @@ class Workspace:
         """The compiled rules of `directory`'s own ignore files (`.gitignore` then `.geminiignore`, which wins)."""
         directory = str(directory)
         names = IGNORE_FILES if respect_git_ignore else (".geminiignore",)
-        stamps: list[float] = []
+        stamps: list[tuple[int, int]] = []  # (mtime, size) of each ignore file; (-1, -1) when absent
         for name in names:
             try:
-                stamps.append(os.stat(os.path.join(directory, name)).st_mtime_ns)
+                st = os.stat(os.path.join(directory, name))
+                stamps.append((st.st_mtime_ns, st.st_size))
             except OSError:
-                stamps.append(-1)
+                stamps.append((-1, -1))
         key = (directory, respect_git_ignore)
         cached = self._rules.get(key)
         if cached is not None and cached[0] == tuple(stamps):
             return cached[1]
         lines: list[str] = []
         for name, stamp in zip(names, stamps, strict=True):
-            if stamp >= 0:
+            if stamp[0] >= 0:
                 try:
                     with open(os.path.join(directory, name), encoding="utf-8", errors="replace") as handle:
                         lines.extend(handle.read().splitlines())
