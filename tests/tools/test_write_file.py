@@ -7,10 +7,13 @@ import os
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from core.abort import AbortSignal
 from core.confirmation import EditConfirmation
 from core.display import FileDiff
 from core.tool import CallContext, ToolErrorKind, ToolResult
+from tools import text_file
 from tools.workspace import Workspace
 from tools.write_file import WriteFileTool
 
@@ -137,3 +140,13 @@ async def test_symlink_loop_is_not_replaced(workspace: Workspace, root: Path) ->
     result = await run(WriteFileTool(workspace), file_path="loop", content="x")
     assert result.error is not None and "symbolic links" in result.error.message
     assert (root / "loop").is_symlink()
+
+
+async def test_writes_go_through_the_one_write_function(workspace: Workspace, root: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[tuple[Path, bytes | None]] = []
+    monkeypatch.setattr(text_file, "BEFORE_WRITE_HOOKS", [lambda path, old: seen.append((path, old))])
+    tool = WriteFileTool(workspace)
+    await run(tool, file_path="a.txt", content="1\n")
+    await run(tool, file_path="a.txt", content="2\n")
+    assert seen == [(root / "a.txt", None), (root / "a.txt", b"1\n")]
