@@ -165,6 +165,8 @@ def _ancestor_negations(workspace: Workspace, search_dir: Path) -> bool:
 async def ripgrep_candidates(rg: str, search_dir: Path, pattern: GrepPattern, include: IncludeGlob | None,
                              abort_signal: AbortSignal) -> list[str]:
     """Files under `search_dir` (relative, `/`-separated) in which ripgrep finds a match."""
+    if not pattern.portable:
+        raise EngineUnavailable("ripgrep reads this pattern differently from Python (\\A, \\Z, {,n} or set syntax)")
     argv = [rg, *_RG_WALK, "--files-with-matches", "--color", "never", "--ignore-case", "--crlf", "--text",
             "--engine", "auto"]
     for glob in include.globs if include else ():
@@ -199,6 +201,8 @@ def _has_rules(path: Path) -> bool:
 async def git_grep_candidates(workspace: Workspace, search_dir: Path, pattern: GrepPattern,
                               include: IncludeGlob | None, abort_signal: AbortSignal) -> list[str]:
     """Files under `search_dir` in which `git grep` (tracked and untracked, not ignored) finds a match."""
+    if not pattern.portable:
+        raise EngineUnavailable("git grep reads this pattern differently from Python (\\A, \\Z, {,n} or set syntax)")
     if not pattern.bytes_safe:
         raise EngineUnavailable("git grep -P reads `.`, [^...], \\w, \\d, \\s and non-ASCII patterns differently "
                                 "from Python in files that are not UTF-8")

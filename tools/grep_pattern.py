@@ -6,6 +6,7 @@ for a superset), and every reported line is matched again here, so all engines p
 from __future__ import annotations
 
 import re
+import warnings
 from dataclasses import dataclass
 
 from pathspec import GitIgnoreSpec
@@ -20,6 +21,9 @@ _BYTES_UNSAFE = re.compile(r"\\[wWdDsSBuUN]|\\x[89a-fA-F]|\\[0-3][0-7]{2}|\[\^|(
 _NEEDS_PCRE = re.compile(r"\(\?<?[=!]|\\[1-9]|\(\?P=")
 # Constructs that look outside one line when the whole file is searched at once (prefiltering would be wrong).
 _WHOLE_FILE_UNSAFE = re.compile(r"\\[AZz]|\(\?<|\(\?=|\(\?!")
+# Syntax ripgrep and git read differently from Python: text anchors (they anchor at the file, not the line) and
+# `{,n}`; Python's FutureWarning marks the rest (`[[:alpha:]]`, `&&`, `--` in sets).
+_NOT_PORTABLE = re.compile(r"\\[AZ]|(?<!\\)\{,")
 
 
 class PatternError(ValueError):
@@ -38,6 +42,7 @@ class GrepPattern:
     regex: re.Pattern[str]
     whole_file: re.Pattern[str] | None  # a prefilter for whole files, when it cannot miss a line's match
     literals: tuple[bytes, ...] = ()  # every match contains one of these (lowercase ASCII): a fast path
+    portable: bool = True  # ripgrep and git grep read it as Python does (else only the Python engine answers)
 
     @classmethod
     def compile(cls, source: str) -> GrepPattern:
@@ -47,16 +52,21 @@ class GrepPattern:
             raise PatternError(
                 f"The pattern {source!r} contains a line break (\\n); search_file_content matches one line at a "
                 "time. Search for one line of the text instead.")
-        try:
-            regex = re.compile(source, re.IGNORECASE)
-        except re.error as exc:
-            raise PatternError(
-                f"Invalid regular expression pattern: {source!r}: {exc}. Use Python/ripgrep regex syntax and "
-                "escape literal characters such as ( [ { . * + ? with a backslash.") from None
-        whole = None
-        if not _WHOLE_FILE_UNSAFE.search(source):
-            whole = re.compile(source, re.IGNORECASE | re.MULTILINE)
-        return cls(source, regex, whole, _required_literals(source))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                items = _parse(source)  # not cached by `re`, so its warnings come every time
+                regex = re.compile(source, re.IGNORECASE)
+            except re.error as exc:
+                raise PatternError(
+                    f"Invalid regular expression pattern: {source!r}: {exc}. Use Python/ripgrep regex syntax and "
+                    "escape literal characters such as ( [ { . * + ? with a backslash.") from None
+            whole = None
+            if not _WHOLE_FILE_UNSAFE.search(source):
+                whole = re.compile(source, re.IGNORECASE | re.MULTILINE)
+        portable = not _NOT_PORTABLE.search(source.replace("\\\\", "")) and not any(
+            issubclass(w.category, FutureWarning) for w in caught)
+        return cls(source, regex, whole, _required_literals(items), portable)
 
     @property
     def bytes_safe(self) -> bool:
@@ -142,16 +152,30 @@ class GrepPattern:
         return found
 
 
-def _required_literals(source: str) -> tuple[bytes, ...]:
-    """Plain ASCII runs (2+ characters, lowercased) one of which every match contains, read from the stdlib's
-    own parse tree of the pattern (exact about what is optional): the longest run of the pattern, or one per
-    alternative of a top-level `a|b`. Empty when there is no such set."""
+def _parse(source: str) -> list[tuple[object, object]] | None:
+    """The stdlib's own parse tree of the pattern, or None if its private parser is not there (or raises
+    something else than re.error, which compile reports)."""
+    try:
+        from re import _parser as parser
+    except ImportError:
+        return None
+    try:
+        return list(parser.parse(source, re.IGNORECASE))
+    except re.error:
+        raise
+    except Exception:
+        return None
+
+
+def _required_literals(items: list[tuple[object, object]] | None) -> tuple[bytes, ...]:
+    """Plain ASCII runs (2+ characters, lowercased) one of which every match contains, read from the parse tree
+    (exact about what is optional): the longest run of the pattern, or one per alternative of a top-level
+    `a|b`. Empty when there is no such set."""
     try:
         from re import _constants as codes
-        from re import _parser as parser
-
-        items = list(parser.parse(source, re.IGNORECASE))
-    except Exception:  # a private module: any change in it only costs the fast path
+    except ImportError:
+        return ()
+    if items is None:
         return ()
 
     def longest_run(sequence: list[tuple[object, object]]) -> str:
@@ -164,7 +188,7 @@ def _required_literals(source: str) -> tuple[bytes, ...]:
         return max(best, run, key=len)
 
     if len(items) == 1 and items[0][0] == codes.BRANCH:
-        runs = [longest_run(list(branch)) for branch in items[0][1][1]]
+        runs = [longest_run(list(branch)) for branch in items[0][1][1]]  # type: ignore[index]
     else:
         runs = [longest_run(items)]
     if not runs or any(len(run) < 2 for run in runs):

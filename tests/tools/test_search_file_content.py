@@ -362,6 +362,9 @@ def test_pattern_and_glob_units() -> None:
     assert GrepPattern.compile("a\\\\nb").regex.pattern == "a\\\\nb"  # an escaped backslash before n is fine
     assert not GrepPattern.compile("\\w+").bytes_safe and not GrepPattern.compile("a.b").bytes_safe
     assert GrepPattern.compile("a\\.b \\bx").bytes_safe and not GrepPattern.compile("[^a]").bytes_safe
+    for pattern in ("\\Aab", "ab\\Z", "x{,3}", "[[:alpha:]]", "[a-z&&b]", "[a~~b]", "[a||b]"):
+        assert not GrepPattern.compile(pattern).portable, pattern
+    assert GrepPattern.compile("x{1,3}\\{,").portable and GrepPattern.compile("[a-z]\\\\A").portable
     assert GrepPattern.compile("(?<=a)b").needs_pcre and not GrepPattern.compile("(?P<x>a)").needs_pcre
 
 
@@ -459,11 +462,13 @@ async def test_geminiignore_that_re_includes_moves_the_search_to_python(root: Pa
     assert auto.llm_content == 'Found 1 match(es) for pattern "hit" in path ".":\n---\nFile: deep/app.log\nL1: hit\n---'
 
 
-_WORDS = ["foo", "Foo", "FOO", "bar", "café", "CAFÉ", "naïve", "日本", "x1", "42", "٣", "self", "end", "\t", " ", "  ",
-          "(", ".", "*", "$", "\\", '"', "ſ", "K", "ß", "İ", "\u00a0", "\x1c", "\u2028", "ǅ", "ﬁ"]
+_WORDS = ["[]", "a]", "b&&c", "foo", "Foo", "FOO", "bar", "café", "CAFÉ", "naïve", "日本", "x1", "42", "٣", "self",
+          "end", "\t", " ", "  ", "(", ".", "*", "$", "\\", '"', "ſ", "K", "ß", "İ", "\xa0", "\x1c", "\u2028", "ǅ",
+          "ﬁ"]
 _PATTERNS = ["foo", "f.o", "caf.", "CAFÉ", "\\w+é", "\\d+", "\\s+bar", "^foo", "end$", "foo|bar", "[^a-z ]+",
              "\\bfoo\\b", "\\Bfoo", "ſelf", "k", "ss", "\\S+", "(?-i:Foo)", "fo{2}", "(foo|bar)+end", "a?b?c?",
-             "\\u00e9", "^$", "\\W", "(?<=f)oo", "(\\w)\\1", "ǆ"]
+             "\\u00e9", "^$", "\\W", "(?<=f)oo", "(\\w)\\1", "ǆ", "\\Afoo", "foo\\Z", "x{,3}", "[[:alpha:]]+",
+             "[a-z&&[^aeiou]]", "[a~~b]", "(?x) foo  # c", "(?a)\\w+", "foo*+", "(?>fo+)o", "[]a]"]
 
 
 @pytest.mark.parametrize("seed", range(4))
