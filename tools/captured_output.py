@@ -6,6 +6,7 @@ import os
 import re
 import tempfile
 from collections import deque
+from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
@@ -26,7 +27,7 @@ def plain_text(text: str) -> str:
     return _OVERWRITTEN.sub("", strip_ansi(text).replace("\r\n", "\n"))
 
 
-def output_dir(avoid: Path | None = None) -> Path:
+def private_output_dir(avoid: Path | None = None) -> Path:
     """A private temp directory for saved outputs; never inside `avoid` (the project root)."""
     base = Path(tempfile.gettempdir()).resolve()
     if avoid is not None and (base == avoid or avoid in base.parents):
@@ -38,10 +39,10 @@ class CapturedOutput:
     """Appends chunks; past `limit` characters only the first and last `limit // 2` stay in memory and the
     full text goes to a file (`saved_to`)."""
 
-    def __init__(self, limit: int, save_dir: Path | None = None, avoid: Path | None = None) -> None:
+    def __init__(self, limit: int, save_dir: Callable[[], Path]) -> None:
+        """`save_dir` gives the directory for the full output; it is asked only when the cap is passed."""
         self.limit = limit
         self._save_dir = save_dir
-        self._avoid = avoid
         self._head: list[str] = []
         self._head_len = 0
         self._tail: deque[str] = deque()
@@ -67,7 +68,7 @@ class CapturedOutput:
         self._settle()
 
     def _open_file(self) -> None:
-        directory = self._save_dir or output_dir(self._avoid)
+        directory = self._save_dir()
         directory.mkdir(parents=True, exist_ok=True)
         fd, name = tempfile.mkstemp(prefix="output-", suffix=".log", dir=directory)
         self.saved_to = Path(name)

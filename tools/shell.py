@@ -16,7 +16,7 @@ from core.abort import AbortSignal
 from core.confirmation import ConfirmationDetails, ExecConfirmation
 from core.display import ShellOutput
 from core.tool import BaseTool, CallContext, ToolError, ToolErrorKind, ToolKind, ToolParams, ToolResult
-from tools.captured_output import CapturedOutput, plain_text
+from tools.captured_output import CapturedOutput, plain_text, private_output_dir
 from tools.process_group import end_group, group_members
 from tools.shell_rules import ShellRules, has_command_substitution, root_commands
 from tools.workspace import Workspace, WorkspaceError
@@ -122,6 +122,12 @@ class ShellTool(BaseTool[ShellParams]):
                                 directory=params.directory or "", hidden_commands=hidden)
 
     # ----- execution -------------------------------------------------------------------------------------
+    def _saved_output_dir(self) -> Path:
+        """One private temp directory per tool (made on first need) for outputs past the cap."""
+        if self.output_dir is None:
+            self.output_dir = private_output_dir(self.workspace.root)
+        return self.output_dir
+
     def _environment(self) -> dict[str, str]:
         env = dict(os.environ if self.env is None else self.env)
         env.update(self.ENV_MARKERS)
@@ -148,7 +154,7 @@ class ShellTool(BaseTool[ShellParams]):
         reader = asyncio.StreamReader()
         transport, _ = await asyncio.get_running_loop().connect_read_pipe(
             lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(read_fd, "rb", buffering=0))
-        run = _Run(proc, reader, CapturedOutput(self.output_limit, self.output_dir, self.workspace.root), context)
+        run = _Run(proc, reader, CapturedOutput(self.output_limit, self._saved_output_dir), context)
         try:
             ending = await run.wait(abort_signal, self.inactivity_timeout_s, self.total_timeout_s)
         finally:
