@@ -1,6 +1,8 @@
-"""The correction ladder: unit cases, then 280 slightly-wrong edits of real stdlib sources through the replace tool.
+"""The correction ladder: unit cases, then slightly-wrong edits of real stdlib sources through the replace tool.
 
-The corpus test prints the share fixed exactly and fails if any edit writes anything but the intended result."""
+280 edits a model gets slightly wrong (over-escaped, re-indented, tabs, trailing whitespace, LF against CRLF) and 40
+with a real typo that must be refused: the test prints the share fixed exactly and fails if any edit writes
+anything but the intended result."""
 
 from __future__ import annotations
 
@@ -65,7 +67,7 @@ def test_closest_region() -> None:
 # ----- the corpus: real source files, perturbed the ways models get edits wrong ---------------------------------
 
 KINDS = ("over_escaped", "re_indented", "tabs_for_spaces", "trailing_whitespace", "lf_in_crlf_file",
-         "lf_in_mixed_file", "escaped_and_re_indented")
+         "lf_in_mixed_file", "escaped_and_re_indented", "typo_must_be_refused")
 PER_KIND = 40
 
 
@@ -76,7 +78,7 @@ class Case:
     original: bytes
     old_string: str
     new_string: str
-    intended: bytes
+    intended: bytes  # for a refusal: the original bytes
 
 
 def _escape(text: str) -> str:
@@ -133,7 +135,7 @@ def build_corpus() -> list[Case]:
                 continue
             lines = content.split("\n")
             found = _pick_snippet(rng, lines, content, kind in ("re_indented", "tabs_for_spaces",
-                                                                    "escaped_and_re_indented"))
+                                                                    "escaped_and_re_indented", "typo_must_be_refused"))
             if found is None:
                 continue
             start, k = found
@@ -157,6 +159,16 @@ def build_corpus() -> list[Case]:
                 amount = min(len(_indent_of(line)) for line in block if line.strip())
                 old = _escape("\n".join(_dedent(block, amount)) + "\n")
                 new = _escape("\n".join(_dedent(new_block, amount)) + "\n")
+            elif kind == "typo_must_be_refused":  # one character the file does not have, then a usual slip
+                typo = list(block)
+                line = typo[changed]
+                at = rng.choice([i for i, char in enumerate(line) if not char.isspace()])
+                typo[changed] = line[:at] + "\u00a7" + line[at + 1:]
+                amount = min(len(_indent_of(line)) for line in block if line.strip())
+                slip = made % 3
+                old = "\n".join(_dedent(typo, amount) if slip == 1 else typo) + "\n"
+                old = _escape(old) if slip == 2 else old
+                intended = original
             elif kind == "tabs_for_spaces":
                 old, new = "\n".join(_tabify(block)) + "\n", "\n".join(_tabify(new_block)) + "\n"
             elif kind == "trailing_whitespace":
@@ -195,18 +207,24 @@ async def test_corpus_of_slightly_wrong_edits(corpus: list[Case], tmp_path: Path
         assert not isinstance(params, ToolError)
         result = await tool.execute(params, AbortSignal())
         after = target.read_bytes()
-        if after == case.intended and result.ok:
+        if case.kind == "typo_must_be_refused":
+            if after == case.original and not result.ok:
+                refused[case.kind] += 1
+            else:
+                wrong.append(f"{case.kind} {case.source.name}: {str(result.llm_content)[:200]}")
+        elif after == case.intended and result.ok:
             fixed[case.kind] += 1
         elif after == case.original and not result.ok:
             refused[case.kind] += 1
         else:
             wrong.append(f"{case.kind} {case.source.name}: {result.llm_content[:200]}")
-    total = len(corpus)
+    total = len(corpus) - PER_KIND  # the typos are meant to be refused
     with capsys.disabled():
         print(f"\nedit correction: {sum(fixed.values())}/{total} fixed exactly "
               f"({100 * sum(fixed.values()) / total:.1f}%), {sum(refused.values())} refused, {len(wrong)} wrong")
         for kind in KINDS:
             print(f"  {kind:24} fixed {fixed[kind]:3d}/{PER_KIND}  refused {refused[kind]}")
-    assert total == len(KINDS) * PER_KIND >= 200
+    assert total == (len(KINDS) - 1) * PER_KIND >= 200
+    assert refused["typo_must_be_refused"] == PER_KIND
     assert not wrong, wrong
     assert sum(fixed.values()) >= 0.9 * total
