@@ -7,6 +7,7 @@ import codecs
 import os
 import signal
 from collections.abc import Iterable
+from enum import StrEnum
 from pathlib import Path
 from typing import ClassVar
 
@@ -24,6 +25,14 @@ from tools.workspace import Workspace, WorkspaceError
 DEFAULT_INACTIVITY_TIMEOUT_S = 120.0
 DEFAULT_OUTPUT_LIMIT = 64_000
 BINARY_SNIFF_BYTES = 4096
+
+
+class Ending(StrEnum):
+    """Why a command was ended before it exited by itself."""
+
+    cancelled = "cancelled"
+    inactivity = "inactivity"
+    total = "total"
 
 
 class ShellParams(ToolParams):
@@ -161,7 +170,7 @@ class ShellTool(BaseTool[ShellParams]):
             transport.close()
         return self._result(params, directory, run, ending)
 
-    def _result(self, params: ShellParams, directory: str, run: _Run, ending: str | None) -> ToolResult:
+    def _result(self, params: ShellParams, directory: str, run: _Run, ending: Ending | None) -> ToolResult:
         code = run.proc.returncode
         signal_name = None
         if code is not None and code < 0:
@@ -175,7 +184,7 @@ class ShellTool(BaseTool[ShellParams]):
             f"Command: {params.command}",
             f"Directory: {directory}",
             f"Output: {output or '(empty)'}",
-            f"Error: {run.error or '(none)'}",
+            "Error: (none)",  # stdout and stderr arrive interleaved in Output
             f"Exit Code: {code if code is not None else '(none)'}",
             f"Signal: {signal_name or '(none)'}",
             f"Background PIDs: {', '.join(map(str, background)) or '(none)'}",
@@ -186,15 +195,16 @@ class ShellTool(BaseTool[ShellParams]):
         llm = "\n".join(lines)
         display = ShellOutput(
             command=params.command, directory=directory, output=run.captured.text(), exit_code=code,
-            signal=signal_name, timed_out=ending in ("inactivity", "total"), cancelled=ending == "cancelled",
+            signal=signal_name, timed_out=ending in (Ending.inactivity, Ending.total),
+            cancelled=ending is Ending.cancelled,
             saved_to=str(run.captured.saved_to) if run.captured.saved_to else None, background_pids=background,
         )
         match ending:
-            case "cancelled":
+            case Ending.cancelled:
                 llm = "Command was cancelled by the user before it could complete. Output so far:\n" + llm
                 return ToolResult(llm, display, ToolError(ToolErrorKind.cancelled, "Command was cancelled."))
-            case "inactivity" | "total":
-                what = (f"produced no output for {self.inactivity_timeout_s:g} s" if ending == "inactivity"
+            case Ending.inactivity | Ending.total:
+                what = (f"produced no output for {self.inactivity_timeout_s:g} s" if ending is Ending.inactivity
                         else f"ran longer than {self.total_timeout_s:g} s")
                 message = f"Command timed out: it {what}; its process group was ended."
                 return ToolResult(f"{message}\n{llm}", display, ToolError(ToolErrorKind.timeout, message))
@@ -218,7 +228,6 @@ class _Run:
         self.pgid = proc.pid  # start_new_session makes the child the leader of a new group
         self.captured = captured
         self.context = context
-        self.error: str | None = None
         self.last_output = asyncio.get_running_loop().time()
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self.binary_bytes = 0
@@ -249,22 +258,23 @@ class _Run:
         if not self.binary_bytes:
             self._emit(self._decoder.decode(b"", final=True))
 
-    async def wait(self, abort_signal: AbortSignal, inactivity_s: float | None, total_s: float | None) -> str | None:
+    async def wait(self, abort_signal: AbortSignal, inactivity_s: float | None,
+                   total_s: float | None) -> Ending | None:
         """None when the command exited by itself; else why it was ended: cancelled, inactivity or total."""
         loop = asyncio.get_running_loop()
         started = loop.time()
         pump = asyncio.create_task(self._pump())
         exited = asyncio.create_task(self.proc.wait())
         aborted = asyncio.create_task(abort_signal.wait())
-        ending: str | None = None
+        ending: Ending | None = None
         try:
             while not exited.done():
                 now = loop.time()
                 deadlines = []
                 if inactivity_s is not None:
-                    deadlines.append(("inactivity", self.last_output + inactivity_s))
+                    deadlines.append((Ending.inactivity, self.last_output + inactivity_s))
                 if total_s is not None:
-                    deadlines.append(("total", started + total_s))
+                    deadlines.append((Ending.total, started + total_s))
                 expired = [name for name, at in deadlines if at <= now]
                 if expired:
                     ending = expired[-1]
@@ -273,7 +283,7 @@ class _Run:
                 await asyncio.wait({exited, aborted}, timeout=None if timeout is None else timeout - now,
                                    return_when=asyncio.FIRST_COMPLETED)
                 if aborted.done() and not exited.done():
-                    ending = "cancelled"
+                    ending = Ending.cancelled
                     break
             if ending is not None:
                 await end_group(self.pgid)
