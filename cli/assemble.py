@@ -141,21 +141,23 @@ def build_model(name: str, root: Path, env: Mapping[str, str]) -> tuple[ModelCli
 def build_session(root: Path | str | None = None, *, model: str | None = None,
                   approval_mode: ApprovalMode | str = ApprovalMode.default, interactive: bool = True,
                   bus: EventBus | None = None, env: Mapping[str, str] | None = None, home: Path | None = None,
-                  settings: Settings | None = None,
+                  settings: Settings | None = None, prewarm: bool = False,
                   model_factory: Callable[[str, Path, Mapping[str, str]], tuple[ModelClient, str | None]]
                   | None = None) -> Session:
     """Loads settings, builds the workspace, registers the tools, picks the model, returns the Session.
 
-    Problems with settings and the offline notice are in `session.notices` (and published on its bus)."""
+    Problems with settings and the offline notice are in `session.notices` (and published on its bus).
+    Raises ConfigurationError when the configuration makes a run impossible."""
     env = os.environ if env is None else env
     root = Path(root or os.getcwd()).resolve()
     if not root.is_dir():
         raise ConfigurationError(f"the workspace root {root} is not a directory.")
     settings = settings or load_settings(root, home=home, env=dict(env))
-    # the model first: a Gemini client warms up (imports, TLS) on a thread while the tools are built
+    # the model first: with `prewarm` (headless), a Gemini client warms up on a thread while the tools are built;
+    # the app does not want it (its first frame must not share the interpreter with that import)
     client, offline_notice = (model_factory or build_model)(choose_model_name(model, settings, env), root, env)
-    if callable(prewarm := getattr(client, "prewarm", None)):
-        prewarm()
+    if prewarm and callable(warm := getattr(client, "prewarm", None)):
+        warm()
     workspace = Workspace(root)
     sessions: list[Session] = []  # save_memory is built before the session whose memory it must refresh
     registry = build_registry(settings, workspace, env, lambda: [s.reload_memory() for s in sessions])

@@ -80,16 +80,14 @@ def main(argv: list[str] | None = None) -> int:
     from cli.assemble import ConfigurationError, build_session
 
     try:
-        session = build_session(model=args.model, approval_mode=mode, interactive=prompt is None)
+        session = build_session(model=args.model, approval_mode=mode, interactive=False, prewarm=True)
     except ConfigurationError as exc:
         print(f"gemini-tui: configuration error: {exc}", file=sys.stderr)
         return EXIT_BAD_CONFIG
-    if prompt is not None:
-        code = _headless(session, prompt, args.output_format)
-        if argv is None:  # the console script, not a caller in this process: skip interpreter teardown
-            _exit_now(code)
-        return code
-    return _interactive(session)
+    code = _headless(session, prompt, args.output_format)
+    if argv is None:  # the console script, not a caller in this process: skip interpreter teardown
+        _exit_now(code)
+    return code
 
 
 def _import_genai() -> None:
