@@ -104,9 +104,19 @@ def _headless(session: object, prompt: str, output_format: str) -> int:
     async def run() -> int:
         import signal
 
+        presses = 0
+
+        def interrupt() -> None:
+            # the first Ctrl+C cancels the request and its calls (each still answered); a second one leaves now
+            nonlocal presses
+            presses += 1
+            if presses > 1:
+                _exit_now(EXIT_INTERRUPTED)
+            session.cancel()  # type: ignore[attr-defined]
+
         loop = asyncio.get_running_loop()
         try:
-            loop.add_signal_handler(signal.SIGINT, session.cancel)  # type: ignore[attr-defined]
+            loop.add_signal_handler(signal.SIGINT, interrupt)
         except (NotImplementedError, RuntimeError):
             pass
         return await printer.run(session, prompt)  # type: ignore[arg-type]

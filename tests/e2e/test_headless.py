@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -232,3 +233,20 @@ def test_headless_imports_nothing_of_the_app(gemini_server, root: Path, home: Pa
     assert "google.genai" in imported  # the measurement works
     forbidden = sorted(m for m in imported if m.split(".")[0] in {"textual", "mcp", "app", "rich"})
     assert forbidden == []
+
+
+def test_ctrl_c_cancels_the_request_and_exits_130(gemini_server, root: Path, home: Path) -> None:
+    gemini_server.script(reply(text("slow "), text("answer"), delay_s=2.0))
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "GEMINI_CLI_HOME": str(home),
+           "PYTHONPATH": str(REPO), "GEMINI_API_KEY": "k", "GOOGLE_GEMINI_BASE_URL": gemini_server.base_url}
+    process = subprocess.Popen([sys.executable, "-m", "cli.main", "-p", "hi", "-o", "json"], cwd=root, env=env,
+                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert gemini_server.request_arrived.wait(30)
+        process.send_signal(signal.SIGINT)
+        out, _ = process.communicate(timeout=10)
+    finally:
+        process.kill()
+    assert process.returncode == 130
+    document = json.loads(out)
+    assert document["error"]["type"] == "cancelled" and document["response"] == ""

@@ -141,6 +141,10 @@ class FakeGeminiServer:
                 # streams still open (a cancelled client) would keep wait_closed() waiting: drop them too
                 for writer in list(self._writers):
                     writer.transport.abort()
+                handlers = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+                for task in handlers:
+                    task.cancel()
+                await asyncio.gather(*handlers, return_exceptions=True)
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(server.wait_closed(), 2)
                 loop.stop()
