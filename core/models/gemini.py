@@ -188,8 +188,8 @@ class GeminiModel:
         started = time.monotonic()
         stream = await self._sdk().aio.models.generate_content_stream(
             model=self.model_name, contents=contents_to_sdk(request.contents), config=self._config(request))
-        finished = False
-        saw_call = False
+        finish_reason: str | None = None
+        answered = False
         usage: Usage | None = None
         try:
             async for response in stream:
@@ -197,27 +197,42 @@ class GeminiModel:
                     usage = _usage(response.usage_metadata)
                 feedback = response.prompt_feedback
                 if feedback is not None and feedback.block_reason:
-                    raise ModelError(f"The prompt was blocked ({feedback.block_reason}).", kind="blocked")
-                for candidate in response.candidates or []:
-                    if candidate.finish_reason:
-                        finished = True
-                    for part in (candidate.content.parts if candidate.content else None) or []:
-                        if part.function_call is not None:
-                            saw_call = True
-                            fc = part.function_call
-                            yield CallChunk(FunctionCall(fc.id or f"{fc.name}-{int(started)}-{next(_ids)}",
-                                                         fc.name or "", dict(fc.args or {}), part.thought_signature))
-                        elif part.text and part.thought:
-                            yield ThoughtChunk(part.text, part.thought_signature)
-                        elif part.text:
-                            yield TextChunk(part.text)
+                    raise ModelError(f"The prompt was blocked ({_name(feedback.block_reason)}).", kind="blocked")
+                candidate = response.candidates[0] if response.candidates else None  # we ask for one
+                if candidate is None:
+                    continue
+                if candidate.finish_reason:
+                    finish_reason = _name(candidate.finish_reason)
+                for part in (candidate.content.parts if candidate.content else None) or []:
+                    if part.function_call is not None:
+                        answered = True
+                        fc = part.function_call
+                        yield CallChunk(FunctionCall(fc.id or f"{fc.name}-{int(started)}-{next(_ids)}",
+                                                     fc.name or "", dict(fc.args or {}), part.thought_signature))
+                    elif part.text and part.thought:
+                        yield ThoughtChunk(part.text, part.thought_signature)
+                    elif part.text:
+                        answered = True
+                        yield TextChunk(part.text)
         finally:
             await stream.aclose()
         self.last_latency_ms = int((time.monotonic() - started) * 1000)
-        if not finished and not saw_call:
+        if finish_reason is None and not answered:
             raise BrokenStream("the response stream ended before the model finished")
+        if not answered and finish_reason not in _NORMAL_ENDS:
+            # SAFETY, RECITATION, MALFORMED_FUNCTION_CALL, ...: say why there is no answer instead of silence
+            raise ModelError(f"The model stopped without an answer (finish reason {finish_reason}).",
+                             kind="no_answer")
         if usage is not None:
             yield UsageChunk(usage)
+
+
+_NORMAL_ENDS = frozenset({"STOP", "MAX_TOKENS", "FINISH_REASON_UNSPECIFIED"})
+
+
+def _name(value: Any) -> str:
+    """An SDK enum member or a plain string, as the API spells it."""
+    return str(getattr(value, "value", value))
 
 
 async def _sleep_unless_aborted(delay: float, abort_signal: AbortSignal) -> bool:

@@ -237,3 +237,23 @@ async def test_modified_edit_tells_the_model(gemini_server, make_session, root: 
     assert "modified the proposed content" in output and "The user rejected hunk 1." in output
     assert session.stats.tools["write_note"].decisions["modify"] == 1
     assert session.stats.lines_added == 1 and session.stats.lines_removed == 1
+
+
+async def test_no_answer_with_an_unusual_finish_reason_is_an_error(gemini_server, make_session) -> None:
+    gemini_server.script(reply(finish="SAFETY"))
+    session = make_session()
+    log = EventLog(session.bus)
+    assert await session.send("hi") is TurnEndReason.error
+    await log.settle()
+    assert "finish reason SAFETY" in log.of(ErrorOccurred)[0].message
+    assert len(gemini_server.requests) == 1
+
+
+async def test_stream_without_finish_reason_is_retried(gemini_server, make_session) -> None:
+    truncated = reply(text("x"))
+    del truncated.chunks[-1]["candidates"][0]["finishReason"]
+    truncated.chunks[-1]["candidates"][0]["content"]["parts"] = []
+    gemini_server.script(truncated, reply(text("Complete.")))
+    session = make_session()
+    assert await session.send("hi") is TurnEndReason.completed
+    assert len(gemini_server.requests) == 2
