@@ -10,6 +10,7 @@ from core.models.base import FunctionCall
 CALL_REPEAT_LIMIT = 5
 CHUNK_SIZE = 50  # characters compared at a time
 CHUNK_REPEAT_LIMIT = 10  # one chunk seen this often, close together, is a loop
+FENCE = "```"
 
 
 @dataclass
@@ -20,7 +21,8 @@ class LoopDetector:
     _call_repeats: int = 0
     _text: str = ""
     _scanned: int = 0
-    _seen: dict[str, list[int]] = field(default_factory=dict)
+    _in_code: bool = False
+    _seen: dict[int, list[int]] = field(default_factory=dict)  # hash of a chunk -> where it was seen lately
 
     def reset(self) -> None:
         self.__init__()  # type: ignore[misc]
@@ -36,16 +38,20 @@ class LoopDetector:
 
     def check_text(self, delta: str) -> str | None:
         self._text += delta
-        # code blocks legitimately repeat lines (tables, lists of similar statements); skip fenced text
-        if self._text.count("```") % 2 == 1:
-            self._scanned = len(self._text)
-            return None
         while self._scanned + CHUNK_SIZE <= len(self._text):
+            if self._text.startswith(FENCE, self._scanned):
+                self._in_code = not self._in_code
+                self._scanned += len(FENCE)
+                continue
             chunk = self._text[self._scanned:self._scanned + CHUNK_SIZE]
-            positions = self._seen.setdefault(chunk, [])
-            positions.append(self._scanned)
             self._scanned += 1
-            recent = positions[-CHUNK_REPEAT_LIMIT:]
-            if len(recent) == CHUNK_REPEAT_LIMIT and (recent[-1] - recent[0]) / (len(recent) - 1) <= CHUNK_SIZE * 3:
+            # code legitimately repeats lines (tests, tables, similar statements): only prose is compared
+            if self._in_code or FENCE in chunk:
+                continue
+            positions = self._seen.setdefault(hash(chunk), [])
+            positions.append(self._scanned)
+            del positions[:-CHUNK_REPEAT_LIMIT]
+            if len(positions) == CHUNK_REPEAT_LIMIT and (
+                    (positions[-1] - positions[0]) / (len(positions) - 1) <= CHUNK_SIZE * 3):
                 return "Loop detected: the model kept repeating the same text. The request was stopped."
         return None
