@@ -230,7 +230,10 @@ class Session:
                     case UsageChunk(usage=usage):
                         self.stats.model(self.model_name).tokens.add(usage)
                         self.bus.publish(UsageUpdated(self.model_name, usage, self.stats.total_tokens))
-                    case RetryChunk(attempt=attempt, delay_s=delay, reason=why, discard_partial=discard):
+                    case RetryChunk(attempt=attempt, delay_s=delay, reason=why, discard_partial=discard, kind=kind):
+                        # the failed attempt was a request too, and an error: count it as one
+                        self.stats.record_request(self.model_name, _ms_since(started), kind)
+                        started = time.monotonic()
                         if discard:
                             parts, calls = [], []
                         self.bus.publish(Retrying(attempt, delay, why, discard))

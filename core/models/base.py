@@ -91,6 +91,7 @@ class RetryChunk:
     delay_s: float
     reason: str
     discard_partial: bool
+    kind: str = "api_error"  # what failed, as ModelError.kind says it (quota, server, connection, ...)
 
 
 ModelChunk = TextChunk | ThoughtChunk | CallChunk | UsageChunk | RetryChunk

@@ -180,7 +180,8 @@ class GeminiModel:
                 raise ModelError(f"{message} (the server asks to wait {delay:.0f}s; try again later)",
                                  status=status, kind=_kind(status))
             wait = delay if delay is not None else self.policy.backoff(attempt)
-            yield RetryChunk(attempt, wait, reason, discard_partial=emitted)
+            yield RetryChunk(attempt, wait, reason, discard_partial=emitted,
+                             kind=_kind(status) if status else "connection")
             if await _sleep_unless_aborted(wait, abort_signal):
                 return
 

@@ -145,7 +145,8 @@ async def test_gives_up_after_five_attempts(gemini_server, make_session) -> None
     session = make_session()
     assert await session.send("hi") is TurnEndReason.error
     assert len(gemini_server.requests) == 5
-    assert session.stats.models["gemini-2.5-pro"].errors == 1
+    stats = session.stats.models["gemini-2.5-pro"]
+    assert stats.requests == 5 and stats.errors == 5 and stats.errors_by_type == {"server": 5}
 
 
 async def test_cancel_during_a_slow_stream(gemini_server, make_session) -> None:

@@ -142,9 +142,11 @@ class FakeGeminiServer:
                 for writer in list(self._writers):
                     writer.transport.abort()
                 handlers = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
-                for task in handlers:
-                    task.cancel()
-                await asyncio.gather(*handlers, return_exceptions=True)
+                if handlers:  # they end on the dropped connection; one still pausing between chunks is cancelled
+                    _, pausing = await asyncio.wait(handlers, timeout=0.2)
+                    for task in pausing:
+                        task.cancel()
+                    await asyncio.gather(*pausing, return_exceptions=True)
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(server.wait_closed(), 2)
                 loop.stop()

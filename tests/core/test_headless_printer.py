@@ -1,0 +1,45 @@
+"""The headless printer in process: retries on stderr, discarded partial text left out of the JSON response."""
+
+from __future__ import annotations
+
+import io
+import json
+
+from core.headless import EXIT_FAILED, EXIT_OK, HeadlessPrinter, OutputFormat
+from tests.fakes.gemini_server import call, error_reply, reply, text
+
+
+async def test_text_mode_streams_and_reports_retries(gemini_server, make_session) -> None:
+    gemini_server.script(error_reply(503, "busy", retry_delay="0.05s"), reply(text("Hello "), text("world.")))
+    out, err = io.StringIO(), io.StringIO()
+    code = await HeadlessPrinter(OutputFormat.text, out, err).run(make_session(), "hi")
+    assert code == EXIT_OK
+    assert out.getvalue() == "Hello world.\n"
+    assert "Retrying in 0.1s (attempt 2): 503 UNAVAILABLE." in err.getvalue()
+
+
+async def test_json_response_leaves_out_text_of_a_broken_stream(gemini_server, make_session, root) -> None:
+    (root / "a").write_text("A")
+    gemini_server.script(reply(text("Reading."), call("read_note", name="a")),
+                         reply(text("Half an "), text("answer"), cut_after=1), reply(text("It says A.")))
+    out, err = io.StringIO(), io.StringIO()
+    code = await HeadlessPrinter(OutputFormat.json, out, err).run(make_session(), "read a")
+    assert code == EXIT_OK
+    document = json.loads(out.getvalue())
+    assert document["response"] == "Reading.It says A."
+    assert document["stats"]["tools"]["byName"]["read_note"]["success"] == 1
+    api = document["stats"]["models"]["gemini-2.5-pro"]["api"]
+    assert api["totalRequests"] == 3 and api["totalErrors"] == 1  # the broken stream counts, as an error
+    assert api["errorsByType"] == {"connection": 1}
+    assert "error" not in document
+
+
+async def test_stream_json_reports_a_failed_run(gemini_server, make_session) -> None:
+    gemini_server.script(error_reply(404, "models/nope is not found"))
+    out, err = io.StringIO(), io.StringIO()
+    code = await HeadlessPrinter(OutputFormat.stream_json, out, err).run(make_session(), "hi")
+    assert code == EXIT_FAILED
+    events = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert [e["type"] for e in events] == ["init", "message", "error", "result"]
+    assert "check the model name" in events[2]["message"]
+    assert events[-1]["status"] == "error" and events[-1]["error"]["type"] == "not_found"
