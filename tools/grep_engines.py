@@ -167,8 +167,9 @@ async def ripgrep_candidates(rg: str, search_dir: Path, pattern: GrepPattern, in
     """Files under `search_dir` (relative, `/`-separated) in which ripgrep finds a match."""
     if not pattern.portable:
         raise EngineUnavailable("ripgrep reads this pattern differently from Python (\\A, \\Z, {,n} or set syntax)")
-    argv = [rg, *_RG_WALK, "--files-with-matches", "--color", "never", "--ignore-case", "--crlf", "--text",
-            "--engine", "auto"]
+    argv = [rg, *_RG_WALK, "--files-with-matches", "--color", "never", "--ignore-case", "--text", "--engine", "auto"]
+    if "$" in pattern.source:
+        argv.append("--crlf")  # `$` before a CR of CRLF, as Python matches lines without their ending
     for glob in include.globs if include else ():
         argv += ["--glob", glob]
     if pattern.bytes_safe:
@@ -180,7 +181,7 @@ async def ripgrep_candidates(rg: str, search_dir: Path, pattern: GrepPattern, in
         argv += ["--regexp", wide] if wide is not None else ["--regexp", pattern.source, "--regexp", _NOT_UTF8]
     argv += ["--", "."]
     # the .geminiignore files ripgrep walks past (a quick listing, run alongside the search)
-    listing = [rg, *_RG_WALK, "--files", "--glob", ".geminiignore", "--", "."]
+    listing = [rg, *_RG_WALK, "--files", "--threads", "1", "--glob", ".geminiignore", "--", "."]
     (code, stdout, stderr), (_, ignore_files, _) = await asyncio.gather(
         run_process(argv, search_dir, abort_signal), run_process(listing, search_dir, abort_signal))
     if any(_negates(search_dir / rel) for rel in _split_null(ignore_files, strip_dot=True)):
