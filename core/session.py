@@ -162,7 +162,11 @@ class Session:
             parts: list[ContentPart] = [TextPart(prompt)] if isinstance(prompt, str) else list(prompt)
             shown = prompt if isinstance(prompt, str) else "".join(p.text for p in prompt if isinstance(p, TextPart))
             self.bus.publish(TurnStarted(prompt_id, shown))
-            self.history.append(Content("user", parts))
+            if self.history and self.history[-1].role == "user":
+                # the last prompt got no answer (error, cancel): roles must alternate, so this joins it
+                self.history[-1].parts.extend(parts)
+            else:
+                self.history.append(Content("user", parts))
             try:
                 reason, message = await self._run(abort)
             except Exception as exc:  # a bug in the loop must end the prompt visibly, not hang the front end

@@ -8,7 +8,7 @@ import pytest
 
 from core.parts import InlineDataPart, TextPart
 from core.scheduler import ApprovalMode
-from tests.fakes.gemini_server import call, reply, text
+from tests.fakes.gemini_server import call, error_reply, reply, text
 
 
 async def test_save_resume_list_chats(gemini_server, make_session, root: Path, home: Path) -> None:
@@ -65,3 +65,13 @@ async def test_approval_mode_is_settable(make_session) -> None:
     assert session.approval_mode is ApprovalMode.yolo
     assert session.scheduler.approval_mode is ApprovalMode.yolo
     assert session.model_name == "gemini-2.5-pro" and not session.is_offline
+
+
+async def test_a_prompt_after_a_failed_one_keeps_roles_alternating(gemini_server, make_session) -> None:
+    gemini_server.script(error_reply(400, "bad"), reply(text("Now fine.")))
+    session = make_session()
+    await session.send("first")
+    await session.send("second")
+    roles = [c["role"] for c in gemini_server.requests[-1].contents]
+    assert roles == ["user"]
+    assert gemini_server.requests[-1].contents[0]["parts"] == [{"text": "first"}, {"text": "second"}]
