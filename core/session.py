@@ -6,10 +6,11 @@ import asyncio
 import contextlib
 import hashlib
 import json
+import logging
 import os
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -50,6 +51,7 @@ from core.registry import ToolRegistry
 from core.scheduler import ApprovalMode, Scheduler
 from core.stats import SessionStats
 
+log = logging.getLogger(__name__)
 T = TypeVar("T")
 MCP_WAIT_S = 30.0  # the first prompt waits this long at most for MCP servers still connecting
 
@@ -156,8 +158,8 @@ class Session:
     async def send(self, prompt: str | list[Part]) -> TurnEndReason:
         """Runs one user prompt until the model ends its turn with no calls (or stops, fails, is cancelled)."""
         async with self._busy:
-            await self.start(MCP_WAIT_S)
             abort = self._abort = AbortSignal()
+            await _unless_aborted(self.start(MCP_WAIT_S), abort)
             prompt_id = uuid.uuid4().hex[:12]
             parts: list[ContentPart] = [TextPart(prompt)] if isinstance(prompt, str) else list(prompt)
             shown = prompt if isinstance(prompt, str) else "".join(p.text for p in prompt if isinstance(p, TextPart))
@@ -301,6 +303,21 @@ class Session:
             return []
         paths = sorted(directory.glob("checkpoint-*.json"), key=lambda p: p.stat().st_mtime)
         return [p.stem.removeprefix("checkpoint-") for p in paths]
+
+
+async def _unless_aborted(work: Awaitable[object], abort: AbortSignal) -> None:
+    """Awaits `work`, or stops waiting for it when `abort` fires."""
+    task = asyncio.ensure_future(work)
+    aborted = asyncio.ensure_future(abort.wait())
+    try:
+        await asyncio.wait({task, aborted}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        aborted.cancel()
+        if not task.done():
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+        elif not task.cancelled() and (error := task.exception()) is not None:
+            log.warning("background start failed: %s", error)  # MCP reports per server; this is a bug guard
 
 
 async def until_aborted(stream: AsyncIterator[T], abort: AbortSignal) -> AsyncIterator[T]:
