@@ -1,0 +1,69 @@
+"""The wiring: model choice, every built-in registered, settings filters, notices."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cli.assemble import ConfigurationError, build_model, build_session, choose_model_name
+from core.config import Settings
+from core.models.gemini import GeminiModel
+from core.models.offline import OfflineModel
+from core.scheduler import ApprovalMode
+
+BUILTINS = {"list_directory", "read_file", "write_file", "glob", "search_file_content", "replace",
+            "read_many_files", "run_shell_command", "web_fetch", "google_web_search", "save_memory"}
+
+
+def test_model_name_precedence(tmp_path: Path) -> None:
+    settings = Settings(model_name="from-settings", home=tmp_path)
+    assert choose_model_name("flag", settings, {"GEMINI_MODEL": "env"}) == "flag"
+    assert choose_model_name(None, settings, {"GEMINI_MODEL": "env"}) == "env"
+    assert choose_model_name(None, settings, {}) == "from-settings"
+    assert choose_model_name(None, Settings(home=tmp_path), {}) == "gemini-2.5-pro"
+
+
+def test_model_choice(root: Path) -> None:
+    model, notice = build_model("gemini-2.5-pro", root, {})
+    assert isinstance(model, OfflineModel) and "No GEMINI_API_KEY" in (notice or "")
+    model, notice = build_model("gemini-2.5-flash", root, {"GOOGLE_API_KEY": "k",
+                                                           "GOOGLE_GEMINI_BASE_URL": "http://127.0.0.1:1"})
+    assert isinstance(model, GeminiModel) and notice is None
+    assert (model.model_name, model.api_key, model.base_url) == ("gemini-2.5-flash", "k", "http://127.0.0.1:1")
+    model, notice = build_model("offline", root, {"GEMINI_API_KEY": "k"})
+    assert isinstance(model, OfflineModel) and "offline demo model" in (notice or "")
+    with pytest.raises(ConfigurationError):
+        build_model("gemini-2.5-pro", root, {"GEMINI_API_KEY": "k", "GOOGLE_GEMINI_BASE_URL": "localhost:1"})
+
+
+def test_every_builtin_is_registered(root: Path, home: Path) -> None:
+    session = build_session(root, env={}, home=home, approval_mode="auto_edit")
+    assert {tool.name for tool in session.registry.tools} == BUILTINS
+    assert session.approval_mode is ApprovalMode.auto_edit
+    assert session.is_offline and session.model_name == "offline"
+    assert session.notices[0].message.startswith("No GEMINI_API_KEY")
+
+
+def test_settings_filter_tools_and_report_problems(root: Path, home: Path) -> None:
+    (root / ".gemini").mkdir()
+    (root / ".gemini/settings.json").write_text(json.dumps({
+        "tools": {"core": ["read_file", "ReadFolder", "run_shell_command(git)"], "exclude": ["ReadFolder"]},
+        "colour": "blue"}))
+    session = build_session(root, env={"GEMINI_API_KEY": "k"}, home=home)
+    assert {tool.name for tool in session.registry.tools} == {"read_file", "run_shell_command"}
+    assert any("colour" in n.message for n in session.notices)
+    assert not session.is_offline
+
+
+def test_root_must_be_a_directory(tmp_path: Path) -> None:
+    with pytest.raises(ConfigurationError):
+        build_session(tmp_path / "missing", env={}, home=tmp_path)
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    path = tmp_path / "home"
+    path.mkdir()
+    return path
