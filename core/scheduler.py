@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
 import threading
 import time
 from collections.abc import Iterable
@@ -35,6 +36,8 @@ from core.parts import InlineDataPart, TextPart
 from core.registry import ToolRegistry, tool_rule_name
 from core.stats import CallDecision, SessionStats
 from core.tool import BaseTool, CallContext, ToolErrorKind, ToolResult
+
+log = logging.getLogger(__name__)
 
 # How long a tool may take to notice an abort before its task is cancelled outright.
 ABORT_GRACE_S = 2.0
@@ -213,6 +216,15 @@ class Scheduler:
         self._publish(record)
 
     async def _run_one(self, record: _Call, abort_signal: AbortSignal) -> None:
+        try:
+            await self._run_one_call(record, abort_signal)
+        except Exception as exc:  # a bug here must still answer the call, or the history sent next is invalid
+            log.exception("scheduling %s failed", record.call.name)
+            if record.response is None:
+                self._finish(record, ToolResult.failure(
+                    ToolErrorKind.execution_failed, f"{record.call.name} failed: {type(exc).__name__}: {exc}"))
+
+    async def _run_one_call(self, record: _Call, abort_signal: AbortSignal) -> None:
         assert record.tool is not None
         signal = abort_signal.child()
         if signal.aborted:

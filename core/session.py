@@ -171,13 +171,29 @@ class Session:
                 self.history.append(Content("user", parts))
             try:
                 reason, message = await self._run(abort)
+            except asyncio.CancelledError:
+                # the front end cancelled the task itself (not through cancel()): stop the calls, keep the history
+                # valid, and still end the turn for every subscriber
+                abort.abort("the task running the prompt was cancelled")
+                self._answer_dangling_calls("The request was cancelled before this call ran.")
+                self.bus.publish(TurnFinished(prompt_id, TurnEndReason.cancelled, "Request cancelled."))
+                raise
             except Exception as exc:  # a bug in the loop must end the prompt visibly, not hang the front end
                 reason, message = TurnEndReason.error, f"Internal error: {type(exc).__name__}: {exc}"
+                log.exception("the turn loop failed")
+                self._answer_dangling_calls(message)
                 self.bus.publish(ErrorOccurred(message, "internal"))
             finally:
                 self._abort = None
             self.bus.publish(TurnFinished(prompt_id, reason, message))
             return reason
+
+    def _answer_dangling_calls(self, why: str) -> None:
+        """A model turn whose calls got no responses (the loop was cut short) gets error responses for them."""
+        if self.history and self.history[-1].role == "model":
+            calls = [p for p in self.history[-1].parts if isinstance(p, FunctionCall)]
+            if calls:
+                self._answer_unrun(calls, why)
 
     async def _run(self, abort: AbortSignal) -> tuple[TurnEndReason, str]:
         detector = LoopDetector()

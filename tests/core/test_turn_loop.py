@@ -258,3 +258,18 @@ async def test_stream_without_finish_reason_is_retried(gemini_server, make_sessi
     session = make_session()
     assert await session.send("hi") is TurnEndReason.completed
     assert len(gemini_server.requests) == 2
+
+
+async def test_cancelling_the_task_keeps_the_history_valid(gemini_server, make_session) -> None:
+    gemini_server.script(reply(call("run_command", command="sleep", seconds=10)), reply(text("After.")))
+    session = make_session(ApprovalMode.yolo)
+    log = EventLog(session.bus)
+    task = asyncio.ensure_future(session.send("go"))
+    while not log.of(ToolOutputChunk):
+        await asyncio.sleep(0.01)
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+    await log.settle()
+    assert log.of(TurnFinished)[-1].reason is TurnEndReason.cancelled
+    assert session.history[-1].role == "user" and "error" in session.history[-1].parts[0].response
+    assert await session.send("next") is TurnEndReason.completed
