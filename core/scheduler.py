@@ -365,6 +365,10 @@ class Scheduler:
             if not task.done():
                 # give the tool a moment to stop on its own (a shell kills its process group), then cancel it
                 await asyncio.wait({task}, timeout=ABORT_GRACE_S)
+        except asyncio.CancelledError:
+            signal.abort("the turn was cancelled")  # the tool stops its work (processes, threads) too
+            task.cancel()
+            raise
         finally:
             aborted.cancel()
         if not task.done():
