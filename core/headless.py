@@ -145,6 +145,7 @@ class HeadlessPrinter:
         finally:
             await asyncio.wait({consumer}, timeout=5)
             consumer.cancel()
+            await asyncio.gather(consumer, return_exceptions=True)
             await events.aclose()  # type: ignore[attr-defined]
         return self.finish(session, reason)
 
