@@ -143,8 +143,9 @@ def _split_null(stdout: bytes, strip_dot: bool) -> list[str]:
 
 _RG_WALK = ("--no-config", "--null", "--no-messages", "--hidden", "--follow",
             # only the .gitignore files the workspace reads: none above the root, no global or .git/info ones
-            "--no-require-git", "--no-ignore-global", "--no-ignore-exclude", "--no-ignore-parent", "--no-ignore-dot",
-            *(arg for name in sorted(DEFAULT_EXCLUDED_DIRS) for arg in ("--glob", f"!{name}/")))
+            "--no-require-git", "--no-ignore-global", "--no-ignore-exclude", "--no-ignore-parent", "--no-ignore-dot")
+# After any include glob: of two matching globs the later wins, and `*` must not open `.git/`.
+_RG_EXCLUDES = tuple(arg for name in sorted(DEFAULT_EXCLUDED_DIRS) for arg in ("--glob", f"!{name}/"))
 
 
 def _negates(ignore_file: Path) -> bool:
@@ -172,6 +173,7 @@ async def ripgrep_candidates(rg: str, search_dir: Path, pattern: GrepPattern, in
         argv.append("--crlf")  # `$` before a CR of CRLF, as Python matches lines without their ending
     for glob in include.globs if include else ():
         argv += ["--glob", glob]
+    argv += _RG_EXCLUDES
     if pattern.bytes_safe:
         argv += ["--regexp", pattern.source]
     elif pattern.needs_pcre:
@@ -181,7 +183,7 @@ async def ripgrep_candidates(rg: str, search_dir: Path, pattern: GrepPattern, in
         argv += ["--regexp", wide] if wide is not None else ["--regexp", pattern.source, "--regexp", _NOT_UTF8]
     argv += ["--", "."]
     # the .geminiignore files ripgrep walks past (a quick listing, run alongside the search)
-    listing = [rg, *_RG_WALK, "--files", "--threads", "1", "--glob", ".geminiignore", "--", "."]
+    listing = [rg, *_RG_WALK, "--files", "--threads", "1", "--glob", ".geminiignore", *_RG_EXCLUDES, "--", "."]
     (code, stdout, stderr), (_, ignore_files, _) = await asyncio.gather(
         run_process(argv, search_dir, abort_signal), run_process(listing, search_dir, abort_signal))
     if any(_negates(search_dir / rel) for rel in _split_null(ignore_files, strip_dot=True)):
@@ -274,8 +276,9 @@ class CandidateGate:
     """Whether the workspace walk would reach a file an engine reported: no symlinked directory on the way, a
     symlinked file only with its target inside the root, and no ignore rule. Caches per directory.
 
-    With `trust_gitignore` (ripgrep searching the root, which applies the same .gitignore files and default
-    excludes), the gate's full check runs only below a .geminiignore, the one rule file ripgrep cannot read."""
+    With `trust_gitignore` (ripgrep searching the root without include globs, which would override its ignore
+    rules: then it applies the same .gitignore files), the gate's full check runs only below a .geminiignore,
+    the one rule file ripgrep cannot read."""
 
     def __init__(self, workspace: Workspace, search_dir: Path, *, trust_gitignore: bool) -> None:
         self.workspace = workspace
@@ -293,7 +296,8 @@ class CandidateGate:
             parent, _, _ = rel_dir.rpartition("/")
             reachable, gemini = self._directory(parent)
             path = os.path.join(self.search_dir, rel_dir)
-            state = (reachable and not os.path.islink(path),
+            name = rel_dir.rpartition("/")[2]
+            state = (reachable and name not in DEFAULT_EXCLUDED_DIRS and not os.path.islink(path),
                      gemini or os.path.exists(os.path.join(path, ".geminiignore")))
         self._dirs[rel_dir] = state
         return state

@@ -9,8 +9,6 @@ import re
 import warnings
 from dataclasses import dataclass
 
-from pathspec import GitIgnoreSpec
-
 MAX_LINE_CHARS = 500
 _LINE_CONTEXT_BEFORE = 100
 
@@ -232,28 +230,64 @@ def expand_braces(glob: str) -> list[str]:
     return [glob]
 
 
+def glob_regex(glob: str) -> str:
+    """A file-path glob as a regex, the way ripgrep's `--glob` reads it: without a slash it matches a file name
+    at any depth (`*.ts`), with one it is anchored at the searched directory (`src/**/*.ts`); `*` and `?` stay
+    within one path segment, `**` spans segments. It matches files only, never a directory's contents."""
+    anchored = "/" in glob
+    body = glob.lstrip("/")
+    out: list[str] = []
+    i = 0
+    while i < len(body):
+        char = body[i]
+        if body.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif body.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif char == "*":
+            out.append("[^/]*")
+            i += 1
+        elif char == "?":
+            out.append("[^/]")
+            i += 1
+        elif char == "[" and (end := body.find("]", i + 2)) > 0:
+            inner = body[i + 1:end]
+            out.append("[" + ("^" + inner[1:] if inner[0] in "!^" else inner) + "]")
+            i = end + 1
+        elif char == "\\" and i + 1 < len(body):
+            out.append(re.escape(body[i + 1]))
+            i += 2
+        else:
+            out.append(re.escape(char))
+            i += 1
+    return ("" if anchored else "(?:.*/)?") + "".join(out)
+
+
 @dataclass(frozen=True)
 class IncludeGlob:
-    """The include filter, matched like a .gitignore line against the path relative to the searched directory:
-    a glob without a slash matches a file name at any depth (`*.ts`), one with a slash is anchored (`src/**/*.ts`)."""
+    """The include filter: brace alternatives expanded (`*.{ts,tsx}`), each matched against the file's path
+    relative to the searched directory (see `glob_regex`); a trailing `/` means everything below."""
 
     source: str
     globs: tuple[str, ...]
-    spec: GitIgnoreSpec
+    regex: re.Pattern[str]
 
     @classmethod
     def compile(cls, source: str) -> IncludeGlob:
-        globs = tuple(g.strip() for g in expand_braces(source.strip()) if g.strip())
+        globs = tuple(g.strip() + ("**" if g.strip().endswith("/") else "")
+                      for g in expand_braces(source.strip()) if g.strip())
         if not globs or any(g.startswith("!") for g in globs):
             raise GlobError(f"Invalid include glob: {source!r}. Give a glob such as '*.py' or 'src/**/*.{{ts,tsx}}'.")
         try:
-            spec = GitIgnoreSpec.from_lines(globs)
-        except Exception as exc:  # pathspec raises several types for a malformed pattern
+            regex = re.compile("|".join(f"(?:{glob_regex(glob)})" for glob in globs))
+        except re.error as exc:
             raise GlobError(f"Invalid include glob: {source!r}: {exc}") from None
-        return cls(source, globs, spec)
+        return cls(source, globs, regex)
 
     def matches(self, relative: str) -> bool:
-        return self.spec.match_file(relative)
+        return self.regex.fullmatch(relative) is not None
 
     def git_pathspecs(self) -> list[str]:
         """Pathspecs that select at least the same files for git grep (run in the searched directory)."""

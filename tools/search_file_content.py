@@ -162,7 +162,7 @@ class SearchFileContentTool(BaseTool[SearchParams]):
                     raise
                 log.debug("search engine %s unavailable: %s", engine, exc)
                 continue
-            gate = CandidateGate(self.workspace, search_dir, trust_gitignore=engine == "rg")
+            gate = CandidateGate(self.workspace, search_dir, trust_gitignore=engine == "rg" and include is None)
             return await asyncio.to_thread(self._collect, search_dir, candidates, pattern, include, abort_signal,
                                            gate)
         raise AssertionError("the Python engine is always available")

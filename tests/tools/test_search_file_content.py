@@ -147,6 +147,19 @@ async def test_engines_agree_on_gitignore_rules_without_geminiignore(root: Path,
                          "Mixed.CASE"}
 
 
+@pytest.mark.parametrize("include", ["*.tmp", "*", "**/*.gen", "*.txt", "nested/*"])
+async def test_include_never_brings_back_ignored_files(root: Path, include: str) -> None:
+    """ripgrep lets an include glob override .gitignore; the engines still print only what the walk finds."""
+    for name, data in GITIGNORE_ONLY.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_bytes(data)
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    outputs = {engine: (await search(Workspace(root), engine, pattern="hit", include=include)).llm_content
+               for engine in ENGINES}
+    assert len(set(outputs.values())) == 1, outputs
+    assert "a.tmp\n" not in outputs["rg"] and ".git/" not in outputs["rg"] and "logs/" not in outputs["rg"]
+
+
 def test_ascii_fast_path_agrees_with_the_text_path() -> None:
     samples = [b"abc Needle x\r\nno\r\nNEEDLE\r\r\nneedle", b"needle\n\nneedle\n", b"x\n" * 3 + b"needles",
                b"\r\nneedle\r", b"needle_marker and needle\n"]
@@ -163,6 +176,25 @@ def test_ascii_fast_path_agrees_with_the_text_path() -> None:
     assert GrepPattern.compile("ab|c").literals == () and GrepPattern.compile("def\\s+x").literals == (b"def",)
     assert GrepPattern.compile("de\\s+Needle_\\w").literals == (b"needle_",)
     assert GrepPattern.compile("(ab|cd)xyz").literals == (b"xyz",) and GrepPattern.compile("é1").literals == ()
+
+
+INCLUDE_TREE = ["a/x.ts", "b/a/x.ts", "c/d/e.ts", "top.ts", "a/.h.ts", "dir.ts/inner.js", "src/app.tsx",
+                "src/lib/util.ts", "lib/src/other.ts", "[x].md", "sp ace/f.md"]
+
+
+@pytest.mark.parametrize("include", ["a/*.ts", "/a/*.ts", "**/a/*.ts", "c/**", "*", "?op.ts", "[ab]/*.ts",
+                                     "[!a]/*.ts", "a/", "**/*.ts", "*.ts", "src/**/*.{ts,tsx}", "{a,c}/**",
+                                     "\\[x].md", "sp ace/*", "*.{md,js}"])
+async def test_include_globs_agree_across_engines(root: Path, include: str) -> None:
+    for name in INCLUDE_TREE:
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(f"hit {name}\n")
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    outputs = {engine: (await search(Workspace(root), engine, pattern="hit", include=include)).llm_content
+               for engine in ENGINES}
+    assert len(set(outputs.values())) == 1, outputs
+    listed = {line[6:] for line in outputs["rg"].splitlines() if line.startswith("File: ")}
+    assert listed == {name for name in INCLUDE_TREE if IncludeGlob.compile(include).matches(name)}
 
 
 async def test_output_format_and_file_set(tree: Path) -> None:
@@ -348,6 +380,8 @@ def test_pattern_and_glob_units() -> None:
     glob = IncludeGlob.compile("src/**/*.{ts,tsx}")
     assert glob.matches("src/a.ts") and glob.matches("src/x/y.tsx") and not glob.matches("lib/src/a.ts")
     assert IncludeGlob.compile("*.ts").matches("deep/er/a.ts")
+    assert not IncludeGlob.compile("*.ts").matches("dir.ts/a.js")  # a file glob, as ripgrep reads it
+    assert IncludeGlob.compile("src/").matches("src/deep/a.js") and IncludeGlob.compile("src/").globs == ("src/**",)
     assert glob.git_pathspecs() == [":(glob)src/**/*.ts", ":(glob)src/**/*.tsx"]
     assert IncludeGlob.compile("*.ts").git_pathspecs() == [":(glob)**/*.ts"]
     pattern = GrepPattern.compile("end$")
