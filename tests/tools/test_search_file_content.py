@@ -157,7 +157,7 @@ async def test_include_never_brings_back_ignored_files(root: Path, include: str)
     outputs = {engine: (await search(Workspace(root), engine, pattern="hit", include=include)).llm_content
                for engine in ENGINES}
     assert len(set(outputs.values())) == 1, outputs
-    assert "a.tmp\n" not in outputs["rg"] and ".git/" not in outputs["rg"] and "logs/" not in outputs["rg"]
+    assert "File: a.tmp\n" not in outputs["rg"] and ".git/" not in outputs["rg"] and "logs/" not in outputs["rg"]
 
 
 def test_ascii_fast_path_agrees_with_the_text_path() -> None:
