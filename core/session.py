@@ -88,6 +88,7 @@ class Session:
         self._busy = asyncio.Lock()
         # MCP servers (a core.mcp.McpManager, set by the wiring when mcpServers is configured)
         self.mcp: Any = None
+        self._declared: tuple[tuple[tuple[int, str], ...], tuple[dict[str, Any], ...]] | None = None
         self._started = False
 
     # -- what the front ends read and set --------------------------------------------------------------------
@@ -218,6 +219,13 @@ class Session:
         self.bus.publish(ErrorOccurred(message, "max_turns"))
         return TurnEndReason.max_turns, message
 
+    def _declarations(self) -> tuple[dict[str, Any], ...]:
+        """The registry's function declarations, rebuilt only when its tools change (MCP servers connect late)."""
+        key = tuple((id(tool), tool.name) for tool in self.registry.tools)
+        if self._declared is None or self._declared[0] != key:
+            self._declared = key, tuple(self.registry.function_declarations())
+        return self._declared[1]
+
     def _answer_unrun(self, calls: list[FunctionCall], why: str) -> None:
         """Every FunctionCall needs its FunctionResponse, even when the loop stops before running it."""
         self.history.append(Content("user", [FunctionResponse(c.id, c.name, {"error": why}) for c in calls]))
@@ -225,8 +233,7 @@ class Session:
     async def _stream_turn(self, abort: AbortSignal,
                            detector: LoopDetector) -> list[FunctionCall] | tuple[TurnEndReason, str]:
         """One model request. Returns its calls, or why the prompt ends here."""
-        request = ModelRequest(tuple(self.history), self.system_instruction(),
-                               tuple(self.registry.function_declarations()))
+        request = ModelRequest(tuple(self.history), self.system_instruction(), self._declarations())
         parts: list[ContentPart] = []
         calls: list[FunctionCall] = []
         started = time.monotonic()
