@@ -16,7 +16,7 @@ import pytest
 from tests.fakes.gemini_server import FakeGeminiServer, call, error_reply, reply, text
 
 REPO = Path(__file__).resolve().parents[2]
-COMPAT = Path("/work/shared/compat")
+COMPAT = Path(__file__).parent / "compat"  # what Gemini CLI printed for one list_directory call
 
 
 @pytest.fixture
