@@ -150,6 +150,10 @@ class BaseTool(ABC, Generic[P]):
             return ToolResult.failure(ToolErrorKind.cancelled, f"{self.name} was cancelled before it started.")
         try:
             return await self._execute(params, abort_signal, context or CallContext())
+        except PermissionError as exc:  # a file the user protected (e.g. read-only): their choice, not a bug
+            where = f"{exc.filename}: " if exc.filename else ""
+            return ToolResult.failure(ToolErrorKind.permission_denied,
+                                      f"Permission denied: {where}{exc.strerror or exc}.")
         except Exception as exc:  # a tool bug must become a result the model and the user can read
             log.exception("tool %s failed", self.name)
             message = f"{self.name} failed: {type(exc).__name__}: {exc}"

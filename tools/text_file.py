@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import errno
 import os
 import stat
 import tempfile
@@ -84,7 +85,8 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
     """The one function that writes files: temp file beside the target, fsync, rename.
 
     A symlink is written through to its target; the target keeps its permission bits. A reader (or a crash)
-    sees the old file or the new one, never a mix."""
+    sees the old file or the new one, never a mix. A read-only file (no write bit at all) is refused with
+    PermissionError: the rename would replace it regardless, and root ignores the bits."""
     target = Path(os.path.realpath(path))
     target.parent.mkdir(parents=True, exist_ok=True)
     old: bytes | None = None
@@ -94,6 +96,8 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
         st = target.stat()
         mode = stat.S_IMODE(st.st_mode)
         owner = (st.st_uid, st.st_gid)
+        if stat.S_ISREG(st.st_mode) and not mode & 0o222:
+            raise PermissionError(errno.EACCES, "the file is read-only", str(path))
         if BEFORE_WRITE_HOOKS:
             old = target.read_bytes()
     except FileNotFoundError:

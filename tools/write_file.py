@@ -93,8 +93,9 @@ class WriteFileTool(BaseTool[WriteFileParams]):
                     f"File changed on disk after the user reviewed the change, so nothing was written: {path}. "
                     "Read the file again and write it again.")
             write_text(path, content, current)
-        except PermissionError:
-            return ToolResult.failure(ToolErrorKind.permission_denied, f"Permission denied: {path}")
+        except PermissionError as exc:
+            why = f" ({exc.strerror})" if exc.strerror and "read-only" in exc.strerror else ""
+            return ToolResult.failure(ToolErrorKind.permission_denied, f"Permission denied: {path}{why}")
         except OSError as exc:
             return ToolResult.failure(ToolErrorKind.execution_failed, f"Cannot write {path}: {exc.strerror or exc}")
         message = (f"Successfully overwrote file: {path}" if current is not None

@@ -93,3 +93,13 @@ def test_root_keeps_the_owner_of_a_file(tmp_path: Path) -> None:
     write_bytes_atomic(target, b"new")
     st = os.stat(target)
     assert (st.st_uid, st.st_gid, target.read_bytes()) == (65534, 65534, b"new")
+
+
+def test_read_only_target_is_refused(tmp_path: Path) -> None:
+    target = tmp_path / "ro.txt"
+    target.write_bytes(b"old")
+    target.chmod(0o444)
+    with pytest.raises(PermissionError, match="read-only"):
+        write_bytes_atomic(target, b"new")
+    assert target.read_bytes() == b"old"
+    assert [p.name for p in tmp_path.iterdir()] == ["ro.txt"]  # no temp file left behind

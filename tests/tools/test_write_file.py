@@ -150,3 +150,19 @@ async def test_writes_go_through_the_one_write_function(workspace: Workspace, ro
     await run(tool, file_path="a.txt", content="1\n")
     await run(tool, file_path="a.txt", content="2\n")
     assert seen == [(root / "a.txt", None), (root / "a.txt", b"1\n")]
+
+
+async def test_read_only_file_is_not_replaced(workspace: Workspace, root: Path) -> None:
+    # the rename in write_bytes_atomic would replace it anyway (and root ignores the bits): refuse it ourselves
+    target = root / "locked.txt"
+    target.write_bytes(b"keep\n")
+    target.chmod(0o444)
+    result = await run(WriteFileTool(workspace), file_path=str(target), content="new\n")
+    assert result.error is not None and result.error.kind is ToolErrorKind.permission_denied
+    assert "read-only" in result.error.message
+    assert target.read_bytes() == b"keep\n"
+    assert stat_mode(target) == 0o444
+
+
+def stat_mode(path: Path) -> int:
+    return path.stat().st_mode & 0o777
