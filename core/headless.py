@@ -179,8 +179,16 @@ class HeadlessPrinter:
             case Retrying(attempt=attempt, delay_s=delay, reason=why, discard_partial=discard):
                 if discard:
                     self._current = []
-                cut = " The partial answer above is void." if discard and self.format is OutputFormat.text else ""
+                void = discard and self.format is not OutputFormat.json
+                cut = " The partial answer above is void." if void else ""
                 self._notice(f"Retrying in {delay:.1f}s (attempt {attempt + 1}): {why}.{cut}")
+                if void and self.format is OutputFormat.text and not self._ended_with_newline:
+                    self.out.write("\n")  # the retried answer starts on its own line
+                    self._ended_with_newline = True
+                elif void and self.format is OutputFormat.stream_json:
+                    # deltas already printed are not part of the answer: say so where the consumer reads
+                    self._line(type="error", severity="warning",
+                               message=f"The stream broke ({why}); the partial answer so far is void, retrying.")
             case ErrorOccurred(message=message):
                 self._errors.append(event)
                 if self.format is OutputFormat.stream_json:

@@ -262,10 +262,12 @@ class Scheduler:
             return True
         if not self.interactive:
             record.decision = CallDecision.reject
+            # only a way out that would let this call run: auto_edit covers edits, never commands
+            ways = "--approval-mode auto_edit, --yolo" if isinstance(details, EditConfirmation) else "--yolo"
             self._finish(record, ToolResult.failure(ToolErrorKind.not_allowed, (
                 f'Tool "{tool.name}" needs the user\'s confirmation, which is not possible in non-interactive '
                 f"mode with approval mode \"{self.approval_mode}\". It was not run. The user can allow it with "
-                "--approval-mode auto_edit (edits), --yolo, or tools.allowed in settings.json.")))
+                f"{ways}, or tools.allowed in settings.json.")))
             return False
         decision = await self._ask(record, details, signal)
         if decision is None:

@@ -43,3 +43,24 @@ async def test_stream_json_reports_a_failed_run(gemini_server, make_session) -> 
     assert [e["type"] for e in events] == ["init", "message", "error", "result"]
     assert "check the model name" in events[2]["message"]
     assert events[-1]["status"] == "error" and events[-1]["error"]["type"] == "not_found"
+
+
+async def test_text_after_a_void_partial_answer_starts_on_its_own_line(gemini_server, make_session) -> None:
+    gemini_server.script(reply(text("Half an "), text("answer"), cut_after=1), reply(text("Whole.")))
+    out, err = io.StringIO(), io.StringIO()
+    code = await HeadlessPrinter(OutputFormat.text, out, err).run(make_session(), "hi")
+    assert code == EXIT_OK
+    assert out.getvalue() == "Half an \nWhole.\n"
+    assert "The partial answer above is void." in err.getvalue()
+
+
+async def test_stream_json_says_when_streamed_deltas_are_void(gemini_server, make_session) -> None:
+    # a consumer joins the deltas: it must learn that those before the retry are not part of the answer
+    gemini_server.script(reply(text("Half an "), text("answer"), cut_after=1), reply(text("Whole.")))
+    out, err = io.StringIO(), io.StringIO()
+    code = await HeadlessPrinter(OutputFormat.stream_json, out, err).run(make_session(), "hi")
+    assert code == EXIT_OK
+    events = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert [e["type"] for e in events] == ["init", "message", "message", "error", "message", "result"]
+    assert events[3]["severity"] == "warning" and "void" in events[3]["message"]
+    assert events[-1]["status"] == "success"

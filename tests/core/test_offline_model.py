@@ -20,6 +20,7 @@ ROOT = Path("/work/project")
     ("list .", "list_directory", {"path": str(ROOT)}),
     ("ls /tmp", "list_directory", {"path": "/tmp"}),
     ("read README.md", "read_file", {"path": str(ROOT / "README.md")}),
+    ("read ~/notes.md", "read_file", {"path": str(Path("~/notes.md").expanduser())}),
     ('read "my notes.txt"', "read_file", {"path": str(ROOT / "my notes.txt")}),
     ("find **/*.py", "glob", {"pattern": "**/*.py"}),
     ("search TODO", "search_file_content", {"pattern": "TODO"}),

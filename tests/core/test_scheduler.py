@@ -141,6 +141,19 @@ async def test_headless_default_refuses_without_running(registry, root: Path, to
     assert log.of(ConfirmationRequested) == []
 
 
+async def test_headless_refusal_names_a_way_out_that_would_work(registry, tools) -> None:
+    # in auto_edit, a command is refused: suggesting auto_edit again would send the user in a circle
+    scheduler = make(registry, ApprovalMode.auto_edit, interactive=False)
+    [command] = await scheduler.run([run("ls")], AbortSignal())
+    assert "--approval-mode auto_edit" not in command.response["error"]
+    assert "--yolo" in command.response["error"] and "tools.allowed" in command.response["error"]
+    scheduler = make(registry, interactive=False)
+    edit, command = await scheduler.run([write(), run("ls")], AbortSignal())
+    assert "--approval-mode auto_edit" in edit.response["error"]
+    assert "--approval-mode auto_edit" not in command.response["error"]
+    assert tools["run"].ran == []
+
+
 async def test_edit_refused_when_file_changed_after_review(registry, root: Path) -> None:
     (root / "n").write_text("v1\n")
 
