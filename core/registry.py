@@ -9,6 +9,7 @@ from typing import Any
 
 from core.tool import BaseTool
 
+DISABLED = "disabled by tools.core / tools.exclude"
 _CALL_FORM = re.compile(r"^\s*([\w.\-]+)\s*(?:\((.*)\))?\s*$", re.S)
 
 
@@ -46,7 +47,7 @@ class ToolRegistry:
     def register(self, tool: BaseTool[Any]) -> bool:
         """Adds `tool` unless the settings disable it; a later tool with a taken name replaces nothing."""
         if not self.is_enabled(tool):
-            self.skipped[tool.name] = "disabled by tools.core / tools.exclude"
+            self.skipped[tool.name] = DISABLED
             return False
         if tool.name in self._tools:
             self.skipped[tool.name] = "a tool with this name is already registered"
@@ -75,6 +76,9 @@ class ToolRegistry:
         return difflib.get_close_matches(name, list(self._tools), n=limit, cutoff=0.4)
 
     def unknown_tool_message(self, name: str) -> str:
+        if self.skipped.get(name) == DISABLED and name not in self._tools:
+            return (f'Tool "{name}" is disabled by the user\'s settings (tools.core / tools.exclude); do not call '
+                    f'it. Available tools: {", ".join(sorted(self._tools))}.')
         near = self.suggest(name)
         hint = f" Did you mean {', '.join(repr(n) for n in near)}?" if near else ""
         return f'Tool "{name}" not found in registry.{hint} Available tools: {", ".join(sorted(self._tools))}.'

@@ -82,6 +82,14 @@ def test_registry_filters_and_suggests() -> None:
     assert ToolRegistry(deny=["echo(rm)"]).register(EchoTool())
 
 
+def test_a_call_to_a_disabled_tool_says_the_settings_disabled_it() -> None:
+    # not "did you mean <some other tool>?": the model should stop asking for it, the user should see why
+    registry = ToolRegistry(deny=["echo"])
+    registry.register(EchoTool())
+    message = registry.unknown_tool_message("echo")
+    assert "disabled" in message and "tools.exclude" in message and "Did you mean" not in message
+
+
 async def test_abort_signal_wakes_waiters_from_threads() -> None:
     signal = AbortSignal()
     child = signal.child()
