@@ -31,9 +31,11 @@ def _candidates(directory: Path, file_names: Iterable[str]) -> list[Path]:
 
 
 def _ancestors(root: Path, home: Path) -> list[Path]:
-    """From the project's top (the nearest ancestor holding .git, else just below home or /) down to the
+    """From the project's top (the root or the nearest ancestor holding .git, else just below home or /) to the
     root's parent."""
     found: list[Path] = []
+    if (root / ".git").exists():  # the root is the project's top: nothing above it belongs to the project
+        return found
     for parent in root.parents:
         if parent == home or parent == parent.parent:
             break

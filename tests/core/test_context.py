@@ -44,3 +44,13 @@ def test_custom_file_names(root: Path, home: Path) -> None:
 
 def test_empty_when_nothing_is_there(root: Path, home: Path) -> None:
     assert load_memory(root, home, ["GEMINI.md"]).text == ""
+
+
+def test_a_root_that_is_the_repository_top_reads_no_ancestors(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    root = tmp_path / "work" / "repo"
+    (root / ".git").mkdir(parents=True)
+    (root / "GEMINI.md").write_text("repo")
+    (tmp_path / "work" / "GEMINI.md").write_text("outside the repository: not read")
+    assert [p.read_text() for p in find_context_files(root, home, ["GEMINI.md"])] == ["repo"]
