@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Callable
+from typing import Any
 
 
 class AbortSignal:
@@ -53,3 +54,19 @@ class AbortSignal:
         child = AbortSignal()
         self.on_abort(lambda: child.abort(self.reason or "cancelled"))
         return child
+
+
+async def finished_unless_aborted(work: asyncio.Future[Any], signal: AbortSignal) -> bool:
+    """Waits for `work` or `signal`, whichever comes first. True when `work` finished (its result or exception
+    is the caller's to read); False when the signal came first, and then `work` is cancelled and awaited.
+    If the caller itself is cancelled, `work` is cancelled with it."""
+    aborted = asyncio.ensure_future(signal.wait())
+    try:
+        await asyncio.wait({work, aborted}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        aborted.cancel()
+        finished = work.done()
+        if not finished:
+            work.cancel()  # a cancelled gather() ends with a CancelledError *exception*, not as cancelled()
+            await asyncio.gather(work, return_exceptions=True)
+    return finished

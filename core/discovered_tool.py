@@ -13,29 +13,22 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import ConfigDict
-
 from core.abort import AbortSignal
 from core.confirmation import ConfirmationDetails, InfoConfirmation
+from core.declared_tool import DeclaredParams, DeclaredTool
 from core.schema import SchemaError, clean_schema
-from core.tool import BaseTool, CallContext, ToolError, ToolErrorKind, ToolKind, ToolParams, ToolResult
+from core.tool import CallContext, ToolError, ToolErrorKind, ToolResult
 
 FUNCTION_NAME = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_.\-]{0,63}$")
 DISCOVERY_TIMEOUT_S = 30.0
 CALL_TIMEOUT_S = 600.0
 
 
-class DiscoveredParams(ToolParams):
-    """Whatever the declaration's schema allows: checked against its `required` list, passed on as JSON."""
-
-    model_config = ConfigDict(extra="allow")
+DiscoveredParams = DeclaredParams  # the name other modules and tests know
 
 
-class DiscoveredTool(BaseTool[DiscoveredParams]):
+class DiscoveredTool(DeclaredTool):
     """One declaration from the discovery command. Always asks before running (unless `tools.allowed`)."""
-
-    Params = DiscoveredParams
-    kind = ToolKind.other
 
     def __init__(self, declaration: Mapping[str, Any], call_command: str, *,
                  call_timeout_s: float = CALL_TIMEOUT_S) -> None:
@@ -47,32 +40,20 @@ class DiscoveredTool(BaseTool[DiscoveredParams]):
             "On success it returns the command's stdout; on failure, its stdout, stderr and exit code."
         ).strip()
         raw = declaration.get("parameters") or declaration.get("parametersJsonSchema") or {"type": "object"}
-        self._schema = clean_schema(raw)
+        super().__init__(clean_schema(raw))
         self._schema.setdefault("type", "object")
         self.call_command = call_command
         self.call_timeout_s = call_timeout_s
 
-    @property
-    def parameter_schema(self) -> dict[str, Any]:
-        return self._schema
-
-    def check_params(self, params: DiscoveredParams) -> ToolError | None:
-        given = params.model_dump()
-        missing = [name for name in self._schema.get("required", []) if name not in given]
-        if missing:
-            return ToolError(ToolErrorKind.invalid_params,
-                             f"Invalid parameters for {self.name}: missing required {', '.join(missing)}.")
-        return None
-
     def get_description(self, params: DiscoveredParams) -> str:
-        return f"{self.name} {json.dumps(params.model_dump(), ensure_ascii=False)}"
+        return f"{self.name} {self.arguments_json(params)}"
 
     async def should_confirm_execute(self, params: DiscoveredParams,
                                      abort_signal: AbortSignal) -> ConfirmationDetails | None:
-        arguments = json.dumps(params.model_dump(), indent=2, ensure_ascii=False)
         return InfoConfirmation(
             title=f"Confirm discovered tool: {self.name}",
-            prompt=f"Run `{self.call_command} {self.name}` with these arguments on stdin:\n{arguments}",
+            prompt=f"Run `{self.call_command} {self.name}` with these arguments on stdin:\n"
+                   f"{self.arguments_json(params, indent=2)}",
         )
 
     async def _execute(self, params: DiscoveredParams, abort_signal: AbortSignal,

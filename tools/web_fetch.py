@@ -13,7 +13,7 @@ from urllib.parse import urljoin, urlsplit
 
 from pydantic import Field
 
-from core.abort import AbortSignal
+from core.abort import AbortSignal, finished_unless_aborted
 from core.confirmation import ConfirmationDetails, InfoConfirmation
 from core.display import FetchedPage, WebPage
 from core.tool import BaseTool, CallContext, ToolError, ToolErrorKind, ToolKind, ToolParams, ToolResult
@@ -200,12 +200,7 @@ class WebFetchTool(BaseTool[WebFetchParams]):
                    "Accept": "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.5"}
         async with httpx2.AsyncClient(timeout=timeout, follow_redirects=False, headers=headers) as client:
             work = asyncio.ensure_future(asyncio.gather(*(self._fetch_bounded(client, u) for u in urls)))
-            aborted = asyncio.create_task(abort_signal.wait())
-            await asyncio.wait({work, aborted}, return_when=asyncio.FIRST_COMPLETED)
-            aborted.cancel()
-            if not work.done():
-                work.cancel()
-                await asyncio.gather(work, return_exceptions=True)
+            if not await finished_unless_aborted(work, abort_signal):
                 return ToolResult.failure(ToolErrorKind.cancelled, "web_fetch was cancelled.")
             fetched: list[_Fetch] = work.result()
         budget = max(self.max_chars // max(len(urls), 1), 1000)

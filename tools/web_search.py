@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import Field
 
-from core.abort import AbortSignal
+from core.abort import AbortSignal, finished_unless_aborted
 from core.display import SearchAnswer, SearchSource
 from core.tool import BaseTool, CallContext, ToolError, ToolErrorKind, ToolKind, ToolParams, ToolResult
 
@@ -122,13 +122,8 @@ class WebSearchTool(BaseTool[WebSearchParams]):
                 ToolErrorKind.execution_failed,
                 "google_web_search needs the Gemini API: no GEMINI_API_KEY (or GOOGLE_API_KEY) is set, and the "
                 "offline demo model cannot search the web. Set a key to use web search.")
-        search = asyncio.create_task(self._search(query))
-        aborted = asyncio.create_task(abort_signal.wait())
-        await asyncio.wait({search, aborted}, return_when=asyncio.FIRST_COMPLETED)
-        aborted.cancel()
-        if not search.done():
-            search.cancel()
-            await asyncio.gather(search, return_exceptions=True)
+        search = asyncio.ensure_future(self._search(query))
+        if not await finished_unless_aborted(search, abort_signal):
             return ToolResult.failure(ToolErrorKind.cancelled, "google_web_search was cancelled.")
         try:
             response = search.result()

@@ -8,7 +8,7 @@ import threading
 import pytest
 from pydantic import Field
 
-from core.abort import AbortSignal
+from core.abort import AbortSignal, finished_unless_aborted
 from core.events import EventBus, TextDelta, TurnEndReason, TurnFinished
 from core.registry import ToolRegistry
 from core.schema import SchemaError, clean_schema
@@ -114,3 +114,21 @@ async def test_event_bus_fans_out_in_order() -> None:
     bus.close()
     await asyncio.gather(*tasks)
     assert collected[0] == collected[1] == [TextDelta("a"), TurnFinished("p1", TurnEndReason.completed)]
+
+
+async def test_finished_unless_aborted() -> None:
+    signal = AbortSignal()
+    quick = asyncio.ensure_future(asyncio.sleep(0, "done"))
+    assert await finished_unless_aborted(quick, signal) and quick.result() == "done"
+    slow = asyncio.ensure_future(asyncio.sleep(30))
+    asyncio.get_running_loop().call_later(0.05, signal.abort)
+    assert not await finished_unless_aborted(slow, signal)
+    assert slow.cancelled()
+    # the caller itself cancelled (a cancelled turn): the work goes too
+    signal = AbortSignal()
+    work = asyncio.ensure_future(asyncio.sleep(30))
+    waiter = asyncio.ensure_future(finished_unless_aborted(work, signal))
+    await asyncio.sleep(0.05)
+    waiter.cancel()
+    await asyncio.gather(waiter, return_exceptions=True)
+    assert work.cancelled()

@@ -129,3 +129,18 @@ def test_prompt_without_url_is_invalid() -> None:
 def test_github_blob_becomes_raw() -> None:
     assert github_raw("https://github.com/o/r/blob/main/README.md") == \
         "https://raw.githubusercontent.com/o/r/main/README.md"
+
+
+async def test_abort_ends_a_slow_fetch_at_once(site: str) -> None:
+    import asyncio
+    import time
+
+    tool = WebFetchTool(allow_private=True)
+    params = tool.validate_params({"prompt": f"{site}/slow"})
+    assert isinstance(params, WebFetchParams)
+    signal = AbortSignal()
+    asyncio.get_running_loop().call_later(0.2, signal.abort)
+    started = time.monotonic()
+    result = await tool.execute(params, signal)
+    assert result.error is not None and result.error.kind is ToolErrorKind.cancelled
+    assert time.monotonic() - started < 2  # the page takes 3 s
