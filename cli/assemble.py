@@ -85,16 +85,14 @@ def register_extension_tools(registry: ToolRegistry, settings: Settings, workspa
             registry.skipped[name] = f"could not be built: {exc}"
 
 
-def register_discovered_tools(registry: ToolRegistry, settings: Settings, root: Path) -> list[str]:
-    """Tools from `tools.discoveryCommand` (run once, at startup); returns the problems found."""
+def attach_discovery(session: Session, settings: Settings, root: Path) -> None:
+    """`tools.discoveryCommand` starts now, on a thread; the session registers its tools (and reports its
+    problems) when it ends, so a slow or hanging command never holds up the session being built."""
     if not settings.discovery_command:
-        return []
-    from core.discovered_tool import discover_tools
+        return
+    from core.discovered_tool import BackgroundDiscovery
 
-    discovery = discover_tools(settings.discovery_command, settings.call_command, cwd=str(root))
-    for tool in discovery.tools:
-        registry.register(tool)
-    return list(discovery.errors)
+    session.discovery = BackgroundDiscovery(settings.discovery_command, settings.call_command, cwd=str(root))
 
 
 def attach_mcp(session: Session, settings: Settings, registry: ToolRegistry, root: Path) -> None:
@@ -165,8 +163,8 @@ def build_session(root: Path | str | None = None, *, model: str | None = None,
                       interactive=interactive)
     sessions.append(session)
     attach_mcp(session, settings, registry, root)
-    problems = register_discovered_tools(registry, settings, root)
-    notices = [Notice(text, "warning") for text in [*settings.notices, *problems]]
+    attach_discovery(session, settings, root)
+    notices = [Notice(text, "warning") for text in settings.notices]
     if offline_notice:
         notices.append(Notice(offline_notice, "warning"))
     session.notices.extend(notices)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import os
 import re
 import shlex
 import signal
 import subprocess
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -173,3 +175,23 @@ def discover_tools(discovery_command: str, call_command: str | None, *,
         except SchemaError as exc:
             result.errors.append(f"Discovered tool {name} skipped, its parameter schema cannot be used: {exc}")
     return result
+
+
+class BackgroundDiscovery:
+    """`discover_tools` on a thread, started at once: a slow or hanging discovery command must not hold up
+    building the session (up to DISCOVERY_TIMEOUT_S). The session registers what it found (`Session.start`)."""
+
+    def __init__(self, discovery_command: str, call_command: str | None, *, cwd: str | None = None,
+                 timeout_s: float = DISCOVERY_TIMEOUT_S) -> None:
+        self.future: concurrent.futures.Future[Discovery] = concurrent.futures.Future()
+
+        def run() -> None:
+            try:
+                self.future.set_result(discover_tools(discovery_command, call_command, timeout_s=timeout_s, cwd=cwd))
+            except Exception as exc:  # a bug guard: the session reports it as a discovery problem
+                self.future.set_exception(exc)
+
+        threading.Thread(target=run, name="tool-discovery", daemon=True).start()
+
+    async def result(self) -> Discovery:
+        return await asyncio.wrap_future(self.future)

@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Awaitable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from core.abort import AbortSignal
+from core.abort import AbortSignal, finished_unless_aborted
 from core.config import Settings
 from core.content import contents_from_json, contents_to_json
 from core.context import Memory, load_memory
@@ -88,6 +88,9 @@ class Session:
         self._busy = asyncio.Lock()
         # MCP servers (a core.mcp.McpManager, set by the wiring when mcpServers is configured)
         self.mcp: Any = None
+        # tools.discoveryCommand running on its thread (a core.discovered_tool.BackgroundDiscovery, set by the wiring)
+        self.discovery: Any = None
+        self._discovered: asyncio.Task[None] | None = None
         self._declared: tuple[tuple[tuple[int, str], ...], tuple[dict[str, Any], ...]] | None = None
         self._started = False
 
@@ -118,20 +121,45 @@ class Session:
     def is_running(self) -> bool:
         return self._busy.locked()
 
-    # -- background services (MCP) ----------------------------------------------------------------------------
+    # -- background services (MCP, command discovery) ----------------------------------------------------------
     async def start(self, wait_s: float | None = 0.0) -> None:
-        """Starts connecting MCP servers (the app calls this on mount, without waiting). `send` calls it too,
-        waiting up to `MCP_WAIT_S` so the first request already offers the servers' tools."""
-        if self.mcp is None:
-            return
+        """Starts connecting MCP servers and registers discovered tools when discovery ends (a front end may call
+        this early, without waiting). `send` calls it too, waiting up to `MCP_WAIT_S` so the first request
+        already offers those tools."""
         if not self._started:
             self._started = True
-            self.mcp.start()
-        if wait_s is None or wait_s > 0:
-            await self.mcp.wait_ready(wait_s)
+            if self.mcp is not None:
+                self.mcp.start()
+            if self.discovery is not None:
+                self._discovered = asyncio.ensure_future(self._register_discovered())
+        if wait_s is not None and wait_s <= 0:
+            return
+        waits: list[Awaitable[object]] = []
+        if self.mcp is not None:
+            waits.append(self.mcp.wait_ready(wait_s))
+        if self._discovered is not None and not self._discovered.done():
+            waits.append(asyncio.wait({self._discovered}, timeout=wait_s))
+        await asyncio.gather(*waits)
+
+    async def _register_discovered(self) -> None:
+        try:
+            found = await self.discovery.result()
+        except Exception as exc:
+            log.exception("tool discovery failed")
+            problems = [f"Tool discovery failed: {type(exc).__name__}: {exc}"]
+        else:
+            for tool in found.tools:
+                self.registry.register(tool)
+            problems = list(found.errors)
+        for text in problems:
+            notice = Notice(text, "warning")
+            self.notices.append(notice)
+            self.bus.publish(notice)
 
     async def close(self) -> None:
         """Disconnects MCP servers; call once when the front end exits."""
+        if self._discovered is not None:
+            self._discovered.cancel()
         if self.mcp is not None:
             await self.mcp.close()
 
@@ -331,16 +359,8 @@ class Session:
 async def _unless_aborted(work: Awaitable[object], abort: AbortSignal) -> None:
     """Awaits `work`, or stops waiting for it when `abort` fires."""
     task = asyncio.ensure_future(work)
-    aborted = asyncio.ensure_future(abort.wait())
-    try:
-        await asyncio.wait({task, aborted}, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        aborted.cancel()
-        if not task.done():
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
-        elif not task.cancelled() and (error := task.exception()) is not None:
-            log.warning("background start failed: %s", error)  # MCP reports per server; this is a bug guard
+    if await finished_unless_aborted(task, abort) and not task.cancelled() and (error := task.exception()):
+        log.warning("background start failed: %s", error)  # MCP reports per server; this is a bug guard
 
 
 async def until_aborted(stream: AsyncIterator[T], abort: AbortSignal) -> AsyncIterator[T]:

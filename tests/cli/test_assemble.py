@@ -67,3 +67,41 @@ def home(tmp_path: Path) -> Path:
     path = tmp_path / "home"
     path.mkdir()
     return path
+
+
+def _discovery_settings(home: Path, mode: str) -> Settings:
+    import shlex
+    import sys
+
+    script = shlex.join([sys.executable, str(Path(__file__).resolve().parents[1] / "fakes" / "discovery_tool.py")])
+    return Settings(home=home, discovery_command=f"{script} discover {mode}", call_command=f"{script} call")
+
+
+async def test_a_slow_discovery_command_does_not_hold_up_the_session(root: Path, tmp_path: Path) -> None:
+    import time
+
+    from core.events import Notice
+
+    started = time.monotonic()
+    session = build_session(root, model="offline", settings=_discovery_settings(tmp_path, "slow"), env={})
+    assert time.monotonic() - started < 1.5  # the command takes 2 s
+    assert "add" not in session.registry
+    events = session.bus.subscribe()
+    await session.start(wait_s=20)
+    assert "add" in session.registry and "shout" in session.registry
+    await session.close()
+    await events.aclose()  # type: ignore[attr-defined]
+    assert not [n for n in session.notices if isinstance(n, Notice) and "discovery" in n.message.lower()]
+
+
+async def test_discovery_problems_arrive_as_notices(root: Path, tmp_path: Path) -> None:
+    session = build_session(root, model="offline", settings=_discovery_settings(tmp_path, "fail"), env={})
+    seen = []
+    events = session.bus.subscribe()
+    await session.start(wait_s=20)
+    await session.close()
+    session.bus.close()
+    async for event in events:
+        seen.append(event)
+    assert any("Tool discovery failed (exit code 3)" in n.message for n in session.notices)
+    assert any("Tool discovery failed (exit code 3)" in getattr(e, "message", "") for e in seen)

@@ -1,5 +1,5 @@
 """A project's tool-discovery script speaking SPEC.md §4: `discover [mode]` prints declarations, `call NAME`
-reads JSON arguments on stdin. Modes: ok, bare, badjson, fail, hang, badname."""
+reads JSON arguments on stdin. Modes: ok, bare, badjson, fail, hang, badname, slow (ok after 2 s)."""
 
 from __future__ import annotations
 
@@ -31,6 +31,9 @@ def discover(mode: str) -> int:
             return 3
         case "hang":
             time.sleep(60)
+        case "slow":
+            time.sleep(2)
+            print(json.dumps(DECLARATIONS))
         case "badname":
             print(json.dumps([{"name": "bad name!", "parameters": {}}, DECLARATIONS[0]]))
     return 0
