@@ -7,6 +7,7 @@ import codecs
 import ipaddress
 import re
 import socket
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urljoin, urlsplit
@@ -50,6 +51,10 @@ class WebFetchParams(ToolParams):
         "A comprehensive prompt that includes the URL(s) (up to 20) to fetch and specific instructions on how "
         "to process their content (e.g., \"Summarize https://example.com/article and extract key points from "
         "https://another.com/data\"). Must contain at least one URL starting with http:// or https://."))
+
+
+class AddressRefused(Exception):
+    """The address policy refused a connection (the message says why)."""
 
 
 @dataclass
@@ -105,22 +110,47 @@ class WebFetchTool(BaseTool[WebFetchParams]):
         return InfoConfirmation(title="Confirm Web Fetch", prompt=params.prompt, urls=urls)
 
     # ----- address policy ----------------------------------------------------------------------------------
-    async def refusal(self, host: str) -> str | None:
-        """Why `host` may not be fetched (it resolves to a non-public address), or None."""
+    async def resolve(self, host: str) -> list[str]:
+        """The addresses `host` stands for (an IP literal stands for itself). Raises OSError."""
+        infos = await asyncio.get_running_loop().getaddrinfo(host, None, type=socket.SOCK_STREAM)
+        return list(dict.fromkeys(str(info[4][0]) for info in infos))
+
+    async def refusal(self, host: str, addresses: list[str] | None = None) -> str | None:
+        """Why `host` (resolved now, or to `addresses`) may not be fetched: a non-public address; or None."""
         if self.allow_private:
             return None
-        try:
-            infos = await asyncio.get_running_loop().getaddrinfo(host, None, type=socket.SOCK_STREAM)
-        except OSError as exc:
-            return f"cannot resolve {host}: {exc}"
-        for info in infos:
-            address = ipaddress.ip_address(str(info[4][0]).split("%", 1)[0])
+        if addresses is None:
+            try:
+                addresses = await self.resolve(host)
+            except OSError as exc:
+                return f"cannot resolve {host}: {exc}"
+        for text in addresses:
+            address = ipaddress.ip_address(text.split("%", 1)[0])
             if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
                 address = address.ipv4_mapped
             if not address.is_global:
                 return (f"{host} resolves to a private or loopback address ({address}); fetching such addresses "
                         "is turned off (enable the private-address setting to allow it)")
         return None
+
+    async def connect_to(self, host: str, port: int, connect: Callable[[str, int], Awaitable[Any]]) -> Any:
+        """Opens a connection with `connect(address, port)` to an address of `host` that passed the policy just
+        now: the request never resolves the name again, so a second DNS answer (rebinding) cannot redirect it."""
+        try:
+            addresses = await self.resolve(host)
+        except OSError as exc:
+            raise AddressRefused(f"cannot resolve {host}: {exc}") from exc
+        if (why := await self.refusal(host, addresses)) is not None:
+            raise AddressRefused(why)
+        failure: Exception | None = None
+        for address in addresses:
+            try:
+                return await connect(address, port)
+            except OSError as exc:  # the next address of the host may answer
+                failure = exc
+            except Exception as exc:  # httpcore's ConnectError and timeouts
+                failure = exc
+        raise failure or AddressRefused(f"{host} has no address")
 
     # ----- fetching ----------------------------------------------------------------------------------------
     async def _fetch(self, client: Any, url: str) -> _Fetch:
@@ -168,6 +198,8 @@ class WebFetchTool(BaseTool[WebFetchParams]):
                 return await self._fetch(client, url)
         except TimeoutError:
             return _Fetch(url, error=f"timed out after {self.timeout_s:g} s")
+        except AddressRefused as exc:
+            return _Fetch(url, error=f"refused: {exc}")
         except Exception as exc:  # network errors of any kind belong to this URL only
             return _Fetch(url, error=f"{type(exc).__name__}: {exc}".rstrip(": "))
 
@@ -198,7 +230,10 @@ class WebFetchTool(BaseTool[WebFetchParams]):
         timeout = httpx2.Timeout(self.timeout_s)
         headers = {"User-Agent": "gemini-tui web_fetch (+https://github.com/google-gemini/gemini-cli)",
                    "Accept": "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.5"}
-        async with httpx2.AsyncClient(timeout=timeout, follow_redirects=False, headers=headers) as client:
+        transport = httpx2.AsyncHTTPTransport()
+        transport._pool._network_backend = _CheckedBackend(self, transport._pool._network_backend)
+        async with httpx2.AsyncClient(timeout=timeout, follow_redirects=False, headers=headers,
+                                      transport=transport) as client:
             work = asyncio.ensure_future(asyncio.gather(*(self._fetch_bounded(client, u) for u in urls)))
             if not await finished_unless_aborted(work, abort_signal):
                 return ToolResult.failure(ToolErrorKind.cancelled, "web_fetch was cancelled.")
@@ -235,3 +270,26 @@ class WebFetchTool(BaseTool[WebFetchParams]):
             if page.error is None:
                 lines.append(f"[{number}] {page.title or page.final_url}: {page.final_url or page.url}")
         return "\n".join(lines)
+
+
+class _CheckedBackend:
+    """httpcore's network backend with the address policy at connect time (httpx2 offers no public hook for
+    it, hence the pool's `_network_backend`; the web_fetch tests fail loudly if that name ever changes)."""
+
+    def __init__(self, tool: WebFetchTool, inner: Any) -> None:
+        self.tool = tool
+        self.inner = inner
+
+    async def connect_tcp(self, host: str, port: int, timeout: float | None = None,
+                          local_address: str | None = None, socket_options: Any = None) -> Any:
+        async def connect(address: str, port: int) -> Any:
+            return await self.inner.connect_tcp(address, port, timeout=timeout, local_address=local_address,
+                                                socket_options=socket_options)
+
+        return await self.tool.connect_to(host, port, connect)
+
+    async def connect_unix_socket(self, path: str, timeout: float | None = None, socket_options: Any = None) -> Any:
+        raise AddressRefused("web_fetch does not connect to unix sockets")
+
+    async def sleep(self, seconds: float) -> None:
+        await self.inner.sleep(seconds)

@@ -92,8 +92,8 @@ class _TrustsOnlyTheIp(WebFetchTool):
 
     (The redirect names 127.0.0.2, not `localhost`: that name does not resolve on every machine.)"""
 
-    async def refusal(self, host: str) -> str | None:
-        return None if host == "127.0.0.1" else await super().refusal(host)
+    async def refusal(self, host: str, addresses: list[str] | None = None) -> str | None:
+        return None if host == "127.0.0.1" else await super().refusal(host, addresses)
 
 
 async def test_redirect_to_private_address_is_refused(site: str) -> None:
@@ -144,3 +144,39 @@ async def test_abort_ends_a_slow_fetch_at_once(site: str) -> None:
     result = await tool.execute(params, signal)
     assert result.error is not None and result.error.kind is ToolErrorKind.cancelled
     assert time.monotonic() - started < 2  # the page takes 3 s
+
+
+class _StubDns(WebFetchTool):
+    """A DNS of our own for names that exist nowhere: `answers[name]` is a list of answers, one per lookup (the
+    last one repeats). Names the policy sees as public may still point at 127.0.0.1: that is the attack."""
+
+    def __init__(self, answers: dict[str, list[list[str]]], **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.answers = answers
+        self.lookups: list[str] = []
+
+    async def resolve(self, host: str) -> list[str]:
+        self.lookups.append(host)
+        queue = self.answers.get(host)
+        if queue is None:
+            return await super().resolve(host)
+        return queue.pop(0) if len(queue) > 1 else queue[0]
+
+
+async def test_the_connection_goes_to_the_address_that_was_checked(site: str) -> None:
+    # site.invalid resolves nowhere but in the stub: the page loads only if the checked address is the one used
+    port = site.rsplit(":", 1)[1]
+    tool = _StubDns({"site.invalid": [["127.0.0.1"]]}, allow_private=True)
+    result = await fetch(tool, f"Read http://site.invalid:{port}/page")
+    assert result.ok, result.llm_content
+    assert "The answer is 42." in result.llm_content
+
+
+async def test_dns_rebinding_between_check_and_connect_is_refused(site: str) -> None:
+    # the first answer is public (the check passes), the next one is loopback: the connection must not be made
+    port = site.rsplit(":", 1)[1]
+    tool = _StubDns({"rebind.invalid": [["93.184.216.34"], ["127.0.0.1"]]})
+    result = await fetch(tool, f"Read http://rebind.invalid:{port}/page")
+    assert result.error is not None
+    assert "refused: rebind.invalid resolves to a private or loopback address (127.0.0.1)" in result.llm_content
+    assert tool.lookups == ["rebind.invalid", "rebind.invalid"]
