@@ -126,6 +126,90 @@ def _opens_substitution(ch: str, nxt: str, quote: str | None) -> bool:
     return ch == "`" or (ch == "$" and nxt == "(") or (ch in "<>" and nxt == "(" and quote is None)
 
 
+def substitutions(command: str) -> list[str]:
+    """The bodies of the outermost `$(...)`, backticks, `<(...)` and `>(...)` (as `has_command_substitution` finds
+    them). An unclosed one runs to the end of the command."""
+    bodies: list[str] = []
+    quote: str | None = None
+    i, n = 0, len(command)
+    while i < n:
+        ch = command[i]
+        if quote == "'":
+            if ch == "'":
+                quote = None
+        elif ch == "\\":
+            i += 2
+            continue
+        elif ch == "'" and quote is None:
+            quote = "'"
+        elif ch == '"':
+            quote = None if quote == '"' else '"'
+        elif _opens_substitution(ch, command[i + 1 : i + 2], quote):
+            end = _closing(command, i)
+            bodies.append(command[i + (1 if ch == "`" else 2) : end])
+            i = end + 1
+            continue
+        i += 1
+    return bodies
+
+
+def _closing(command: str, start: int) -> int:
+    """The index of what closes the substitution opened at `start` (len(command) when nothing does)."""
+    if command[start] == "`":
+        j = start + 1
+        while j < len(command) and command[j] != "`":
+            j += 2 if command[j] == "\\" else 1
+        return min(j, len(command))
+    depth, quote, j = 1, None, start + 2
+    while j < len(command):
+        ch = command[j]
+        if quote is not None:
+            if ch == quote:
+                quote = None
+        elif ch == "\\":
+            j += 2
+            continue
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                return j
+        j += 1
+    return len(command)
+
+
+# Commands that run the command named in their arguments, and shells that run the script given with -c.
+_WRAPPERS = frozenset({"sudo", "doas", "env", "command", "builtin", "exec", "nohup", "time", "nice", "ionice",
+                       "xargs", "stdbuf", "timeout", "watch", "chronic", "unbuffer"})
+_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish"})
+_MAX_NESTING = 8
+
+
+def hidden_commands(command: str, depth: int = 0) -> list[list[str]]:
+    """The word lists of commands run *through* `command`: in substitutions, behind a wrapper (`sudo -u x rm`,
+    `xargs rm`) and in `sh -c '...'`. A wrapper's arguments are read conservatively: every suffix counts, so
+    a deny rule errs on the side of refusing."""
+    if depth > _MAX_NESTING:
+        return []
+    found: list[list[str]] = []
+    for part in split_commands(command):
+        words = command_words(part)
+        if not words:
+            continue
+        root = os.path.basename(words[0])
+        if root in _WRAPPERS:
+            found += [words[i:] for i in range(1, len(words))]
+        if root in _SHELLS and "-c" in words[1:-1]:
+            script = words[words.index("-c", 1) + 1]
+            found += [command_words(p) for p in split_commands(script)] + hidden_commands(script, depth + 1)
+    for body in substitutions(command):
+        found += [command_words(p) for p in split_commands(body)] + hidden_commands(body, depth + 1)
+    return [words for words in found if words]
+
+
 def _matches_prefix(words: list[str], prefix: list[str]) -> bool:
     """Whole-word prefix match: `git status` matches `git status -s`, not `git statusx` nor `git`."""
     if not prefix or len(words) < len(prefix):
@@ -192,6 +276,11 @@ class ShellRules:
                 return Verdict(False, f"Command '{part}' is blocked by tools.exclude.")
             if self.restricted and not any(_matches_prefix(words, p) for p in self.allow_prefixes):
                 return Verdict(False, f"Command '{part}' is not in the allowed commands of tools.core.")
+        if self.deny_prefixes:
+            for words in hidden_commands(command):
+                if any(_matches_prefix(words, p) for p in self.deny_prefixes):
+                    return Verdict(False, f"Command '{shlex.join(words)}', run by '{command.strip()}', is blocked "
+                                          "by tools.exclude.")
         return Verdict(True)
 
     def needs_confirmation(self, command: str, session_roots: Iterable[str] = ()) -> bool:

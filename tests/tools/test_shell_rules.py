@@ -97,6 +97,24 @@ RUN_CASES = [
     (["read_file"], [], "ls", True),  # the registry decides whether the tool exists at all
     (None, [], "echo $(date)", True),
     (None, [], "   ", False),
+    # a denied command hidden in a substitution, a wrapper or `sh -c` is still denied (deny wins)
+    (None, ["run_shell_command(rm)"], "echo $(rm -f x)", False),
+    (None, ["run_shell_command(rm)"], "echo \"$(ls; rm x)\"", False),
+    (None, ["run_shell_command(rm)"], "echo `rm x`", False),
+    (None, ["run_shell_command(rm)"], "cat <(rm x)", False),
+    (None, ["run_shell_command(rm)"], "echo hi > >(rm x)", False),
+    (None, ["run_shell_command(rm)"], "echo $(echo $(rm x))", False),
+    (None, ["run_shell_command(rm)"], "sudo rm x", False),
+    (None, ["run_shell_command(rm)"], "sudo -u bob rm x", False),
+    (None, ["run_shell_command(rm)"], "env FOO=1 rm x", False),
+    (None, ["run_shell_command(rm)"], "nohup rm x &", False),
+    (None, ["run_shell_command(rm)"], "find . | xargs rm", False),
+    (None, ["run_shell_command(rm)"], "bash -c 'rm x'", False),
+    (None, ["run_shell_command(rm)"], "sh -c \"ls && rm x\"", False),
+    (None, ["run_shell_command(rm)"], "echo $(date) '$(rm x)'", True),
+    (None, ["run_shell_command(rm)"], "sudo ls", True),
+    (None, ["run_shell_command(git push)"], "sudo git push", False),
+    (None, ["run_shell_command(git push)"], "sudo git pull", True),
 ]
 
 
