@@ -70,6 +70,8 @@ def main(argv: list[str] | None = None) -> int:
     prompt = "\n\n".join(part for part in (piped, args.prompt) if part) if args.prompt is not None else (
         piped or None)
 
+    if prompt is not None and not prompt.strip():
+        parser.error("the prompt is empty: give -p TEXT, or pipe the prompt on stdin")
     if prompt is None:
         # the app draws its first frame, then builds the session in a thread: launch stays under 0.5 s
         return _interactive(lambda: _build_interactive(args.model, mode))

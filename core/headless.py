@@ -110,15 +110,29 @@ class HeadlessPrinter:
         self._seen: set[str] = set()  # calls already announced
         self._ended_with_newline = True
         self._started = time.monotonic()
+        self._session: Session | None = None
+        self.output_closed = False
 
     @property
     def response(self) -> str:
         return "".join(self._committed + self._current)
 
     def _line(self, **event: Any) -> None:
-        self.out.write(json.dumps({"type": event.pop("type"), "timestamp": _now(), **event},
-                                  ensure_ascii=False, separators=(",", ":")) + "\n")
-        self.out.flush()
+        self._write(json.dumps({"type": event.pop("type"), "timestamp": _now(), **event},
+                               ensure_ascii=False, separators=(",", ":")) + "\n")
+
+    def _write(self, text: str) -> None:
+        """Writes to `out`. When its reader has gone (`| head -1`), the run is cancelled, as a pipeline expects:
+        nothing more is printed, and no edit or command runs for output nobody reads."""
+        if self.output_closed:
+            return
+        try:
+            self.out.write(text)
+            self.out.flush()
+        except (BrokenPipeError, ValueError):  # ValueError: the stream object itself was closed
+            self.output_closed = True
+            if self._session is not None:
+                self._session.cancel()
 
     def _notice(self, text: str) -> None:
         self.err.write(text.rstrip("\n") + "\n")
@@ -127,6 +141,7 @@ class HeadlessPrinter:
     async def run(self, session: Session, prompt: str) -> int:
         """Sends `prompt`, printing as events arrive; returns the exit code."""
         self._started = time.monotonic()
+        self._session = session
         events = session.bus.subscribe()
         if self.format is OutputFormat.stream_json:
             self._line(type="init", session_id=session.session_id, model=session.model_name)
@@ -156,8 +171,7 @@ class HeadlessPrinter:
             case TextDelta(text=text):
                 self._current.append(text)
                 if self.format is OutputFormat.text:
-                    self.out.write(text)
-                    self.out.flush()
+                    self._write(text)
                     self._ended_with_newline = text.endswith("\n")
                 elif self.format is OutputFormat.stream_json:
                     self._line(type="message", role="assistant", content=text, delta=True)
@@ -166,7 +180,7 @@ class HeadlessPrinter:
                 self._committed += self._current
                 self._current = []
                 if self.format is OutputFormat.text and not self._ended_with_newline:
-                    self.out.write("\n")  # the model's next words start on their own line
+                    self._write("\n")  # the model's next words start on their own line
                     self._ended_with_newline = True
                 if self.format is OutputFormat.stream_json:
                     self._line(type="tool_use", tool_name=call.name, tool_id=call.call_id, parameters=call.args)
@@ -183,7 +197,7 @@ class HeadlessPrinter:
                 cut = " The partial answer above is void." if void else ""
                 self._notice(f"Retrying in {delay:.1f}s (attempt {attempt + 1}): {why}.{cut}")
                 if void and self.format is OutputFormat.text and not self._ended_with_newline:
-                    self.out.write("\n")  # the retried answer starts on its own line
+                    self._write("\n")  # the retried answer starts on its own line
                     self._ended_with_newline = True
                 elif void and self.format is OutputFormat.stream_json:
                     # deltas already printed are not part of the answer: say so where the consumer reads
@@ -206,19 +220,20 @@ class HeadlessPrinter:
         match self.format:
             case OutputFormat.text:
                 if self.response and not self._ended_with_newline:
-                    self.out.write("\n")
+                    self._write("\n")
             case OutputFormat.json:
                 document: dict[str, Any] = {"session_id": session.session_id, "response": self.response,
                                             "stats": stats_json(session.stats)}
                 if not ok:
                     document["error"] = {"type": kind, "message": failure}
-                self.out.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+                self._write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
             case OutputFormat.stream_json:
                 extra: dict[str, Any] = {} if ok else {"error": {"type": kind, "message": failure}}
                 duration = int((time.monotonic() - self._started) * 1000)
                 self._line(type="result", status="success" if ok else "error",
                            stats=stream_stats_json(session.stats, duration), **extra)
-        self.out.flush()
+        if self.output_closed:
+            return EXIT_FAILED
         if reason is TurnEndReason.cancelled:
             return EXIT_INTERRUPTED
         return EXIT_OK if ok else EXIT_FAILED

@@ -250,3 +250,28 @@ def test_ctrl_c_cancels_the_request_and_exits_130(gemini_server, root: Path, hom
     assert process.returncode == 130
     document = json.loads(out)
     assert document["error"]["type"] == "cancelled" and document["response"] == ""
+
+
+def test_an_empty_prompt_is_a_usage_error(root: Path, home: Path) -> None:
+    out = run_cli(["-p", "  "], root, home)
+    assert out.returncode == 2 and "the prompt is empty" in out.stderr and out.stdout == ""
+
+
+def test_a_reader_that_goes_away_ends_the_run_quietly(gemini_server, root: Path, home: Path) -> None:
+    # `gemini-tui -p ... -o stream-json | head -1`: no traceback, and the edits after that are not made
+    gemini_server.script(reply(text("Writing."), call("write_file", file_path=str(root / "late.txt"), content="x"),
+                               delay_s=0.5), reply(text("Done.")))
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "GEMINI_CLI_HOME": str(home),
+           "PYTHONPATH": str(REPO), "GEMINI_API_KEY": "k", "GOOGLE_GEMINI_BASE_URL": gemini_server.base_url}
+    process = subprocess.Popen([sys.executable, "-m", "cli.main", "-p", "hi", "-o", "stream-json", "--yolo"],
+                               cwd=root, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)
+    try:
+        assert process.stdout is not None and process.stdout.readline().startswith(b'{"type":"init"')
+        process.stdout.close()  # the reader is gone
+        _, err = process.communicate(timeout=30)
+    finally:
+        process.kill()
+    assert b"Traceback" not in err and b"BrokenPipeError" not in err
+    assert process.returncode == 1
+    assert not (root / "late.txt").exists()
