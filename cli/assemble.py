@@ -73,7 +73,8 @@ def register_extension_tools(registry: ToolRegistry, settings: Settings, workspa
         ("tools.web_fetch", "WebFetchTool", lambda cls: cls(allow_private=settings.web_fetch_private_addresses)),
         ("tools.web_search", "WebSearchTool",
          lambda cls: cls(api_key(env), base_url=env.get("GOOGLE_GEMINI_BASE_URL") or None)),
-        ("tools.save_memory", "SaveMemoryTool", lambda cls: cls(settings.gemini_dir, on_saved=on_memory_saved)),
+        ("tools.save_memory", "SaveMemoryTool",
+         lambda cls: cls(settings.gemini_dir, on_saved=on_memory_saved, file_name=settings.context_file_names[0])),
     ]
     for module, name, build in builders:
         if (cls := _tool_class(module, name)) is None:

@@ -57,15 +57,18 @@ class SaveMemoryTool(BaseTool[SaveMemoryParams]):
     Params = SaveMemoryParams
     kind = ToolKind.think
 
-    def __init__(self, gemini_dir: Path, on_saved: Callable[[], Any] | None = None) -> None:
+    def __init__(self, gemini_dir: Path, on_saved: Callable[[], Any] | None = None,
+                 file_name: str = MEMORY_FILE) -> None:
         """`gemini_dir` is the user's `.gemini` directory (injectable, so tests never touch the real one);
-        `on_saved` reloads the context after a fact was written."""
+        `on_saved` reloads the context after a fact was written; `file_name` is the first of `context.fileName`
+        (the context reads only those names, so a fact saved under another one would never come back)."""
         self.gemini_dir = Path(gemini_dir)
         self.on_saved = on_saved
+        self.file_name = file_name
 
     @property
     def memory_file(self) -> Path:
-        return self.gemini_dir / MEMORY_FILE
+        return self.gemini_dir / self.file_name
 
     def check_params(self, params: SaveMemoryParams) -> ToolError | None:
         if not params.fact.strip():
@@ -73,7 +76,7 @@ class SaveMemoryTool(BaseTool[SaveMemoryParams]):
         return None
 
     def get_description(self, params: SaveMemoryParams) -> str:
-        return f"in ~/.gemini/{MEMORY_FILE}: {params.fact.strip()}"
+        return f"in ~/.gemini/{self.file_name}: {params.fact.strip()}"
 
     def _save(self, fact: str) -> None:
         path = self.memory_file

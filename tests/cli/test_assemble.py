@@ -105,3 +105,17 @@ async def test_discovery_problems_arrive_as_notices(root: Path, tmp_path: Path) 
         seen.append(event)
     assert any("Tool discovery failed (exit code 3)" in n.message for n in session.notices)
     assert any("Tool discovery failed (exit code 3)" in getattr(e, "message", "") for e in seen)
+
+
+async def test_a_saved_memory_lands_in_the_context_file_the_settings_name(root: Path, tmp_path: Path) -> None:
+    # context.fileName = AGENTS.md: a fact written to GEMINI.md would never reach the model again
+    from core.abort import AbortSignal
+
+    settings = Settings(home=tmp_path, context_file_names=["AGENTS.md", "GEMINI.md"])
+    session = build_session(root, model="offline", settings=settings, env={})
+    tool = session.registry.get("save_memory")
+    assert tool is not None
+    params = tool.validate_params({"fact": "the build uses make"})
+    assert (await tool.execute(params, AbortSignal())).ok
+    assert (tmp_path / ".gemini" / "AGENTS.md").is_file()
+    assert "- the build uses make" in session.system_instruction()
