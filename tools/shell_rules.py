@@ -101,24 +101,7 @@ def root_commands(command: str) -> tuple[str, ...]:
 
 def has_command_substitution(command: str) -> bool:
     """`$(...)`, backticks, `<(...)` or `>(...)` outside single quotes: hidden commands no rule can see."""
-    quote: str | None = None
-    i, n = 0, len(command)
-    while i < n:
-        ch = command[i]
-        if quote == "'":
-            if ch == "'":
-                quote = None
-        elif ch == "\\":
-            i += 2
-            continue
-        elif ch == "'" and quote is None:
-            quote = "'"
-        elif ch == '"':
-            quote = None if quote == '"' else '"'
-        elif _opens_substitution(ch, command[i + 1 : i + 2], quote):
-            return True
-        i += 1
-    return False
+    return bool(substitutions(command))
 
 
 def _opens_substitution(ch: str, nxt: str, quote: str | None) -> bool:
@@ -127,8 +110,8 @@ def _opens_substitution(ch: str, nxt: str, quote: str | None) -> bool:
 
 
 def substitutions(command: str) -> list[str]:
-    """The bodies of the outermost `$(...)`, backticks, `<(...)` and `>(...)` (as `has_command_substitution` finds
-    them). An unclosed one runs to the end of the command."""
+    """The bodies of the outermost `$(...)`, backticks, `<(...)` and `>(...)` outside single quotes (backticks and
+    `$(` run inside double quotes too). An unclosed one runs to the end of the command."""
     bodies: list[str] = []
     quote: str | None = None
     i, n = 0, len(command)
