@@ -35,6 +35,7 @@ from core.models.base import (
     CallChunk,
     Content,
     ContentPart,
+    CutShortChunk,
     FunctionCall,
     FunctionResponse,
     ModelClient,
@@ -287,6 +288,8 @@ class Session:
                     case UsageChunk(usage=usage):
                         self.stats.model(self.model_name).tokens.add(usage)
                         self.bus.publish(UsageUpdated(self.model_name, usage, self.stats.total_tokens))
+                    case CutShortChunk(finish_reason=finish):
+                        self.bus.publish(Notice(cut_short_message(finish), "warning"))
                     case RetryChunk(attempt=attempt, delay_s=delay, reason=why, discard_partial=discard, kind=kind):
                         # the failed attempt was a request too, and an error: count it as one
                         self.stats.record_request(self.model_name, _ms_since(started), kind)
@@ -396,3 +399,16 @@ def _append_text(parts: list[ContentPart], text: str) -> None:
 
 def _ms_since(started: float) -> int:
     return int((time.monotonic() - started) * 1000)
+
+
+_CUT_SHORT = {
+    "MAX_TOKENS": "it reached the model's output token limit",
+    "SAFETY": "the model's safety filters stopped it",
+    "RECITATION": "it started to recite a source verbatim",
+    "MALFORMED_FUNCTION_CALL": "the model wrote a malformed function call",
+}
+
+
+def cut_short_message(finish_reason: str) -> str:
+    why = _CUT_SHORT.get(finish_reason, "the model stopped early")
+    return f"The answer was cut short: {why} (finish reason {finish_reason}). Ask to continue, or narrow the request."

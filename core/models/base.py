@@ -94,7 +94,14 @@ class RetryChunk:
     kind: str = "api_error"  # what failed, as ModelError.kind says it (quota, server, connection, ...)
 
 
-ModelChunk = TextChunk | ThoughtChunk | CallChunk | UsageChunk | RetryChunk
+@dataclass(frozen=True)
+class CutShortChunk:
+    """The answer ended for another reason than a natural stop (MAX_TOKENS, SAFETY, ...): what came is kept."""
+
+    finish_reason: str
+
+
+ModelChunk = TextChunk | ThoughtChunk | CallChunk | UsageChunk | RetryChunk | CutShortChunk
 
 
 class ModelError(Exception):

@@ -16,6 +16,7 @@ from core.events import Usage
 from core.models.base import (
     CallChunk,
     Content,
+    CutShortChunk,
     FunctionCall,
     FunctionResponse,
     ModelChunk,
@@ -224,6 +225,8 @@ class GeminiModel:
             # SAFETY, RECITATION, MALFORMED_FUNCTION_CALL, ...: say why there is no answer instead of silence
             raise ModelError(f"The model stopped without an answer (finish reason {finish_reason}).",
                              kind="no_answer")
+        if answered and finish_reason not in (None, "STOP", "FINISH_REASON_UNSPECIFIED"):
+            yield CutShortChunk(finish_reason)
         if usage is not None:
             yield UsageChunk(usage)
 

@@ -273,3 +273,17 @@ async def test_cancelling_the_task_keeps_the_history_valid(gemini_server, make_s
     assert log.of(TurnFinished)[-1].reason is TurnEndReason.cancelled
     assert session.history[-1].role == "user" and "error" in session.history[-1].parts[0].response
     assert await session.send("next") is TurnEndReason.completed
+
+
+async def test_an_answer_cut_short_says_why(gemini_server, make_session) -> None:
+    from core.events import Notice
+
+    gemini_server.script(reply(text("The first half"), finish="MAX_TOKENS"), reply(text("Fine."), finish="STOP"))
+    session = make_session()
+    log = EventLog(session.bus)
+    assert await session.send("write a lot") is TurnEndReason.completed
+    assert await session.send("again") is TurnEndReason.completed
+    await log.settle()
+    [notice] = log.of(Notice)
+    assert notice.level == "warning" and "MAX_TOKENS" in notice.message and "output token limit" in notice.message
+    assert "The first half" in str(session.history[1])  # what came is kept
