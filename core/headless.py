@@ -15,6 +15,8 @@ from core.events import (
     CallStateChanged,
     ErrorOccurred,
     Event,
+    McpServerState,
+    McpServerStatusChanged,
     Notice,
     Retrying,
     TextDelta,
@@ -209,6 +211,8 @@ class HeadlessPrinter:
                     self._line(type="error", severity="error", message=message)
                 else:
                     self._notice(f"Error: {message}")
+            case McpServerStatusChanged(server=server, state=McpServerState.failed, message=why):
+                self._notice(f"Warning: MCP server {server} is not available; its tools are not offered. {why}")
             case Notice(message=message, level=level):
                 self._notice(f"{'Warning' if level == 'warning' else 'Note'}: {message}")
 

@@ -42,3 +42,21 @@ def test_headless_run_uses_mcp_and_discovered_tools(tmp_path: Path) -> None:
     assert "42" in responses
     assert "Both done." in done.stdout
     assert "fake MCP server starting" not in done.stderr + done.stdout  # the server's stderr went to its log
+
+
+def test_headless_run_says_which_mcp_servers_failed(tmp_path: Path) -> None:
+    root, home = tmp_path / "root", tmp_path / "home"
+    (root / ".gemini").mkdir(parents=True)
+    home.mkdir()
+    settings = {"mcpServers": {"broken": {"command": str(tmp_path / "no-such-server")}}}
+    (root / ".gemini" / "settings.json").write_text(json.dumps(settings))
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "GEMINI_CLI_HOME": str(home),
+           "PYTHONPATH": str(REPO), "LANG": "C.UTF-8"}
+    with FakeGeminiServer() as server:
+        server.script(reply(text("Fine without it.")))
+        env |= {"GEMINI_API_KEY": "test-key", "GOOGLE_GEMINI_BASE_URL": server.base_url}
+        done = subprocess.run([sys.executable, "-m", "cli.main", "-p", "hi"], cwd=root, env=env,
+                              capture_output=True, text=True, timeout=90)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "Fine without it.\n"
+    assert "MCP server broken is not available" in done.stderr
