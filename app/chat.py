@@ -16,7 +16,7 @@ from app.call_format import STATE_ICONS, STATE_WORDS, call_title, elapsed_second
 from core.events import CallState, ToolCallInfo
 
 if TYPE_CHECKING:
-    from app.answer import StreamedMarkdown, ThoughtBlock
+    from app.answer import AnswerBlock, ThoughtBlock
     from core.tool import ToolResult
 
 # Old turns leave the DOM past this many, so a long session stays light; the session keeps the history.
@@ -110,7 +110,7 @@ class ChatPane(VerticalScroll):
         self.turns: list[TurnBlock] = []
         self.hidden_turns = 0
         self.cards: dict[str, ToolCallCard] = {}
-        self._answer: StreamedMarkdown | None = None
+        self._answer: AnswerBlock | None = None
         self._thought: ThoughtBlock | None = None
         self._pruned_note = Static(classes="pruned-note")
 
@@ -164,9 +164,9 @@ class ChatPane(VerticalScroll):
             await self._thought.finish()
             self._thought = None
         if self._answer is None:
-            from app.answer import StreamedMarkdown  # Markdown loads on the first answer, not before the first frame
+            from app.answer import AnswerBlock  # Markdown loads on the first answer, not before the first frame
 
-            self._answer = StreamedMarkdown(classes="answer")
+            self._answer = AnswerBlock()
             await (await self._turn()).mount(self._answer)
         await self._answer.write(delta)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from app.answer import StreamedMarkdown, ThoughtBlock
+from app.answer import AnswerBlock, ThoughtBlock
 from app.chat import ToolCallCard
 from app.screens.main_screen import MainScreen
 from core.events import CallState
@@ -21,8 +21,8 @@ async def test_streamed_answer_and_thought(root: Path, tmp_path: Path) -> None:
         await type_and_send(pilot, "hello there")
         screen = app.screen
         assert isinstance(screen, MainScreen)
-        await wait_for(pilot, lambda: not screen.busy and screen.chat.query(StreamedMarkdown).filter(".answer"))
-        answer = screen.chat.query(StreamedMarkdown).filter(".answer").last()
+        await wait_for(pilot, lambda: not screen.busy and screen.chat.query(AnswerBlock).filter(".answer"))
+        answer = screen.chat.query(AnswerBlock).filter(".answer").last()
         assert answer.text == "# Title\n\nSome **bold** text and `code`."
         thoughts = screen.chat.query(ThoughtBlock)
         assert len(thoughts) == 1 and thoughts.first().collapsed
@@ -72,11 +72,11 @@ async def test_escape_cancels_running_turn(root: Path, tmp_path: Path) -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         await type_and_send(pilot, "go")
         screen = app.screen
-        await wait_for(pilot, lambda: bool(screen.chat.query(StreamedMarkdown).filter(".answer")))
+        await wait_for(pilot, lambda: bool(screen.chat.query(AnswerBlock).filter(".answer")))
         assert screen.busy
         await pilot.press("escape")
         await wait_for(pilot, lambda: not screen.busy)
-        answer = screen.chat.query(StreamedMarkdown).filter(".answer").last()
+        answer = screen.chat.query(AnswerBlock).filter(".answer").last()
         assert answer.text == "partial answer "
         notices = [str(n.render()) for n in screen.chat.query(".notice")]
         assert any("cancelled" in n for n in notices)
