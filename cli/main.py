@@ -121,7 +121,12 @@ def _headless(session: object, prompt: str, output_format: str) -> int:
             loop.add_signal_handler(signal.SIGINT, interrupt)
         except (NotImplementedError, RuntimeError):
             pass
-        return await printer.run(session, prompt)  # type: ignore[arg-type]
+        try:
+            return await printer.run(session, prompt)  # type: ignore[arg-type]
+        finally:
+            # MCP servers are ended here, while the loop runs: left to asyncio.run's final cancel, a server
+            # still being ended (one that timed out) could be abandoned half way and hold the exit
+            await session.close()  # type: ignore[attr-defined]
 
     try:
         return asyncio.run(run())

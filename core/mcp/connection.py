@@ -134,16 +134,27 @@ class McpConnection:
                 break
         return tools
 
+    def _missed_deadline(self) -> None:
+        """Said when the connect time is up, not when the server has been ended (that takes seconds more: stdin
+        closed, a grace period, then a signal), so nobody waits longer than `timeout` for the verdict."""
+        if self.state is McpServerState.connecting:
+            self._fail(f"did not connect within {self.connect_timeout_s:g} s")
+            self._ready.set()
+
     async def _run(self) -> None:
         from mcp import Client
 
+        deadline = asyncio.get_running_loop().call_later(self.connect_timeout_s, self._missed_deadline)
         try:
             async with contextlib.AsyncExitStack() as stack:
                 async with asyncio.timeout(self.connect_timeout_s) as window:
                     client = await stack.enter_async_context(
                         Client(self._transport(), read_timeout_seconds=self.call_timeout_s))
                     self.tools = await self._list_tools(client)
+                    if self.state is McpServerState.failed:  # the deadline passed just now
+                        raise TimeoutError
                     window.reschedule(None)
+                    deadline.cancel()
                     self._client = client
                     self._set(McpServerState.connected)
                     self._ready.set()
@@ -164,6 +175,7 @@ class McpConnection:
             if self.state is McpServerState.connected:
                 self._set(McpServerState.disconnected)
         finally:
+            deadline.cancel()
             self._client = None
             self._ready.set()
             if self._errlog is not None:

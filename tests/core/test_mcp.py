@@ -237,3 +237,32 @@ async def test_crash_while_idle_is_reported_without_a_call(tmp_path: Path) -> No
         assert "closed the connection" in manager.status("fake").message
     finally:
         await manager.close()
+
+
+async def test_a_silent_server_is_reported_when_its_time_is_up_not_after_shutdown(tmp_path: Path) -> None:
+    # ending a stdio server takes its own seconds (stdin closed, a grace period, then a signal): the user waits
+    # for the connect timeout only, so the failure is reported while the process is still being ended
+    import os
+
+    from core.config import McpServerConfig
+    from core.mcp.connection import McpConnection
+
+    pidfile = tmp_path / "pid"
+    script = f"import os, time; open({str(pidfile)!r}, 'w').write(str(os.getpid())); time.sleep(30)"
+    config = McpServerConfig(command=sys.executable, args=["-c", script], timeout=1000)
+    alive_when_failed: list[bool] = []
+
+    def changed(connection: McpConnection) -> None:
+        if connection.state is McpServerState.failed:
+            try:
+                os.kill(int(pidfile.read_text()), 0)
+                alive_when_failed.append(True)
+            except ProcessLookupError:
+                alive_when_failed.append(False)
+
+    connection = McpConnection("silent", config, root=tmp_path, log_dir=tmp_path / "logs", on_change=changed)
+    connection.start()
+    await asyncio.wait_for(connection.wait_ready(), 20)
+    await connection.close()
+    assert alive_when_failed == [True]
+    assert connection.message == "did not connect within 1 s"
