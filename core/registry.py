@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from core.declared_tool import DeclaredTool
 from core.tool import BaseTool
 
 DISABLED = "disabled by tools.core / tools.exclude"
@@ -20,7 +21,7 @@ def tool_rule_name(rule: str) -> str:
 
 
 class ToolRegistry:
-    """Receives tools (it never imports them). `allow` is `tools.core`, `deny` is `tools.exclude`.
+    """Receives tools (it never imports them). `allow` is `tools.core` (built-ins only), `deny` is `tools.exclude`.
 
     A rule may name the tool (`read_file`), its class (`ReadFileTool`) or its display name (`ReadFile`), and
     may carry an argument (`run_shell_command(git)`): such rules are the tool's own business (the shell tool
@@ -40,7 +41,9 @@ class ToolRegistry:
         # exclude only removes a tool when it names the tool itself; `run_shell_command(rm)` narrows it instead
         if any(rule.strip() in names for rule in self.deny_rules):
             return False
-        if self.allow_rules is None:
+        # tools.core is the allow-list of built-ins: tools declared by MCP servers or a discovery command answer to
+        # their own settings (mcpServers.*.includeTools / excludeTools) and to tools.exclude, as in Gemini CLI
+        if self.allow_rules is None or isinstance(tool, DeclaredTool):
             return True
         return any(tool_rule_name(rule) in names for rule in self.allow_rules)
 

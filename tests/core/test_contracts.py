@@ -132,3 +132,14 @@ async def test_finished_unless_aborted() -> None:
     waiter.cancel()
     await asyncio.gather(waiter, return_exceptions=True)
     assert work.cancelled()
+
+
+def test_tools_core_limits_built_in_tools_only() -> None:
+    # tools.core is the allow-list of built-ins (Gemini CLI); MCP and discovered tools are governed by their
+    # own settings (mcpServers.*.includeTools/excludeTools) and tools.exclude
+    from core.discovered_tool import DiscoveredTool
+
+    registry = ToolRegistry(allow=["read_file"], deny=["banned"])
+    assert not registry.register(EchoTool())
+    assert registry.register(DiscoveredTool({"name": "from_project"}, "true"))
+    assert not registry.register(DiscoveredTool({"name": "banned"}, "true"))
