@@ -67,17 +67,20 @@ def allow_rules_for(tool_name: str, details: ConfirmationDetails) -> set[str]:
             return {tool_name}
 
 
-def is_allowed(rules: Iterable[str], tool_name: str, details: ConfirmationDetails) -> bool:
+def is_allowed(rules: Iterable[str], tool_name: str, details: ConfirmationDetails,
+               aliases: Iterable[str] = ()) -> bool:
     """True when the granted `rules` cover this call. For shell, every root command must be covered (a bare
-    tool name covers all); for MCP, the tool, its server or the tool of that server."""
+    tool name covers all); for MCP, the tool, its server or the tool of that server. `aliases` are the other
+    names a rule may use for the tool (its class and display name, as tools.core and tools.exclude accept)."""
     rules = set(rules)
     if isinstance(details, ExecConfirmation) and details.hidden_commands:
         return False  # command substitution hides commands that no granted rule has vouched for
-    if tool_name in rules:
+    names = {tool_name, *aliases}
+    if names & rules:
         return True
     match details:
         case ExecConfirmation(root_commands=roots) if roots:
-            return all(f"{tool_name}({root})" in rules for root in roots)
+            return all(any(f"{name}({root})" in rules for name in names) for root in roots)
         case McpConfirmation(server_name=server, tool_name=name):
             return f"mcp:{server}" in rules or f"mcp:{server}/{name}" in rules
         case _:
@@ -256,8 +259,9 @@ class Scheduler:
             return True
         if isinstance(details, EditConfirmation):
             record.reviewed = details.file_diff
+        aliases = (type(tool).__name__, tool.display_name)
         if (self.approval_mode is ApprovalMode.auto_edit and isinstance(details, EditConfirmation)) or is_allowed(
-                self.allowed | self.always_allowed, tool.name, details):
+                self.allowed | self.always_allowed, tool.name, details, aliases):
             record.decision = CallDecision.auto_accept
             return True
         if not self.interactive:

@@ -97,6 +97,17 @@ async def test_tools_allowed_setting(registry, tools) -> None:
     assert [e.call.name for e in log.of(ConfirmationRequested)] == ["run_command"]
 
 
+async def test_tools_allowed_names_a_tool_as_tools_core_does(registry, tools, root: Path) -> None:
+    # tools.core and tools.exclude take the class or display name too; tools.allowed must read them alike
+    scheduler = make(registry, allowed=["WriteNoteTool", "Run(ls)"], interactive=False)
+    first, second = await scheduler.run([write(), run("ls")], AbortSignal())
+    assert first.response == {"output": "Wrote n."} and (root / "n").exists()
+    assert "error" not in second.response and tools["run"].ran == ["ls"]
+    scheduler = make(registry, allowed=["WriteNote"], interactive=False)
+    [again] = await scheduler.run([write("v2\n")], AbortSignal())
+    assert "error" not in again.response
+
+
 def test_allow_rules() -> None:
     assert normalize_allowed(["run_shell_command(git status)", "run_shell_command( ls )", "ShellTool", "x()"]) == {
         "run_shell_command(git status)", "run_shell_command(ls)", "ShellTool", "x"}
