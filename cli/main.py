@@ -59,6 +59,14 @@ def _read_stdin(required: bool) -> str:
     return sys.stdin.read()
 
 
+def _has_terminal() -> bool:
+    """Whether the full-screen app can run: it reads keys from stdin."""
+    try:
+        return sys.stdin is not None and not sys.stdin.closed and sys.stdin.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -72,6 +80,8 @@ def main(argv: list[str] | None = None) -> int:
 
     if prompt is not None and not prompt.strip():
         parser.error("the prompt is empty: give -p TEXT, or pipe the prompt on stdin")
+    if prompt is None and not _has_terminal():
+        parser.error("no prompt: stdin is not a terminal and gave nothing; use -p TEXT or pipe the prompt")
     if prompt is None:
         # the app draws its first frame, then builds the session in a thread: launch stays under 0.5 s
         return _interactive(lambda: _build_interactive(args.model, mode))

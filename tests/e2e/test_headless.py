@@ -275,3 +275,9 @@ def test_a_reader_that_goes_away_ends_the_run_quietly(gemini_server, root: Path,
     assert b"Traceback" not in err and b"BrokenPipeError" not in err
     assert process.returncode == 1
     assert not (root / "late.txt").exists()
+
+
+def test_no_prompt_and_no_terminal_is_a_usage_error(root: Path, home: Path) -> None:
+    # `gemini-tui < /dev/null` (cron, CI): without a terminal the full-screen app would wait forever
+    out = run_cli([], root, home, stdin="")
+    assert out.returncode == 2 and "no prompt" in out.stderr and out.stdout == ""
