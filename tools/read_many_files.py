@@ -158,7 +158,7 @@ class ReadManyFilesTool(BaseTool[ReadManyFilesParams]):
         excludes = [compile_glob(p) for p in params.exclude or () if p.strip()]
         globs: list[GlobPattern] = []
         for pattern in patterns:
-            if not has_magic(pattern):
+            if not has_magic(pattern) or self._names_a_file(pattern):
                 try:
                     path = self.workspace.resolve(pattern, must_exist=True)
                 except WorkspaceError as exc:
@@ -199,6 +199,14 @@ class ReadManyFilesTool(BaseTool[ReadManyFilesParams]):
             if not self._excluded(path, params, excludes, explicit=False):
                 selection.files.setdefault(path, False)
         return selection
+
+    def _names_a_file(self, pattern: str) -> bool:
+        """A pattern with glob characters that is also the name of an existing file (`a[1].txt`): the user
+        meant that file, which as a glob would not even match itself."""
+        try:
+            return self.workspace.resolve(pattern, must_exist=True).is_file()
+        except WorkspaceError:
+            return False
 
     def _excluded(self, path: Path, params: ReadManyFilesParams, excludes: list[GlobPattern], *,
                   explicit: bool) -> bool:

@@ -127,3 +127,15 @@ async def test_fifo_named_explicitly_is_skipped(workspace: Workspace, root: Path
     assert result.llm_content == f"--- {root}/a.txt ---\na\n\n--- End of content ---"
     assert isinstance(result.return_display, FileList)
     assert result.return_display.skipped == ("pipe (not a regular file)",)
+
+
+async def test_a_file_whose_name_looks_like_a_glob_is_read_as_named(workspace: Workspace, root: Path) -> None:
+    # `a[1].txt` as a glob means `a1.txt`: a name that exists is taken literally, as the user wrote it
+    make(root, {"a[1].txt": "bracket\n", "a1.txt": "one\n", "notes/x*y.md": "star\n"})
+    result = await run(ReadManyFilesTool(workspace), paths=["a[1].txt", str(root / "notes/x*y.md")])
+    assert result.ok, result.llm_content
+    text = str(result.llm_content)
+    assert "bracket" in text and "star" in text
+    assert "one" not in text
+    globbed = await run(ReadManyFilesTool(workspace), paths=["a[0-9].txt"])
+    assert "one" in str(globbed.llm_content) and "bracket" not in str(globbed.llm_content)
