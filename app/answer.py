@@ -172,6 +172,11 @@ class AnswerBlock(Vertical):
         if self._live is not None:
             await self._live.finish()
 
+    async def freeze(self) -> None:
+        """The whole answer as one frozen widget: for old turns, which the user has scrolled past."""
+        if self._live is not None:
+            await self._freeze(self._live.text, "")
+
 
 class ThoughtBlock(Collapsible):
     """The model's thoughts, collapsed by default so the answer stays in front."""

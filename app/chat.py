@@ -20,7 +20,9 @@ if TYPE_CHECKING:
     from core.tool import ToolResult
 
 # Old turns leave the DOM past this many, so a long session stays light; the session keeps the history.
-MAX_TURNS_SHOWN = 40
+MAX_TURNS_SHOWN = 60
+# Answers this many turns back are frozen into one line-cached widget each (they are off screen by then).
+LIVE_TURNS = 3
 
 
 def display_widget(display: object) -> Widget:
@@ -145,7 +147,15 @@ class ChatPane(VerticalScroll):
         if prompt is not None:
             await turn.mount(Static(Text(prompt), classes="user-prompt"))
         await self._prune()
+        if len(self.turns) > LIVE_TURNS:
+            await self._freeze(self.turns[-LIVE_TURNS - 1])
         return turn
+
+    async def _freeze(self, turn: TurnBlock) -> None:
+        from app.answer import AnswerBlock
+
+        for answer in turn.query_children(AnswerBlock):
+            await answer.freeze()
 
     async def _prune(self) -> None:
         excess = len(self.turns) - MAX_TURNS_SHOWN

@@ -34,3 +34,22 @@ async def test_long_answer_is_frozen_in_segments(root: Path, tmp_path: Path) -> 
         assert len(answer.children) == 2  # one frozen widget, one live Markdown
         lines = frozen.lines_for(90)
         assert any("Part 0" in line.text for line in lines)
+
+
+async def test_answers_of_old_turns_are_frozen(root: Path, tmp_path: Path) -> None:
+    from app.chat import LIVE_TURNS
+
+    model = ScriptedModel()
+    for n in range(LIVE_TURNS + 3):
+        model.add(text(f"answer **{n}**\n\n- item\n"))
+    app = make_app(root, tmp_path, model)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = main_screen(pilot)
+        for n in range(LIVE_TURNS + 3):
+            await type_and_send(pilot, f"q{n}")
+            await wait_for(pilot, lambda: not screen.busy)
+        answers = list(screen.chat.query(AnswerBlock))
+        live = [a for a in answers if a.query(StreamedMarkdown)]
+        assert len(live) == LIVE_TURNS
+        frozen = answers[0].query_one(FrozenMarkdown)
+        assert frozen.segments == ["answer **0**\n\n- item\n"]

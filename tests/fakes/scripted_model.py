@@ -53,6 +53,7 @@ class ScriptedModel:
     model_name: str = "scripted-model"
     is_offline: bool = False
     requests: list[ModelRequest] = field(default_factory=list)
+    record: bool = True  # keep every request (tests look at them; long benchmarks turn it off)
 
     def add(self, *chunks: ModelChunk | Iterable[ModelChunk], delay_s: float = 0.0,
             wait: asyncio.Event | None = None) -> ScriptedModel:
@@ -63,7 +64,8 @@ class ScriptedModel:
         return self
 
     async def stream(self, request: ModelRequest, abort_signal: AbortSignal) -> AsyncIterator[ModelChunk]:
-        self.requests.append(request)
+        if self.record:
+            self.requests.append(request)
         reply = self.replies.pop(0) if self.replies else Reply([TextChunk("(end of script)")])
         for index, chunk in enumerate(reply.chunks):
             if abort_signal.aborted:
