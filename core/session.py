@@ -149,9 +149,11 @@ class Session:
             log.exception("tool discovery failed")
             problems = [f"Tool discovery failed: {type(exc).__name__}: {exc}"]
         else:
-            for tool in found.tools:
-                self.registry.register(tool)
             problems = list(found.errors)
+            for tool in found.tools:
+                if not self.registry.register(tool) and tool.name in self.registry:
+                    problems.append(f"Discovered tool {tool.name} skipped: a tool with this name is already "
+                                    "registered.")
         for text in problems:
             notice = Notice(text, "warning")
             self.notices.append(notice)

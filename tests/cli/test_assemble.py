@@ -119,3 +119,15 @@ async def test_a_saved_memory_lands_in_the_context_file_the_settings_name(root: 
     assert (await tool.execute(params, AbortSignal())).ok
     assert (tmp_path / ".gemini" / "AGENTS.md").is_file()
     assert "- the build uses make" in session.system_instruction()
+
+
+async def test_a_discovered_tool_that_clashes_with_a_registered_name_is_reported(root: Path, tmp_path: Path) -> None:
+    from core.discovered_tool import DiscoveredTool
+
+    session = build_session(root, model="offline", settings=_discovery_settings(tmp_path, "ok"), env={})
+    first = DiscoveredTool({"name": "add", "description": "registered first"}, "true")
+    assert session.registry.register(first)
+    await session.start(wait_s=20)
+    await session.close()
+    assert session.registry.get("add") is first and "shout" in session.registry
+    assert any("add" in n.message and "already" in n.message for n in session.notices)
