@@ -54,7 +54,7 @@ class WebFetchParams(ToolParams):
 
 
 class AddressRefused(Exception):
-    """The address policy refused a connection (the message says why)."""
+    """No connection was made: the address policy refused it, or the name did not resolve (the message says)."""
 
 
 @dataclass
@@ -141,7 +141,7 @@ class WebFetchTool(BaseTool[WebFetchParams]):
         except OSError as exc:
             raise AddressRefused(f"cannot resolve {host}: {exc}") from exc
         if (why := await self.refusal(host, addresses)) is not None:
-            raise AddressRefused(why)
+            raise AddressRefused(f"refused: {why}")
         failure: Exception | None = None
         for address in addresses:
             try:
@@ -199,7 +199,7 @@ class WebFetchTool(BaseTool[WebFetchParams]):
         except TimeoutError:
             return _Fetch(url, error=f"timed out after {self.timeout_s:g} s")
         except AddressRefused as exc:
-            return _Fetch(url, error=f"refused: {exc}")
+            return _Fetch(url, error=str(exc))
         except Exception as exc:  # network errors of any kind belong to this URL only
             return _Fetch(url, error=f"{type(exc).__name__}: {exc}".rstrip(": "))
 
