@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -107,11 +108,27 @@ class MainScreen(Screen[None]):
         self.pump_events(events)
         self.show_startup_notices()
         self.mount_history_panel()
+        self.start_services()
         if not session.is_offline:
             self.set_timer(WARM_UP_DELAY, self.warm_up_client)
         waiting, self._waiting_prompts = self._waiting_prompts, []
         for text in waiting:
             self.post_message(PromptInput.Submitted(text))
+
+    @work(group="services")
+    async def start_services(self) -> None:
+        """MCP servers and discovered tools start connecting now, not at the first prompt (no waiting here)."""
+        start = getattr(self.session, "start", None)
+        if start is not None:
+            await start(wait_s=0)
+
+    async def on_unmount(self) -> None:
+        close = getattr(self.session, "close", None) if self.ready else None
+        if close is not None:
+            try:
+                await asyncio.wait_for(close(), timeout=3)
+            except Exception as exc:  # leaving must never hang or crash on a server
+                self.log.warning(f"closing the session: {exc!r}")
 
     @work(group="history-panel")
     async def mount_history_panel(self) -> None:
