@@ -11,7 +11,7 @@ import shlex
 import signal
 import subprocess
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -129,8 +129,10 @@ def declarations_of(payload: Any) -> list[Any]:
 
 
 def discover_tools(discovery_command: str, call_command: str | None, *,
-                   timeout_s: float = DISCOVERY_TIMEOUT_S, cwd: str | None = None) -> Discovery:
-    """Runs the discovery command (no shell: split like a shell would) and builds a tool per declaration."""
+                   timeout_s: float = DISCOVERY_TIMEOUT_S, cwd: str | None = None,
+                   started: Callable[[subprocess.Popen[bytes]], None] | None = None) -> Discovery:
+    """Runs the discovery command (no shell: split like a shell would) and builds a tool per declaration.
+    `started` receives the process as soon as it runs (so it can be ended from elsewhere)."""
     result = Discovery()
     if not call_command:
         result.errors.append("tools.discoveryCommand is set but tools.callCommand is not: discovered tools "
@@ -144,21 +146,27 @@ def discover_tools(discovery_command: str, call_command: str | None, *,
     if not argv:
         return result
     try:
-        done = subprocess.run(argv, capture_output=True, stdin=subprocess.DEVNULL, timeout=timeout_s, cwd=cwd,
-                              check=False, start_new_session=True)
-    except subprocess.TimeoutExpired:
-        result.errors.append(f"Tool discovery timed out after {timeout_s:g} s: {discovery_command}")
-        return result
+        process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                                   cwd=cwd, start_new_session=True)
     except OSError as exc:
         result.errors.append(f"Tool discovery could not run {discovery_command}: {exc}")
         return result
-    if done.returncode != 0:
-        stderr = done.stderr.decode("utf-8", "replace").strip()
-        result.errors.append(f"Tool discovery failed (exit code {done.returncode}): {discovery_command}"
+    if started is not None:
+        started(process)
+    try:
+        stdout, stderr_b = process.communicate(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        _kill_group(process.pid)  # its own session: whatever it started ends with it
+        process.communicate()
+        result.errors.append(f"Tool discovery timed out after {timeout_s:g} s: {discovery_command}")
+        return result
+    if process.returncode != 0:
+        stderr = stderr_b.decode("utf-8", "replace").strip()
+        result.errors.append(f"Tool discovery failed (exit code {process.returncode}): {discovery_command}"
                              + (f"\n{stderr}" if stderr else ""))
         return result
     try:
-        payload = json.loads(done.stdout.decode("utf-8", "replace") or "null")
+        payload = json.loads(stdout.decode("utf-8", "replace") or "null")
     except json.JSONDecodeError as exc:
         result.errors.append(f"Tool discovery printed invalid JSON ({exc}): {discovery_command}")
         return result
@@ -184,10 +192,18 @@ class BackgroundDiscovery:
     def __init__(self, discovery_command: str, call_command: str | None, *, cwd: str | None = None,
                  timeout_s: float = DISCOVERY_TIMEOUT_S) -> None:
         self.future: concurrent.futures.Future[Discovery] = concurrent.futures.Future()
+        self.process: subprocess.Popen[bytes] | None = None
+        self._stopped = False
+
+        def started(process: subprocess.Popen[bytes]) -> None:
+            self.process = process
+            if self._stopped:  # stop() came before the process existed
+                _kill_group(process.pid)
 
         def run() -> None:
             try:
-                self.future.set_result(discover_tools(discovery_command, call_command, timeout_s=timeout_s, cwd=cwd))
+                self.future.set_result(discover_tools(discovery_command, call_command, timeout_s=timeout_s, cwd=cwd,
+                                                      started=started))
             except Exception as exc:  # a bug guard: the session reports it as a discovery problem
                 self.future.set_exception(exc)
 
@@ -195,3 +211,9 @@ class BackgroundDiscovery:
 
     async def result(self) -> Discovery:
         return await asyncio.wrap_future(self.future)
+
+    def stop(self) -> None:
+        """Ends the discovery command (and what it started) if it still runs: the session is closing."""
+        self._stopped = True
+        if self.process is not None and self.process.poll() is None:
+            _kill_group(self.process.pid)

@@ -160,7 +160,10 @@ class Session:
             self.bus.publish(notice)
 
     async def close(self) -> None:
-        """Disconnects MCP servers; call once when the front end exits."""
+        """Disconnects MCP servers and ends a discovery command still running; call once when the front end
+        exits."""
+        if self.discovery is not None:
+            self.discovery.stop()
         if self._discovered is not None:
             self._discovered.cancel()
         if self.mcp is not None:

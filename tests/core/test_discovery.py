@@ -122,3 +122,22 @@ def test_bad_declaration_is_skipped_others_load() -> None:
 def test_misconfiguration(discovery: str, call_command: str | None, message: str) -> None:
     found = discover_tools(discovery, call_command)
     assert found.tools == [] and message in found.errors[0]
+
+
+async def test_stopping_a_background_discovery_ends_its_command() -> None:
+    # the session closes (the user quits) while a discovery command hangs: it must not outlive gemini-tui
+    import os
+    import time
+
+    from core.discovered_tool import BackgroundDiscovery
+
+    discovery = BackgroundDiscovery(command("hang"), CALL)
+    deadline = time.monotonic() + 10
+    while discovery.process is None and time.monotonic() < deadline:
+        await asyncio.sleep(0.02)
+    assert discovery.process is not None
+    discovery.stop()
+    found = await asyncio.wait_for(discovery.result(), 10)
+    assert found.tools == [] and found.errors
+    with pytest.raises(ProcessLookupError):
+        os.kill(discovery.process.pid, 0)
