@@ -139,9 +139,16 @@ def _headless(session: object, prompt: str, output_format: str) -> int:
             await session.close()  # type: ignore[attr-defined]
 
     try:
-        return asyncio.run(run())
+        code = asyncio.run(run())
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
+    if printer.output_closed:
+        # what is still buffered for the closed pipe would fail the final flush: let it go to /dev/null
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+    return code
 
 
 def _exit_now(code: int) -> None:

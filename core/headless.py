@@ -106,8 +106,7 @@ class HeadlessPrinter:
         self.format = OutputFormat(output_format)
         self.out = out
         self.err = err
-        self._committed: list[str] = []  # text of finished model requests
-        self._current: list[str] = []  # text of the request still streaming (void if it is retried)
+        self._current: list[str] = []  # text of the model turn since the last call (void if it is retried)
         self._errors: list[ErrorOccurred] = []
         self._seen: set[str] = set()  # calls already announced
         self._ended_with_newline = True
@@ -117,7 +116,7 @@ class HeadlessPrinter:
 
     @property
     def response(self) -> str:
-        return "".join(self._committed + self._current)
+        return "".join(self._current)
 
     def _line(self, **event: Any) -> None:
         self._write(json.dumps({"type": event.pop("type"), "timestamp": _now(), **event},
@@ -179,8 +178,7 @@ class HeadlessPrinter:
                     self._line(type="message", role="assistant", content=text, delta=True)
             case CallStateChanged(call=call) if call.state is CallState.validating and call.call_id not in self._seen:
                 self._seen.add(call.call_id)
-                self._committed += self._current
-                self._current = []
+                self._current = []  # the JSON `response` is the last model turn's text, as in Gemini CLI
                 if self.format is OutputFormat.text and not self._ended_with_newline:
                     self._write("\n")  # the model's next words start on their own line
                     self._ended_with_newline = True
@@ -237,7 +235,7 @@ class HeadlessPrinter:
                 self._line(type="result", status="success" if ok else "error",
                            stats=stream_stats_json(session.stats, duration), **extra)
         if self.output_closed:
-            return EXIT_FAILED
+            return EXIT_OK  # the reader took what it wanted (`| head`), as Gemini CLI sees it
         if reason is TurnEndReason.cancelled:
             return EXIT_INTERRUPTED
         return EXIT_OK if ok else EXIT_FAILED

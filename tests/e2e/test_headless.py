@@ -86,7 +86,8 @@ def test_json_output_matches_gemini_cli_shape(gemini_server, root: Path, home: P
     document = json.loads(out.stdout)
     expected = json.loads((COMPAT / "headless-output.json").read_text())
     assert shape(fold_names(document)) == shape(fold_names(expected))
-    assert document["response"] == "Looking.Listed."
+    # Gemini CLI's `response` is the text of the last model turn (after the last tool call), not all of it
+    assert document["response"] == expected["response"] == "Listed."
     assert document["stats"]["models"]["MODEL"]["tokens"]["total"] == 220
     assert document["stats"]["tools"]["totalCalls"] == 1
     assert document["stats"]["tools"]["byName"]["TOOL"]["decisions"]["accept"] == 1
@@ -273,7 +274,7 @@ def test_a_reader_that_goes_away_ends_the_run_quietly(gemini_server, root: Path,
     finally:
         process.kill()
     assert b"Traceback" not in err and b"BrokenPipeError" not in err
-    assert process.returncode == 1
+    assert process.returncode == 0  # as Gemini CLI: the reader took what it wanted
     assert not (root / "late.txt").exists()
 
 
