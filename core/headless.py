@@ -184,6 +184,9 @@ class HeadlessPrinter:
                     self._ended_with_newline = True
                 if self.format is OutputFormat.stream_json:
                     self._line(type="tool_use", tool_name=call.name, tool_id=call.call_id, parameters=call.args)
+            case CallFinished(call=call, result=result) if self.format is OutputFormat.text:
+                if result.error is not None:  # as Gemini CLI: why a call did nothing, beside the answer
+                    self._notice(f"Error executing tool {call.name}: {result.error.message}")
             case CallFinished(call=call, result=result) if self.format is OutputFormat.stream_json:
                 status = "success" if call.state is CallState.success else "error"
                 extra: dict[str, Any] = {}

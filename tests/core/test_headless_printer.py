@@ -64,3 +64,13 @@ async def test_stream_json_says_when_streamed_deltas_are_void(gemini_server, mak
     assert [e["type"] for e in events] == ["init", "message", "message", "error", "message", "result"]
     assert events[3]["severity"] == "warning" and "void" in events[3]["message"]
     assert events[-1]["status"] == "success"
+
+
+async def test_text_mode_says_on_stderr_which_tool_call_failed(gemini_server, make_session) -> None:
+    # as Gemini CLI: the answer stays on stdout, and the user learns why a call did nothing
+    gemini_server.script(reply(text("Reading."), call("read_note", name="missing")), reply(text("No such note.")))
+    out, err = io.StringIO(), io.StringIO()
+    code = await HeadlessPrinter(OutputFormat.text, out, err).run(make_session(), "read it")
+    assert code == EXIT_OK
+    assert out.getvalue() == "Reading.\nNo such note.\n"
+    assert "Error executing tool read_note: " in err.getvalue()
