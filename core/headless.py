@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -40,6 +41,19 @@ EXIT_FAILED = 1  # the run failed: API error, loop, turn limit, cancelled
 EXIT_BAD_FLAGS = 2
 EXIT_BAD_CONFIG = 3
 EXIT_INTERRUPTED = 130
+
+
+# ESC sequences (CSI with its parameters, OSC up to BEL or ST, two-byte escapes), then any ESC, 8-bit CSI/OSC or
+# BEL left over (a sequence split across two deltas loses its ESC here, so its tail prints as harmless text)
+_TERMINAL_CONTROLS = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves, clearing
+                                r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC: titles, hyperlinks, clipboard
+                                r"|\x1b[@-Z\\-_]|[\x1b\x9b\x9d\x07]")
+
+
+def strip_terminal_controls(text: str) -> str:
+    """Model text without terminal escape sequences: headless output must not drive the user's terminal (Gemini
+    CLI strips them too)."""
+    return _TERMINAL_CONTROLS.sub("", text)
 
 
 def _now() -> str:
@@ -170,6 +184,7 @@ class HeadlessPrinter:
             case TurnStarted(prompt=prompt) if self.format is OutputFormat.stream_json:
                 self._line(type="message", role="user", content=prompt)
             case TextDelta(text=text):
+                text = strip_terminal_controls(text)
                 self._current.append(text)
                 if self.format is OutputFormat.text:
                     self._write(text)

@@ -74,3 +74,15 @@ async def test_text_mode_says_on_stderr_which_tool_call_failed(gemini_server, ma
     assert code == EXIT_OK
     assert out.getvalue() == "Reading.\nNo such note.\n"
     assert "Error executing tool read_note: " in err.getvalue()
+
+
+async def test_terminal_escape_sequences_in_model_text_are_not_printed(gemini_server, make_session) -> None:
+    # a model (or a page it quotes) must not drive the user's terminal: colours, titles, cursor moves go
+    gemini_server.script(reply(text("Hi \x1b[31mred\x1b[0m and \x1b]0;owned\x07title. Split \x1b[3"),
+                               text("1mhere\x9b2J.")))
+    out, err = io.StringIO(), io.StringIO()
+    code = await HeadlessPrinter(OutputFormat.text, out, err).run(make_session(), "hi")
+    assert code == EXIT_OK
+    printed = out.getvalue()
+    assert "\x1b" not in printed and "\x9b" not in printed and "\x07" not in printed
+    assert printed.startswith("Hi red and title. Split ")
