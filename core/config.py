@@ -232,7 +232,7 @@ def _mcp_servers(servers: Any, path: Path, notices: list[str]) -> dict[str, McpS
 
 def load_settings(root: Path, home: Path | None = None, env: Mapping[str, str] | None = None) -> Settings:
     """Reads `<home>/.gemini/settings.json` then `<root>/.gemini/settings.json` (workspace wins; MCP servers
-    are merged by alias). Never raises on bad content: problems are in `notices`."""
+    are merged by alias, `tools.exclude` lists joined). Never raises on bad content: problems are in `notices`."""
     env = os.environ if env is None else env
     home = home if home is not None else gemini_home(env)
     notices: list[str] = []
@@ -247,6 +247,8 @@ def load_settings(root: Path, home: Path | None = None, env: Mapping[str, str] |
         files.append(path)
         values = interpret(read_settings_file(path, env, notices), path, notices)
         servers = {**merged.get("mcp_servers", {}), **values.pop("mcp_servers", {})}
+        if "tools_exclude" in values:  # deny rules add up (as in Gemini CLI): a project cannot lift the user's
+            values["tools_exclude"] = list(dict.fromkeys([*merged.get("tools_exclude", []), *values["tools_exclude"]]))
         merged.update(values)
         if servers:
             merged["mcp_servers"] = servers

@@ -109,3 +109,13 @@ def test_settings_that_are_not_an_object(root: Path, home: Path) -> None:
     write(root / ".gemini/settings.json", "[1, 2]")
     settings = load_settings(root, home=home, env={})
     assert "must hold a JSON object" in settings.notices[0]
+
+
+def test_tools_exclude_adds_up_across_files(root: Path, home: Path) -> None:
+    # as Gemini CLI (tools.exclude merges by union): a project's settings cannot lift the user's deny rules
+    write(home / ".gemini/settings.json", json.dumps({"tools": {"exclude": ["run_shell_command(rm)", "web_fetch"]}}))
+    write(root / ".gemini/settings.json", json.dumps({"excludeTools": ["web_fetch", "write_file"]}))
+    settings = load_settings(root, home=home, env={})
+    assert settings.tools_exclude == ["run_shell_command(rm)", "web_fetch", "write_file"]
+    write(root / ".gemini/settings.json", json.dumps({"tools": {"exclude": []}}))
+    assert load_settings(root, home=home, env={}).tools_exclude == ["run_shell_command(rm)", "web_fetch"]
