@@ -14,12 +14,13 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from app.chat import ChatPane
 from app.confirm_bar import ConfirmBar
 from app.confirmations import ConfirmationQueue
 from app.event_adapter import EventAdapter
+from app.key_bar import KeyBar
 from app.prompt import PromptArea, PromptInput
 from app.queue import ToolQueue
 from app.slash_commands import command_help, run_command
@@ -89,8 +90,8 @@ class MainScreen(Screen[None]):
         self.status.model_name = "starting…"
         self.history.display = False
         self.focus_prompt()
-        # the footer (one widget per key, restyled on every focus change) comes right after the first frame
-        self.call_after_refresh(self.mount, Footer())
+        # the key bar comes right after the first frame: the prompt is what must show first
+        self.call_after_refresh(self.mount, KeyBar())
         if self._initial_session is not None:
             self.attach(self._initial_session)
 
