@@ -97,3 +97,18 @@ async def test_mcp_without_servers_and_quit(root: Path, tmp_path: Path) -> None:
         await type_and_send(pilot, "/quit")
         await pilot.pause()
     assert not app.is_running
+
+
+async def test_command_palette_runs_a_slash_command(root: Path, tmp_path: Path) -> None:
+    from textual.command import CommandPalette
+
+    app = make_app(root, tmp_path, ScriptedModel())
+    async with app.run_test(size=(110, 36)) as pilot:
+        screen = main_screen(pilot)
+        await wait_for(pilot, lambda: screen.ready)
+        await pilot.press("ctrl+p")
+        await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette))
+        await pilot.press(*"/stats")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: outputs(screen) and "Session stats" in outputs(screen)[-1])
