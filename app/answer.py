@@ -16,8 +16,8 @@ from textual.widget import Widget
 from textual.widgets import Collapsible, Markdown
 from textual.widgets.markdown import MarkdownStream
 
-SEGMENT_CHARS = 1200  # a live segment is frozen at the first paragraph break past this size
-FLUSH_INTERVAL = 0.1  # seconds: deltas are handed to the MarkdownStream at most this often (10 updates a second)
+SEGMENT_CHARS = 3000  # a live segment is frozen at the first paragraph break past this size
+FLUSH_INTERVAL = 0.15  # seconds: deltas are handed to the MarkdownStream at most this often (~7 updates a second)
 
 
 class StreamedMarkdown(Markdown):

@@ -18,9 +18,9 @@ def test_segments_are_cut_at_paragraph_breaks_outside_code_fences() -> None:
 
 async def test_long_answer_is_frozen_in_segments(root: Path, tmp_path: Path) -> None:
     section = "## Part {n}\n\nSome text about part {n}, long enough to matter.\n\n```python\nprint({n})\n```\n\n"
-    document = "".join(section.format(n=n) for n in range(60))
+    document = "".join(section.format(n=n) for n in range(200))
     assert len(document) > 3 * SEGMENT_CHARS
-    app = make_app(root, tmp_path, ScriptedModel().add(text(document, 25)))
+    app = make_app(root, tmp_path, ScriptedModel().add(text(document, 80)))
     async with app.run_test(size=(100, 30)) as pilot:
         screen = main_screen(pilot)
         await type_and_send(pilot, "long")
