@@ -82,42 +82,35 @@ def lexer_for(path: str) -> Lexer | None:
         return None
 
 
+def _token_spans(text: str, lexer: Lexer) -> list[Span]:
+    """Theme styles for the lexer's tokens of `text` (a token type falls back to its parent's style)."""
+    spans: list[Span] = []
+    start = 0
+    styles = HighlightTheme.STYLES
+    for token_type, token in lexer.get_tokens(text):
+        end = start + len(token)
+        kind = token_type
+        while kind is not None:
+            if style := styles.get(kind):
+                spans.append(Span(start, end, style))
+                break
+            kind = kind.parent
+        start = end
+    return spans
+
+
 def highlight_line(text: str, lexer: Lexer | None) -> Content:
     """One line highlighted on its own: cheap and lazy (a string spanning lines loses its colour, rarely)."""
     text = text.expandtabs(4)
     if lexer is None or not text:
         return Content(text)
-    spans: list[Span] = []
-    start = 0
-    styles = HighlightTheme.STYLES
-    for token_type, token in lexer.get_tokens(text):
-        end = start + len(token)
-        kind = token_type
-        while kind is not None:
-            if style := styles.get(kind):
-                spans.append(Span(start, end, style))
-                break
-            kind = kind.parent
-        start = end
-    return Content(text, spans=spans)
+    return Content(text, spans=_token_spans(text, lexer))
 
 
 def highlight_text(text: str, lexer: Lexer) -> list[Content]:
     """A whole file highlighted at once, one Content per line (multi-line strings keep their colour)."""
     text = text.expandtabs(4)
-    spans: list[Span] = []
-    start = 0
-    styles = HighlightTheme.STYLES
-    for token_type, token in lexer.get_tokens(text):
-        end = start + len(token)
-        kind = token_type
-        while kind is not None:
-            if style := styles.get(kind):
-                spans.append(Span(start, end, style))
-                break
-            kind = kind.parent
-        start = end
-    return Content(text, spans=spans).split("\n", allow_blank=True)
+    return Content(text, spans=_token_spans(text, lexer)).split("\n", allow_blank=True)
 
 
 NO_NEWLINE = " ⏎ no newline at end of file"
