@@ -17,7 +17,7 @@ from textual.widgets import Collapsible, Markdown
 from textual.widgets.markdown import MarkdownStream
 
 SEGMENT_CHARS = 3000  # a live segment is frozen at the first paragraph break past this size
-FLUSH_INTERVAL = 0.15  # seconds: deltas are handed to the MarkdownStream at most this often (~7 updates a second)
+FLUSH_INTERVAL = 0.2  # seconds: deltas are handed to the MarkdownStream at most this often (5 updates a second)
 
 
 class StreamedMarkdown(Markdown):

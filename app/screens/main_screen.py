@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -112,6 +113,7 @@ class MainScreen(Screen[None]):
         self.start_services()
         if not session.is_offline:
             self.set_timer(WARM_UP_DELAY, self.warm_up_client)
+        gc.freeze()  # what exists now lives as long as the app: later collections need not walk it
         waiting, self._waiting_prompts = self._waiting_prompts, []
         for text in waiting:
             self.post_message(PromptInput.Submitted(text))
