@@ -21,7 +21,7 @@ STYLES = Path(__file__).resolve().parent.parent / "styles"
 
 
 EXIT_START_FAILED = 3
-GC_THRESHOLDS = (50_000, 20, 100)
+GC_THRESHOLDS = (20_000, 10, 10)
 
 
 class GeminiApp(App[int]):
