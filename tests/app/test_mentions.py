@@ -1,0 +1,28 @@
+"""`@path` mentions: parsed from the prompt, read through read_many_files and sent along with the text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app.mentions import find_mentions
+from core.parts import TextPart
+from tests.app.app_driver import main_screen, make_app, type_and_send, wait_for
+from tests.fakes.scripted_model import ScriptedModel, text
+
+
+def test_find_mentions() -> None:
+    assert find_mentions("read @a.py and @dir/b\\ c.txt, not me@example.com") == ["a.py", "dir/b c.txt"]
+
+
+async def test_at_path_inlines_the_file(root: Path, tmp_path: Path) -> None:
+    (root / "notes.md").write_text("secret sauce\n")
+    model = ScriptedModel().add(text("Got it."))
+    app = make_app(root, tmp_path, model)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = main_screen(pilot)
+        await type_and_send(pilot, "summarize @notes.md please")
+        await wait_for(pilot, lambda: not screen.busy and model.requests)
+    sent = model.requests[0].contents[0].parts
+    joined = "".join(p.text for p in sent if isinstance(p, TextPart))
+    assert joined.startswith("summarize @notes.md please")
+    assert "secret sauce" in joined
