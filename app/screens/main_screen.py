@@ -113,7 +113,7 @@ class MainScreen(Screen[None]):
         self.start_services()
         if not session.is_offline:
             self.set_timer(WARM_UP_DELAY, self.warm_up_client)
-        gc.freeze()  # what exists now lives as long as the app: later collections need not walk it
+        gc.freeze()  # what exists now lives as long as the screen: collections need not walk it (undone on unmount)
         waiting, self._waiting_prompts = self._waiting_prompts, []
         for text in waiting:
             self.post_message(PromptInput.Submitted(text))
@@ -126,6 +126,7 @@ class MainScreen(Screen[None]):
             await start(wait_s=0)
 
     async def on_unmount(self) -> None:
+        gc.unfreeze()
         close = getattr(self.session, "close", None) if self.ready else None
         if close is not None:
             try:
