@@ -6,7 +6,7 @@ import asyncio
 import gc
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -103,7 +103,8 @@ class MainScreen(Screen[None]):
     def attach(self, session: Session) -> None:
         """The session is built: subscribe to its events, show its state, send what was typed meanwhile."""
         self.session = session
-        events = session.bus.subscribe()  # before any prompt is sent, so no event of a turn is missed
+        # subscribed before any prompt is sent, so no event of a turn is missed
+        events: AsyncGenerator[Event, None] = session.bus.subscribe()  # type: ignore[assignment]
         self.status.model_name = session.model_name
         self.status.is_offline = session.is_offline
         self.status.approval_mode = str(session.approval_mode)
@@ -159,13 +160,16 @@ class MainScreen(Screen[None]):
             await self.chat.add_notice(notice.message, notice.level)
 
     @work(group="events")
-    async def pump_events(self, events: AsyncIterator[Event]) -> None:
-        async for event in events:
-            try:
-                await self.adapter.handle(event)
-            except Exception as exc:  # a display bug must not stop the event stream
-                self.log.error(f"event {type(event).__name__} failed: {exc!r}")
-                self.notify(f"Display error: {exc}", severity="error")
+    async def pump_events(self, events: AsyncGenerator[Event, None]) -> None:
+        try:
+            async for event in events:
+                try:
+                    await self.adapter.handle(event)
+                except Exception as exc:  # a display bug must not stop the event stream
+                    self.log.error(f"event {type(event).__name__} failed: {exc!r}")
+                    self.notify(f"Display error: {exc}", severity="error")
+        finally:
+            await events.aclose()  # unsubscribes now, not whenever the generator is collected
 
     def focus_prompt(self) -> None:
         self.prompt.input.focus()
