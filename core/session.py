@@ -377,6 +377,9 @@ async def until_aborted(stream: AsyncIterator[T], abort: AbortSignal) -> AsyncIt
     try:
         while True:
             step = asyncio.ensure_future(anext(stream))
+            # If the consumer goes away mid-wait (app closed mid-turn), the step may end later on its own:
+            # retrieve its outcome so asyncio does not report an exception that "was never retrieved".
+            step.add_done_callback(_retrieve_outcome)
             await asyncio.wait({step, aborted}, return_when=asyncio.FIRST_COMPLETED)
             if not step.done():
                 step.cancel()
@@ -393,6 +396,11 @@ async def until_aborted(stream: AsyncIterator[T], abort: AbortSignal) -> AsyncIt
         if aclose is not None:
             with contextlib.suppress(Exception):
                 await aclose()
+
+
+def _retrieve_outcome(future: asyncio.Future[object]) -> None:
+    if not future.cancelled():
+        future.exception()
 
 
 def _append_text(parts: list[ContentPart], text: str) -> None:
