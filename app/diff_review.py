@@ -27,7 +27,6 @@ from core.display import FileDiff
 log = logging.getLogger(__name__)
 
 STYLES = Path(__file__).resolve().parent.parent / "styles"
-EDIT_FEEDBACK = "The user edited the proposed content before applying it."
 CHANGED_NOTICE = "File changed on disk; diff updated. Review it again before approving."
 SIDE_BY_SIDE_MIN_WIDTH = 140
 
@@ -269,7 +268,7 @@ class DiffReviewScreen(ModalScreen[Decision]):
         if text == self.shown_diff.new_content:
             self.dismiss(Decision(ConfirmationOutcome.proceed_once, file_diff=self.shown_diff))
         else:
-            self.dismiss(Decision(ConfirmationOutcome.modify, new_content=text, feedback=EDIT_FEEDBACK,
+            self.dismiss(Decision(ConfirmationOutcome.modify, new_content=text,
                                   file_diff=self.shown_diff))
 
     # --- hunks and view --------------------------------------------------------------------------------

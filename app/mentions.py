@@ -12,6 +12,7 @@ from core.tool import ToolError
 
 # `@` at the start or after whitespace, then a path where `\ ` escapes a space; a lone `@` or an e-mail is no mention
 _MENTION = re.compile(r"(?:(?<=\s)|^)@((?:\\ |[^\s])+)")
+_END_MARKER = "--- End of content ---"
 
 
 class MentionError(Exception):
@@ -37,5 +38,8 @@ async def expand_mentions(registry: ToolRegistry, root: Path, text: str) -> str 
     if result.error is not None:
         raise MentionError(result.error.message)
     content = [TextPart(result.llm_content)] if isinstance(result.llm_content, str) else list(result.llm_content)
+    last = content[-1] if content else None
+    # read_many_files closes its own content with the marker; add one only when it did not (nothing was read)
+    closed = isinstance(last, TextPart) and last.text.rstrip().endswith(_END_MARKER)
     return [TextPart(text), TextPart("\n--- Content from referenced files ---\n"), *content,
-            TextPart("\n--- End of content ---")]
+            *([] if closed else [TextPart("\n" + _END_MARKER)])]

@@ -9,7 +9,7 @@ from pathlib import Path
 from textual.app import App
 from textual.widgets import Input
 
-from app.diff_review import CHANGED_NOTICE, EDIT_FEEDBACK, DiffReviewScreen, ProposalEditor
+from app.diff_review import CHANGED_NOTICE, DiffReviewScreen, ProposalEditor
 from app.diff_view import DiffView
 from core.confirmation import ConfirmationOutcome, Decision, EditConfirmation
 from core.display import FileDiff
@@ -107,7 +107,8 @@ async def test_edit_then_apply() -> None:
         editor.load_text("c\n")
         await pilot.press("ctrl+s")
         await pilot.pause()
-    assert app.decisions == [Decision(ConfirmationOutcome.modify, new_content="c\n", feedback=EDIT_FEEDBACK,
+    # no feedback: the scheduler already tells the model the user modified the content (said once, not twice)
+    assert app.decisions == [Decision(ConfirmationOutcome.modify, new_content="c\n", feedback=None,
                                       file_diff=app.details.file_diff)]
 
 

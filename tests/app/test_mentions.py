@@ -26,3 +26,17 @@ async def test_at_path_inlines_the_file(root: Path, tmp_path: Path) -> None:
     joined = "".join(p.text for p in sent if isinstance(p, TextPart))
     assert joined.startswith("summarize @notes.md please")
     assert "secret sauce" in joined
+
+
+async def test_at_path_ends_the_content_once(root: Path, tmp_path: Path) -> None:
+    (root / "notes.md").write_text("secret sauce\n")
+    model = ScriptedModel().add(text("Got it."))
+    app = make_app(root, tmp_path, model)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = main_screen(pilot)
+        await type_and_send(pilot, "summarize @notes.md")
+        await wait_for(pilot, lambda: not screen.busy and model.requests)
+    sent = model.requests[0].contents[0].parts
+    joined = "".join(p.text for p in sent if isinstance(p, TextPart))
+    assert joined.count("--- End of content ---") == 1
+    assert joined.rstrip().endswith("--- End of content ---")
