@@ -26,16 +26,18 @@ if TYPE_CHECKING:
 
 
 class EventAdapter:
-    """Calls down into the widgets; it holds no state of its own beyond the screen it drives."""
+    """Calls down into the widgets; its only state is the turn's last error, so the turn's end does not repeat it."""
 
     def __init__(self, screen: MainScreen) -> None:
         self.screen = screen
+        self._last_error: str | None = None
 
     async def handle(self, event: Event) -> None:
         screen = self.screen
         chat, queue, status = screen.chat, screen.queue, screen.status
         match event:
             case TurnStarted():
+                self._last_error = None
                 queue.start_turn()
                 status.busy = True
             case TextDelta(text=text):
@@ -61,6 +63,7 @@ class EventAdapter:
                     await chat.discard_partial()
                 screen.notify(f"Retrying ({attempt}) in {delay:.1f}s: {reason}", severity="warning", timeout=4)
             case ErrorOccurred(message=message):
+                self._last_error = message
                 await chat.add_notice(f"✗ {message}", "error")
             case Notice(message=message, level=level):
                 await chat.add_notice(message, level)
@@ -72,5 +75,6 @@ class EventAdapter:
                 status.busy = False
                 queue.end_turn()
                 if reason.value != "completed":
-                    await chat.add_notice(f"Turn ended: {reason.value}" + (f". {message}" if message else ""),
+                    said = not message or message == self._last_error  # the error notice above already says it
+                    await chat.add_notice(f"Turn ended: {reason.value}" + ("" if said else f". {message}"),
                                           "warning" if reason.value == "cancelled" else "error")

@@ -135,6 +135,8 @@ class HistoryPanel(Vertical):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("down", "focus_list", "Calls", show=False),
+        # the screen decides: a running turn is cancelled first, as Esc does everywhere; otherwise the panel closes
+        Binding("escape", "screen.close_history", "Close history"),
     ]
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:

@@ -37,6 +37,8 @@ class PromptInput(TextArea):
 
     async def _on_key(self, event: events.Key) -> None:
         owner = self.owner
+        if owner is not None and owner.completing and event.key == "enter":
+            owner.refresh_completions()  # the list may lag the text (Changed is queued): a finished token sends
         if owner is not None and owner.completing and event.key in ("tab", "enter", "up", "down", "escape"):
             event.stop()
             event.prevent_default()

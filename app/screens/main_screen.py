@@ -242,11 +242,28 @@ class MainScreen(Screen[None]):
             # through the scheduler, so the command is confirmed like any other and shows in the queue
             self._shell_abort = AbortSignal()
             call = FunctionCall(f"shell-{uuid.uuid4().hex[:8]}", "run_shell_command", {"command": command})
-            await self.session.scheduler.run([call], self._shell_abort)
+            self.chat.expand_when_done.add(call.id)  # the user typed the command to see its output: show it open
+            responses = await self.session.scheduler.run([call], self._shell_abort)
             await self.chat.close_streams()
+            self._remember_shell(command, responses)
         finally:
             self._shell_abort = None
             self.set_busy(False)
+
+    def _remember_shell(self, command: str, responses: list[Any]) -> None:
+        """The command and what it printed join the history, so the model sees them with the next prompt."""
+        from core.models.base import Content
+        from core.parts import TextPart
+
+        for response in responses:
+            result = response.response.get("output", response.response.get("error", ""))
+            note = TextPart(f"I ran the following shell command:\n```sh\n{command}\n```\n\n"
+                            f"This produced the following result:\n```\n{result}\n```\n")
+            history = self.session.history
+            if history and history[-1].role == "user":
+                history[-1].parts.append(note)  # roles must alternate: the next prompt joins this entry
+            else:
+                history.append(Content("user", [note]))
 
     def set_busy(self, busy: bool) -> None:
         self.busy = busy
@@ -318,6 +335,12 @@ class MainScreen(Screen[None]):
             (filters.first() if filters else self.history).focus()
         else:
             self.focus_prompt()
+
+    def action_close_history(self) -> None:
+        if self.busy:
+            self.action_cancel_turn()
+        elif self.history.display:
+            self.action_toggle_history()
 
     @on(ConfirmBar.Decided)
     def decided(self, event: ConfirmBar.Decided) -> None:

@@ -40,3 +40,23 @@ async def test_history_filter_and_details(root: Path, tmp_path: Path) -> None:
         await pilot.press("ctrl+b")
         assert not panel.display
         assert screen.prompt.input.has_focus
+
+
+async def test_escape_closes_the_panel_and_returns_to_the_prompt(root: Path, tmp_path: Path) -> None:
+    model = ScriptedModel().add(call("glob", pattern="*.txt")).add(text("found"))
+    app = make_app(root, tmp_path, model, approval_mode="yolo")
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = main_screen(pilot)
+        await type_and_send(pilot, "find")
+        await wait_for(pilot, lambda: not screen.busy and len(model.requests) == 2)
+        panel = screen.query_one(HistoryPanel)
+        await pilot.press("ctrl+b")
+        await pilot.press("down")  # from the filter into the list
+        assert panel.query_one(OptionList).has_focus
+        await pilot.press("escape")
+        assert not panel.display
+        assert screen.prompt.input.has_focus
+        await pilot.press("ctrl+b", "escape")  # also from the filter
+        assert not panel.display
+        await pilot.press(*"next")
+        assert screen.prompt.input.text == "next"

@@ -10,7 +10,7 @@ from app.chat import ToolCallCard
 from app.screens.main_screen import MainScreen
 from core.events import CallState
 from core.scheduler import ApprovalMode
-from tests.app.app_driver import make_app, type_and_send, wait_for
+from tests.app.app_driver import main_screen, make_app, type_and_send, wait_for
 from tests.fakes.scripted_model import ScriptedModel, call, text, thought
 
 
@@ -98,3 +98,33 @@ async def test_ctrl_c_clears_then_quits_twice(root: Path, tmp_path: Path) -> Non
 
 
 QUIT_PAUSE = 1.1
+
+
+async def test_a_turn_ending_in_an_error_says_it_once(root: Path, tmp_path: Path) -> None:
+    model = ScriptedModel().add(text("lorem ipsum dolor sit amet " * 400, size=27))
+    app = make_app(root, tmp_path, model)
+    async with app.run_test(size=(110, 32)) as pilot:
+        screen = main_screen(pilot)
+        await type_and_send(pilot, "go")
+        await wait_for(pilot, lambda: not screen.busy and screen.chat.query(".notice"))
+        await pilot.pause(0.1)
+        notices = [str(n.render()) for n in screen.chat.query(".notice")]
+    assert any("loop_detected" in n for n in notices), notices
+    assert sum(n.count("Loop detected") for n in notices) == 1, notices
+
+
+async def test_ansi_themes_keep_the_prompt_and_the_confirmation_readable(root: Path, tmp_path: Path) -> None:
+    # ANSI themes cannot blend a colour at 10%: a tinted background becomes the full colour of the text on it
+    model = ScriptedModel().add(call("run_shell_command", command="echo hi")).add(text("ok"))
+    app = make_app(root, tmp_path, model)
+    async with app.run_test(size=(110, 32)) as pilot:
+        screen = main_screen(pilot)
+        await type_and_send(pilot, "hello")
+        await wait_for(pilot, lambda: screen.query(".confirm-title") and screen.query_one(".confirm-title").display)
+        for theme in ("ansi-light", "ansi-dark"):
+            app.theme = theme
+            await pilot.pause()
+            for selector in (".user-prompt", ".confirm-title"):
+                widget = screen.query_one(selector)
+                _, _, background, color = widget.colors
+                assert color != background, (theme, selector, color, background)

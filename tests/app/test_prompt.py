@@ -77,3 +77,42 @@ async def test_bang_runs_a_command_after_confirmation(root: Path, tmp_path: Path
         assert len(screen.chat.cards) == 1
     assert (root / "bang.txt").read_text() == "bang\n"
     assert model.requests == []  # the model was not asked
+
+
+async def test_bang_output_reaches_the_model_with_the_next_prompt(root: Path, tmp_path: Path) -> None:
+    model = ScriptedModel().add(text("I see it."))
+    app = make_app(root, tmp_path, model)
+    async with app.run_test(size=(110, 32)) as pilot:
+        screen = main_screen(pilot)
+        await type_and_send(pilot, "!echo marker-42")
+        bar = screen.query_one(ConfirmBar)
+        await wait_for(pilot, lambda: bar.request is not None)
+        await pilot.pause(GRACE)
+        await pilot.press("y")
+        await wait_for(pilot, lambda: not screen.busy)
+        assert model.requests == []
+        [card] = screen.chat.cards.values()
+        await wait_for(pilot, lambda: card.expanded)  # the user typed the command to see what it prints
+        await type_and_send(pilot, "what did it print?")
+        await wait_for(pilot, lambda: not screen.busy and model.requests)
+    contents = model.requests[0].contents
+    assert [c.role for c in contents] == ["user"]
+    sent = "".join(getattr(p, "text", "") for p in contents[0].parts)
+    assert "echo marker-42" in sent and "marker-42\n" in sent
+    assert sent.rstrip().endswith("what did it print?")
+
+
+async def test_enter_sends_a_finished_command_even_before_the_list_caught_up(root: Path, tmp_path: Path) -> None:
+    # a fast typist (or a busy machine): Enter arrives before the last keystroke's Changed message was handled
+    from textual import events
+
+    app = make_app(root, tmp_path, ScriptedModel())
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = main_screen(pilot)
+        prompt = screen.prompt.input
+        await pilot.press(*"/stat")
+        await pilot.pause()
+        assert screen.prompt.completing
+        prompt.insert("s")  # its Changed message is still queued when the Enter key is handled
+        await prompt._on_key(events.Key("enter", None))
+        assert prompt.sent[-1:] == ["/stats"]
