@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -95,7 +96,10 @@ async def _memory(screen: MainScreen, args: str) -> None:
                 await screen.chat.add_markdown("Memory is empty. Add a fact with `/memory add <fact>`.")
                 return
             sources = "\n".join(f"- `{f}`" for f in files)
-            await screen.chat.add_markdown(f"**Memory** from {len(files)} file(s):\n{sources}\n\n---\n\n{text}")
+            # in a fence, as the model reads it: as Markdown, the end-of-context line ran into the last list item
+            fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", text)), default=0))
+            await screen.chat.add_markdown(f"**Memory** from {len(files)} file(s):\n{sources}\n\n"
+                                           f"{fence}text\n{text.strip()}\n{fence}")
         case "add":
             if not rest.strip():
                 await screen.chat.add_notice("Usage: /memory add <fact>", "error")

@@ -112,3 +112,18 @@ async def test_command_palette_runs_a_slash_command(root: Path, tmp_path: Path) 
         await pilot.pause(0.3)
         await pilot.press("enter")
         await wait_for(pilot, lambda: outputs(screen) and "Session stats" in outputs(screen)[-1])
+
+
+async def test_memory_show_keeps_the_files_lines_as_written(root: Path, tmp_path: Path) -> None:
+    from textual.widgets._markdown import MarkdownFence
+
+    app = make_app(root, tmp_path, ScriptedModel())
+    async with app.run_test(size=(110, 36)) as pilot:
+        await run(pilot, "/memory add tea")
+        await run(pilot, "/memory refresh")
+        screen = await run(pilot, "/memory show")
+        output = screen.chat.query(Markdown).filter(".command-output").last()
+        await pilot.pause()
+        fences = list(output.query(MarkdownFence))
+        # as Markdown, the closing '--- End of context' line ran into the last list item
+        assert fences and "- tea\n--- End of context" in fences[-1].code
