@@ -9,6 +9,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Markdown
 
+from app.key_bar import KeyBar
 from app.slash_commands import COMMANDS
 
 KEYS = [
@@ -67,6 +68,7 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> Any:
         with VerticalScroll(id="help-body"):
             yield Markdown(help_markdown(), id="help-text")
+        yield KeyBar()  # over the main screen's bar, whose keys do not work while the help is open
 
     def action_dismiss(self, result: None = None) -> None:  # type: ignore[override]
         self.dismiss(None)

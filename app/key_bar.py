@@ -48,4 +48,5 @@ class KeyBar(Static):
         return text
 
     def refresh_keys(self) -> None:
-        self.update(self.keys_text())
+        if self.is_attached:  # a modal's bar may be asked after its screen closed
+            self.update(self.keys_text())

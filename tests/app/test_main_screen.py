@@ -128,3 +128,20 @@ async def test_ansi_themes_keep_the_prompt_and_the_confirmation_readable(root: P
                 widget = screen.query_one(selector)
                 _, _, background, color = widget.colors
                 assert color != background, (theme, selector, color, background)
+
+
+async def test_help_shows_its_own_keys(root: Path, tmp_path: Path) -> None:
+    from app.help import HelpScreen
+    from app.key_bar import KeyBar
+
+    app = make_app(root, tmp_path, ScriptedModel())
+    async with app.run_test(size=(110, 32)) as pilot:
+        main_screen(pilot)
+        await pilot.press("f1")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await pilot.pause()
+        # the main screen's bar (^b History, ...) showed through, though none of its keys work under the help
+        bars = list(app.screen.query(KeyBar))
+        assert bars and "Close" in bars[0].keys_text().plain and "History" not in bars[0].keys_text().plain
+        await pilot.press("escape")
+        assert main_screen(pilot).prompt.input.has_focus
