@@ -135,7 +135,11 @@ def summarize(responses: list[FunctionResponse]) -> str:
         output = str(response.response.get("output", "")).strip()
         first, *rest = output.splitlines() or ["(no output)"]
         lines.append(f"{response.name} returned: {first}")
-        lines += [f"    {line}" for line in rest[:SUMMARY_LINES]]
-        if len(rest) > SUMMARY_LINES:
-            lines.append(f"    ... ({len(rest) - SUMMARY_LINES} more lines)")
+        if rest:
+            # A fenced block keeps the lines as lines when the answer is shown as Markdown.
+            shown = rest[:SUMMARY_LINES]
+            if len(rest) > SUMMARY_LINES:
+                shown.append(f"... ({len(rest) - SUMMARY_LINES} more lines)")
+            fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", "\n".join(shown))), default=0))
+            lines += [fence, *shown, fence]
     return "\n".join(lines) + "\n"

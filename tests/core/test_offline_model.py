@@ -59,6 +59,8 @@ async def test_streams_a_call_then_summarizes_the_result() -> None:
     text = "".join(c.text for c in chunks if isinstance(c, TextChunk))
     assert text.startswith("read_file returned: line 0")
     assert "line 8" in text and "line 9" not in text and "(11 more lines)" in text
+    # the further lines stay lines when shown as Markdown: they come in a fenced block
+    assert "line 0\n```\nline 1\n" in text and text.endswith("(11 more lines)\n```\n")
     assert not any(isinstance(c, CallChunk) for c in chunks)
     failed = FunctionResponse("2", "replace", {"error": "Failed to edit, 0 occurrences found"})
     text = "".join(c.text for c in await collect(model, [Content("user", [failed])]) if isinstance(c, TextChunk))
