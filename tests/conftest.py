@@ -5,10 +5,14 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tools.workspace import Workspace
+
+if TYPE_CHECKING:
+    from tests.fakes.gemini_server import FakeGeminiServer
 
 
 @pytest.fixture
@@ -35,3 +39,19 @@ def _no_real_gemini_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[N
         os.environ.pop("GEMINI_CLI_HOME", None)
     else:
         os.environ["GEMINI_CLI_HOME"] = previous
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    """A scratch home directory (for GEMINI_CLI_HOME), so no test reads or writes the real ~/.gemini."""
+    path = tmp_path / "home"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def gemini_server() -> Iterator[FakeGeminiServer]:
+    from tests.fakes.gemini_server import FakeGeminiServer  # only the tests that use it pay for its import
+
+    with FakeGeminiServer() as server:
+        yield server

@@ -62,13 +62,6 @@ def test_root_must_be_a_directory(tmp_path: Path) -> None:
         build_session(tmp_path / "missing", env={}, home=tmp_path)
 
 
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    path = tmp_path / "home"
-    path.mkdir()
-    return path
-
-
 def _discovery_settings(home: Path, mode: str) -> Settings:
     import shlex
     import sys

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -143,19 +143,6 @@ class StubbornTool(BaseTool[CommandParams]):
     async def _execute(self, params: CommandParams, abort_signal: AbortSignal, context: CallContext) -> ToolResult:
         await asyncio.sleep(params.seconds)
         return ToolResult("woke", "woke")
-
-
-@pytest.fixture
-def gemini_server() -> Iterator[FakeGeminiServer]:
-    with FakeGeminiServer() as server:
-        yield server
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    path = tmp_path / "home"
-    path.mkdir()
-    return path
 
 
 @pytest.fixture

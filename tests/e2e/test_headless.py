@@ -7,7 +7,6 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,19 +16,6 @@ from tests.fakes.gemini_server import FakeGeminiServer, call, error_reply, reply
 
 REPO = Path(__file__).resolve().parents[2]
 COMPAT = Path(__file__).parent / "compat"  # what Gemini CLI printed for one list_directory call
-
-
-@pytest.fixture
-def gemini_server() -> Iterator[FakeGeminiServer]:
-    with FakeGeminiServer() as server:
-        yield server
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    path = tmp_path / "home"
-    path.mkdir()
-    return path
 
 
 def run_cli(args: list[str], root: Path, home: Path, server: FakeGeminiServer | None = None,
