@@ -5,7 +5,6 @@ Events flow one way; the only way back is resolving a `ConfirmationRequested.fut
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -173,7 +172,6 @@ class EventBus:
 
     def __init__(self) -> None:
         self._subscribers: list[_Subscriber] = []
-        self.created = time.monotonic()
 
     def publish(self, event: Event) -> None:
         for sub in self._subscribers:

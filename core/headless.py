@@ -38,8 +38,6 @@ class OutputFormat(StrEnum):
 # Exit codes of `gemini-tui -p` (documented in the README).
 EXIT_OK = 0
 EXIT_FAILED = 1  # the run failed: API error, loop, turn limit, cancelled
-EXIT_BAD_FLAGS = 2
-EXIT_BAD_CONFIG = 3
 EXIT_INTERRUPTED = 130
 
 

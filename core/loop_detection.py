@@ -24,9 +24,6 @@ class LoopDetector:
     _in_code: bool = False
     _seen: dict[int, list[int]] = field(default_factory=dict)  # hash of a chunk -> where it was seen lately
 
-    def reset(self) -> None:
-        self.__init__()  # type: ignore[misc]
-
     def check_call(self, call: FunctionCall) -> str | None:
         key = call.name + json.dumps(call.args, sort_keys=True, default=str)
         self._call_repeats = self._call_repeats + 1 if key == self._last_call else 1

@@ -137,9 +137,6 @@ class Workspace:
             raise WorkspaceError(ToolErrorKind.file_not_found, f"File not found: {candidate}")
         return Path(real)
 
-    def contains(self, real_path: Path) -> bool:
-        return self.contains_str(str(real_path))
-
     def contains_str(self, real_path: str) -> bool:
         return real_path == self._root_str or real_path.startswith(self._root_prefix)
 
@@ -289,18 +286,6 @@ class Workspace:
                     continue
                 yield FoundFile(entry.path, rel_dir + name, entry)
             stack.extend(reversed(subdirs))
-
-    def walk(self, start: Path, *, respect_git_ignore: bool = True, default_excludes: bool = True,
-             follow_symlinks: bool = False,
-             abort_signal: AbortSignal | None = None) -> Iterator[tuple[Path, os.stat_result]]:
-        """Every file under `start` that no rule ignores, with its stat result (see `scan`, which is faster)."""
-        for found in self.scan(start, respect_git_ignore=respect_git_ignore, default_excludes=default_excludes,
-                               abort_signal=abort_signal):
-            try:
-                st = found.entry.stat(follow_symlinks=True)
-            except OSError:
-                continue
-            yield Path(found.path), st
 
 
 def _entry_name(entry: os.DirEntry[str]) -> str:

@@ -110,7 +110,6 @@ class GeminiModel:
         self.timeout_s = timeout_s
         self._client: Any = None
         self._client_lock = threading.Lock()
-        self.last_latency_ms = 0
 
     def prewarm(self) -> None:
         """Imports google-genai and builds the client on a worker thread, while the caller sets up the rest
@@ -218,7 +217,6 @@ class GeminiModel:
                         yield TextChunk(part.text)
         finally:
             await stream.aclose()
-        self.last_latency_ms = int((time.monotonic() - started) * 1000)
         if finish_reason is None and not answered:
             raise BrokenStream("the response stream ended before the model finished")
         if not answered and finish_reason not in _NORMAL_ENDS:

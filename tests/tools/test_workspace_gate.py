@@ -44,14 +44,14 @@ def test_ignore_rules_at_every_level(workspace: Workspace, root: Path) -> None:
                  "node_modules/m.js", "src/ok.py"):
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text("x")
-    files = {workspace.relative(p) for p, _ in workspace.walk(root)}
+    files = {found.rel for found in workspace.scan(root)}
     assert files == {".gitignore", ".geminiignore", "sub/.gitignore", "sub/keep.log", "local.txt", "src/ok.py"}
     assert workspace.is_ignored(root / "a.log")
     assert not workspace.is_ignored(root / "sub" / "keep.log")
     assert workspace.is_ignored(root / "build" / "x.py")
     assert not workspace.is_ignored(root / "a.log", respect_git_ignore=False)
     assert workspace.is_ignored(root / "secret.md", respect_git_ignore=False)
-    all_files = {workspace.relative(p) for p, _ in workspace.walk(root, respect_git_ignore=False)}
+    all_files = {found.rel for found in workspace.scan(root, respect_git_ignore=False)}
     assert "a.log" in all_files and "node_modules/m.js" not in all_files
 
 
