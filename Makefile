@@ -18,7 +18,7 @@ run: $(STAMP)
 	$(BIN)/gemini-tui $(ARGS)
 
 lint: $(STAMP)
-	$(BIN)/ruff check app core tools cli tests bench
+	$(BIN)/ruff check gemini_tui app core tools cli styles tests bench screenshots
 
 test: $(STAMP) lint
 	$(BIN)/pytest -q $(PYTEST_ARGS)

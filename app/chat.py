@@ -12,12 +12,12 @@ from textual.events import Click
 from textual.widget import Widget
 from textual.widgets import Static
 
-from app.call_format import STATE_ICONS, STATE_WORDS, call_title, elapsed_seconds, format_elapsed, short
-from core.events import CallState, ToolCallInfo
+from gemini_tui.app.call_format import STATE_ICONS, STATE_WORDS, call_title, elapsed_seconds, format_elapsed, short
+from gemini_tui.core.events import CallState, ToolCallInfo
 
 if TYPE_CHECKING:
-    from app.answer import AnswerBlock, ThoughtBlock
-    from core.tool import ToolResult
+    from gemini_tui.app.answer import AnswerBlock, ThoughtBlock
+    from gemini_tui.core.tool import ToolResult
 
 # Old turns leave the DOM past this many, so a long session stays light; the session keeps the history.
 MAX_TURNS_SHOWN = 60
@@ -28,7 +28,7 @@ LIVE_TURNS = 3
 def display_widget(display: object) -> Widget:
     """The widget for a `return_display`, from the display registry when it is there."""
     try:
-        from app.displays import widget_for
+        from gemini_tui.app.displays import widget_for
     except ImportError:  # the registry lands separately; plain text until then
         return Static(Text(str(display)), classes="display-fallback")
     return widget_for(display)
@@ -153,7 +153,7 @@ class ChatPane(VerticalScroll):
         return turn
 
     async def _freeze(self, turn: TurnBlock) -> None:
-        from app.answer import AnswerBlock
+        from gemini_tui.app.answer import AnswerBlock
 
         for answer in turn.query_children(AnswerBlock):
             await answer.freeze()
@@ -175,7 +175,9 @@ class ChatPane(VerticalScroll):
             await self._thought.finish()
             self._thought = None
         if self._answer is None:
-            from app.answer import AnswerBlock  # Markdown loads on the first answer, not before the first frame
+            from gemini_tui.app.answer import (
+                AnswerBlock,  # Markdown loads on the first answer, not before the first frame
+            )
 
             self._answer = AnswerBlock()
             await (await self._turn()).mount(self._answer)
@@ -185,7 +187,7 @@ class ChatPane(VerticalScroll):
         if self._answer is not None:
             await self.close_streams()
         if self._thought is None:
-            from app.answer import ThoughtBlock
+            from gemini_tui.app.answer import ThoughtBlock
 
             self._thought = ThoughtBlock()
             await (await self._turn()).mount(self._thought)

@@ -7,12 +7,12 @@ from functools import partial
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from app.slash_commands import COMMANDS
+from gemini_tui.app.slash_commands import COMMANDS
 
 
 class GeminiCommands(Provider):
     def _entries(self) -> list[tuple[str, str, Callable[[], object]]]:
-        from app.screens.main_screen import MainScreen
+        from gemini_tui.app.screens.main_screen import MainScreen
 
         screen = self.app.screen_stack[0] if self.app.screen_stack else None
         for candidate in self.app.screen_stack:

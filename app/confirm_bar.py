@@ -12,14 +12,14 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Input, Static
 
-from core.confirmation import (
+from gemini_tui.core.confirmation import (
     ConfirmationOutcome,
     Decision,
     ExecConfirmation,
     InfoConfirmation,
     McpConfirmation,
 )
-from core.events import ConfirmationRequested
+from gemini_tui.core.events import ConfirmationRequested
 
 
 def describe(request: ConfirmationRequested) -> tuple[str, str]:

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections import deque
 from typing import TYPE_CHECKING
 
-from core.confirmation import ConfirmationOutcome, Decision, EditConfirmation
-from core.events import ConfirmationRequested
+from gemini_tui.core.confirmation import ConfirmationOutcome, Decision, EditConfirmation
+from gemini_tui.core.events import ConfirmationRequested
 
 if TYPE_CHECKING:
-    from app.screens.main_screen import MainScreen
+    from gemini_tui.app.screens.main_screen import MainScreen
 
 
 class ConfirmationQueue:
@@ -61,7 +61,7 @@ class ConfirmationQueue:
     def _open_modal(self, request: ConfirmationRequested) -> None:
         assert isinstance(request.details, EditConfirmation)
         try:
-            from app.diff_review import DiffReviewScreen
+            from gemini_tui.app.diff_review import DiffReviewScreen
         except ImportError:  # the modal lands separately; until then edits are asked inline
             self.screen.confirm_bar.show(request, len(self.pending))
             return

@@ -9,7 +9,6 @@ import asyncio
 import logging
 import os
 import time
-from pathlib import Path
 from typing import ClassVar
 
 from textual import events, on, work
@@ -19,14 +18,14 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Label, Static, TextArea
 
-from app.diff_hunks import Hunk, apply_hunks, hunks_of, rejection_feedback
-from app.diff_view import DiffView
-from core.confirmation import ConfirmationOutcome, Decision, EditConfirmation
-from core.display import FileDiff
+from gemini_tui.app.diff_hunks import Hunk, apply_hunks, hunks_of, rejection_feedback
+from gemini_tui.app.diff_view import DiffView
+from gemini_tui.core.confirmation import ConfirmationOutcome, Decision, EditConfirmation
+from gemini_tui.core.display import FileDiff
+from gemini_tui.styles import stylesheet
 
 log = logging.getLogger(__name__)
 
-STYLES = Path(__file__).resolve().parent.parent / "styles"
 CHANGED_NOTICE = "File changed on disk; diff updated. Review it again before approving."
 SIDE_BY_SIDE_MIN_WIDTH = 140
 
@@ -45,7 +44,7 @@ class DiffReviewScreen(ModalScreen[Decision]):
     """Review one `EditConfirmation`. Keys typed within `grace_period` seconds of opening (or of the diff
     changing) are ignored, so typed-ahead keys cannot approve a change the user has not seen."""
 
-    CSS_PATH = str(STYLES / "diff_review.tcss")
+    CSS_PATH = str(stylesheet("diff_review.tcss"))
     AUTO_FOCUS = ""  # keys go to the screen's bindings until the reason or the editor is opened
 
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from core.events import (
+from gemini_tui.core.events import (
     CallFinished,
     CallStateChanged,
     ConfirmationRequested,
@@ -22,7 +22,7 @@ from core.events import (
 )
 
 if TYPE_CHECKING:
-    from app.screens.main_screen import MainScreen
+    from gemini_tui.app.screens.main_screen import MainScreen
 
 
 class EventAdapter:

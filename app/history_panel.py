@@ -9,7 +9,6 @@ import base64
 import binascii
 import json
 from dataclasses import dataclass
-from pathlib import Path
 from typing import ClassVar
 
 from textual import on
@@ -23,13 +22,12 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from app.call_format import STATE_ICONS, STATE_WORDS, call_title, format_elapsed, short
-from app.displays import widget_for
-from core.events import CallState, ToolCallInfo
-from core.parts import InlineDataPart, TextPart
-from core.tool import ToolResult
-
-STYLES = Path(__file__).resolve().parent.parent / "styles"
+from gemini_tui.app.call_format import STATE_ICONS, STATE_WORDS, call_title, format_elapsed, short
+from gemini_tui.app.displays import widget_for
+from gemini_tui.core.events import CallState, ToolCallInfo
+from gemini_tui.core.parts import InlineDataPart, TextPart
+from gemini_tui.core.tool import ToolResult
+from gemini_tui.styles import stylesheet
 
 STATE_STYLES: dict[CallState, str] = {
     CallState.validating: "$text-muted",
@@ -280,7 +278,7 @@ class HistoryDetailsScreen(ModalScreen[None]):
     """One call in full: its arguments, what the model was sent, and its display widget."""
 
     CSS_PATH: ClassVar[list[str]] = [
-        str(STYLES / "history.tcss"), str(STYLES / "displays.tcss"), str(STYLES / "diff_review.tcss"),
+        *(str(stylesheet(name)) for name in ("history.tcss", "displays.tcss", "diff_review.tcss")),
     ]
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close"),

@@ -11,13 +11,13 @@ from textual import work
 from textual.app import App
 from textual.binding import Binding, BindingType
 
-from app.commands import GeminiCommands
+from gemini_tui.app.commands import GeminiCommands
+from gemini_tui.styles import stylesheet
 
 if TYPE_CHECKING:
-    from app.screens.main_screen import MainScreen
-    from core.session import Session
+    from gemini_tui.app.screens.main_screen import MainScreen
+    from gemini_tui.core.session import Session
 
-STYLES = Path(__file__).resolve().parent.parent / "styles"
 
 
 EXIT_START_FAILED = 3
@@ -28,9 +28,8 @@ class GeminiApp(App[int]):
     """The app around one `Session`; everything it shows comes from the session's event bus."""
 
     TITLE = "gemini-tui"
-    CSS_PATH: ClassVar = [STYLES / "app.tcss", STYLES / "chat.tcss", STYLES / "prompt.tcss",
-                          *[path for path in (STYLES / "diff_review.tcss", STYLES / "history.tcss",
-                                              STYLES / "displays.tcss") if path.exists()]]
+    CSS_PATH: ClassVar = [stylesheet(name) for name in (
+        "app.tcss", "chat.tcss", "prompt.tcss", "diff_review.tcss", "history.tcss", "displays.tcss")]
     COMMANDS: ClassVar = App.COMMANDS | {GeminiCommands}
     BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", "Quit", show=False, priority=True)]
 
@@ -40,7 +39,7 @@ class GeminiApp(App[int]):
         self.root = (root or Path.cwd()).resolve()
 
     def on_mount(self) -> None:
-        from app.screens.main_screen import MainScreen
+        from gemini_tui.app.screens.main_screen import MainScreen
 
         # A Textual screen holds many objects; with the default thresholds, full collections of them ran every
         # few frames while an answer streamed (100+ ms pauses, half the CPU). Collect far less often.
@@ -64,7 +63,7 @@ class GeminiApp(App[int]):
         self.call_from_thread(screen.attach, session)
 
     def action_help(self) -> None:
-        from app.help import HelpScreen
+        from gemini_tui.app.help import HelpScreen
 
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())

@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from core.abort import AbortSignal
-from core.parts import Part, TextPart
-from core.registry import ToolRegistry
-from core.tool import ToolError
+from gemini_tui.core.abort import AbortSignal
+from gemini_tui.core.parts import Part, TextPart
+from gemini_tui.core.registry import ToolRegistry
+from gemini_tui.core.tool import ToolError
 
 # `@` at the start or after whitespace, then a path where `\ ` escapes a space; a lone `@` or an e-mail is no mention
 _MENTION = re.compile(r"(?:(?<=\s)|^)@((?:\\ |[^\s])+)")

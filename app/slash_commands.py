@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from app.screens.main_screen import MainScreen
+    from gemini_tui.app.screens.main_screen import MainScreen
 
 Handler = Callable[["MainScreen", str], Awaitable[None]]
 
@@ -108,7 +108,7 @@ async def _memory(screen: MainScreen, args: str) -> None:
             if tool is None:
                 await screen.chat.add_notice("The save_memory tool is not enabled.", "error")
                 return
-            from core.abort import AbortSignal
+            from gemini_tui.core.abort import AbortSignal
 
             params = tool.validate_params({"fact": rest.strip()})
             result = await tool.execute(params, AbortSignal())

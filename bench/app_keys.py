@@ -9,7 +9,7 @@ from typing import Any
 from textual import events
 from textual.pilot import Pilot
 
-from app.screens.main_screen import MainScreen
+from gemini_tui.app.screens.main_screen import MainScreen
 
 
 def main_screen(pilot: Pilot[Any]) -> MainScreen:

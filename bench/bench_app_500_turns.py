@@ -11,8 +11,8 @@ from typing import Any
 
 from textual.pilot import Pilot
 
-from app.main import GeminiApp
 from bench.app_keys import key_latency, main_screen, rss_mb
+from gemini_tui.app.main import GeminiApp
 from tests.fakes.scripted_model import ScriptedModel, call, scripted_session, text
 
 TURNS = 500

@@ -9,8 +9,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from app.main import GeminiApp
 from bench.app_keys import key_latency, main_screen
+from gemini_tui.app.main import GeminiApp
 from tests.fakes.scripted_model import ScriptedModel, scripted_session, text
 
 SIZE_BYTES = 100_000

@@ -10,9 +10,9 @@ import time
 
 from textual.app import App
 
-from app.diff_review import DiffReviewScreen
-from core.confirmation import EditConfirmation
-from core.display import FileDiff
+from gemini_tui.app.diff_review import DiffReviewScreen
+from gemini_tui.core.confirmation import EditConfirmation
+from gemini_tui.core.display import FileDiff
 
 LINES = 10_000
 

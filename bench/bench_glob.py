@@ -8,9 +8,9 @@ import statistics
 import time
 from pathlib import Path
 
-from core.abort import AbortSignal
-from tools.glob import GlobTool
-from tools.workspace import Workspace
+from gemini_tui.core.abort import AbortSignal
+from gemini_tui.tools.glob import GlobTool
+from gemini_tui.tools.workspace import Workspace
 
 TARGET_SECONDS = 0.5
 TREE = Path(__file__).parent / ".data" / "glob_tree"

@@ -53,7 +53,7 @@ asyncio.run(main())
 
 def write_request(root: Path, home: Path, path: Path) -> None:
     """The system instruction and declarations gemini-tui sends for `root`, for the floor to send too."""
-    from cli.assemble import build_session
+    from gemini_tui.cli.assemble import build_session
 
     session = build_session(root, env={"GEMINI_API_KEY": "bench"}, home=home)
     path.write_text(json.dumps({"system_instruction": session.system_instruction(),
@@ -92,7 +92,7 @@ def measure(runs: int = RUNS) -> tuple[tuple[float, float], tuple[float, float]]
         floor: list[tuple[float, float]] = []
         for _ in range(runs + 1):  # the first pair warms the OS caches and is not counted
             server.script(reply(text("Looking."), call("list_directory", path=str(root))), reply(text("Listed.")))
-            ours.append(_timed([sys.executable, "-m", "cli.main", "-p", "list"], root, env))
+            ours.append(_timed([sys.executable, "-m", "gemini_tui", "-p", "list"], root, env))
             server.script(reply(text("Looking."), call("list_directory", path=str(root))), reply(text("Listed.")))
             floor.append(_timed([sys.executable, str(floor_script), str(root), str(request)], root, env))
         def medians(samples: list[tuple[float, float]]) -> tuple[float, float]:

@@ -12,9 +12,9 @@ from typing import ClassVar
 
 from textual.app import App, ComposeResult
 
-from app.history_panel import HistoryPanel
-from core.events import CallState, ToolCallInfo
-from core.tool import ToolResult
+from gemini_tui.app.history_panel import HistoryPanel
+from gemini_tui.core.events import CallState, ToolCallInfo
+from gemini_tui.core.tool import ToolResult
 
 STYLES = Path(__file__).resolve().parent.parent / "styles"
 CALLS = 5000

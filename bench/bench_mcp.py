@@ -12,9 +12,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from core.abort import AbortSignal
-from core.discovered_tool import DiscoveredParams
-from core.registry import ToolRegistry
+from gemini_tui.core.abort import AbortSignal
+from gemini_tui.core.discovered_tool import DiscoveredParams
+from gemini_tui.core.registry import ToolRegistry
 
 FAKE = Path(__file__).resolve().parents[1] / "tests" / "fakes" / "mcp_server.py"
 TARGET_CONNECT_S = 1.5
@@ -24,7 +24,7 @@ CALLS = 200
 
 
 async def measure(log_dir: Path) -> tuple[float, float]:
-    from core.mcp import McpManager
+    from gemini_tui.core.mcp import McpManager
 
     manager = McpManager({"fake": {"command": sys.executable, "args": [str(FAKE)], "trust": True}},
                          ToolRegistry(), root=log_dir, log_dir=log_dir)

@@ -8,10 +8,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from core.abort import AbortSignal
-from core.tool import CallContext
-from tools.replace import ReplaceTool
-from tools.workspace import Workspace
+from gemini_tui.core.abort import AbortSignal
+from gemini_tui.core.tool import CallContext
+from gemini_tui.tools.replace import ReplaceTool
+from gemini_tui.tools.workspace import Workspace
 
 TARGET_MS = 50.0
 LINES = 5_000

@@ -10,10 +10,10 @@ import subprocess
 import time
 from pathlib import Path
 
-from core.abort import AbortSignal
-from tools.grep_engines import find_ripgrep
-from tools.search_file_content import SearchFileContentTool
-from tools.workspace import Workspace
+from gemini_tui.core.abort import AbortSignal
+from gemini_tui.tools.grep_engines import find_ripgrep
+from gemini_tui.tools.search_file_content import SearchFileContentTool
+from gemini_tui.tools.workspace import Workspace
 
 TREE = Path(__file__).parent / ".data" / "search_tree"
 STAMP = TREE / ".complete-v1"

@@ -11,10 +11,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from core.abort import AbortSignal
-from core.tool import CallContext
-from tools.shell import ShellParams, ShellTool
-from tools.workspace import Workspace
+from gemini_tui.core.abort import AbortSignal
+from gemini_tui.core.tool import CallContext
+from gemini_tui.tools.shell import ShellParams, ShellTool
+from gemini_tui.tools.workspace import Workspace
 
 MEGABYTES = 100
 # 100 MB of 100-byte lines, written by one process so both sides measure the same producer

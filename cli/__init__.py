@@ -1,3 +1,5 @@
 """The composition root: parses the command line and wires tools, core and app together."""
 
-__version__ = "0.1.0"
+from gemini_tui import __version__
+
+__all__ = ["__version__"]

@@ -2,20 +2,31 @@
 
 from __future__ import annotations
 
-import importlib
 import logging
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from core.config import Settings, load_settings
-from core.events import EventBus, Notice
-from core.models.base import ModelClient
-from core.registry import ToolRegistry
-from core.scheduler import ApprovalMode
-from core.session import Session
-from tools.workspace import Workspace
+from gemini_tui.core.config import Settings, load_settings
+from gemini_tui.core.events import EventBus, Notice
+from gemini_tui.core.models.base import ModelClient
+from gemini_tui.core.registry import ToolRegistry
+from gemini_tui.core.scheduler import ApprovalMode
+from gemini_tui.core.session import Session
+from gemini_tui.tools.glob import GlobTool
+from gemini_tui.tools.list_directory import ListDirectoryTool
+from gemini_tui.tools.read_file import ReadFileTool
+from gemini_tui.tools.read_many_files import ReadManyFilesTool
+from gemini_tui.tools.replace import ReplaceTool
+from gemini_tui.tools.save_memory import SaveMemoryTool
+from gemini_tui.tools.search_file_content import SearchFileContentTool
+from gemini_tui.tools.shell import ShellTool
+from gemini_tui.tools.shell_rules import ShellRules
+from gemini_tui.tools.web_fetch import WebFetchTool
+from gemini_tui.tools.web_search import WebSearchTool
+from gemini_tui.tools.workspace import Workspace
+from gemini_tui.tools.write_file import WriteFileTool
 
 log = logging.getLogger(__name__)
 
@@ -23,34 +34,19 @@ log = logging.getLogger(__name__)
 class ConfigurationError(Exception):
     """The configuration makes a run impossible (not a mere bad setting, which is only a notice)."""
 
-# The file-system tools: (module, class), each constructed as Tool(workspace).
-FILE_TOOLS = (
-    ("tools.list_directory", "ListDirectoryTool"),
-    ("tools.read_file", "ReadFileTool"),
-    ("tools.write_file", "WriteFileTool"),
-    ("tools.glob", "GlobTool"),
-    ("tools.read_many_files", "ReadManyFilesTool"),
-    ("tools.search_file_content", "SearchFileContentTool"),
-    ("tools.replace", "ReplaceTool"),
+# The file-system tools, each constructed as Tool(workspace). Imported directly: a broken tool module must fail
+# loudly (and the tests with it), not leave the model without the tool.
+FILE_TOOLS: tuple[type[Any], ...] = (
+    ListDirectoryTool, ReadFileTool, WriteFileTool, GlobTool, ReadManyFilesTool, SearchFileContentTool, ReplaceTool,
 )
-
-
-def _tool_class(module: str, name: str) -> type[Any] | None:
-    """Imported on demand, so a tool that is missing or broken leaves the others working (and says why)."""
-    try:
-        return getattr(importlib.import_module(module), name)
-    except (ImportError, AttributeError) as exc:
-        log.warning("tool %s.%s not available: %s", module, name, exc)
-        return None
 
 
 def build_registry(settings: Settings, workspace: Workspace, env: Mapping[str, str] | None = None,
                    on_memory_saved: Callable[[], Any] | None = None) -> ToolRegistry:
     """Every built-in tool the settings allow (`tools.core` / `tools.exclude`)."""
     registry = ToolRegistry(allow=settings.tools_core, deny=settings.tools_exclude)
-    for module, name in FILE_TOOLS:
-        if (cls := _tool_class(module, name)) is not None:
-            registry.register(cls(workspace))
+    for cls in FILE_TOOLS:
+        registry.register(cls(workspace))
     register_extension_tools(registry, settings, workspace, env, on_memory_saved)
     return registry
 
@@ -62,28 +58,12 @@ def register_extension_tools(registry: ToolRegistry, settings: Settings, workspa
     """The built-ins beyond the file system, and tools found by `tools.discoveryCommand`."""
     env = os.environ if env is None else env
 
-    def shell(cls: type[Any]) -> Any:
-        from tools.shell_rules import ShellRules
-
-        rules = ShellRules(core=settings.tools_core, exclude=settings.tools_exclude, allowed=settings.tools_allowed)
-        return cls(workspace, rules)
-
-    builders: list[tuple[str, str, Callable[[type[Any]], Any]]] = [
-        ("tools.shell", "ShellTool", shell),
-        ("tools.web_fetch", "WebFetchTool", lambda cls: cls(allow_private=settings.web_fetch_private_addresses)),
-        ("tools.web_search", "WebSearchTool",
-         lambda cls: cls(api_key(env), base_url=env.get("GOOGLE_GEMINI_BASE_URL") or None)),
-        ("tools.save_memory", "SaveMemoryTool",
-         lambda cls: cls(settings.gemini_dir, on_saved=on_memory_saved, file_name=settings.context_file_names[0])),
-    ]
-    for module, name, build in builders:
-        if (cls := _tool_class(module, name)) is None:
-            continue
-        try:
-            registry.register(build(cls))
-        except Exception as exc:  # one tool's wiring bug must not take the others down
-            log.warning("tool %s could not be built: %s", name, exc)
-            registry.skipped[name] = f"could not be built: {exc}"
+    rules = ShellRules(core=settings.tools_core, exclude=settings.tools_exclude, allowed=settings.tools_allowed)
+    registry.register(ShellTool(workspace, rules))
+    registry.register(WebFetchTool(allow_private=settings.web_fetch_private_addresses))
+    registry.register(WebSearchTool(api_key(env), base_url=env.get("GOOGLE_GEMINI_BASE_URL") or None))
+    registry.register(SaveMemoryTool(settings.gemini_dir, on_saved=on_memory_saved,
+                                     file_name=settings.context_file_names[0]))
 
 
 def attach_discovery(session: Session, settings: Settings, root: Path) -> None:
@@ -91,7 +71,7 @@ def attach_discovery(session: Session, settings: Settings, root: Path) -> None:
     problems) when it ends, so a slow or hanging command never holds up the session being built."""
     if not settings.discovery_command:
         return
-    from core.discovered_tool import BackgroundDiscovery
+    from gemini_tui.core.discovered_tool import BackgroundDiscovery
 
     session.discovery = BackgroundDiscovery(settings.discovery_command, settings.call_command, cwd=str(root))
 
@@ -100,7 +80,7 @@ def attach_mcp(session: Session, settings: Settings, registry: ToolRegistry, roo
     """An McpManager for `mcpServers`; it connects when the session starts (the `mcp` SDK loads only then)."""
     if not settings.mcp_servers:
         return
-    from core.mcp import McpManager
+    from gemini_tui.core.mcp import McpManager
 
     session.mcp = McpManager(settings.mcp_servers, registry, session.bus, root=root)
 
@@ -112,14 +92,14 @@ def api_key(env: Mapping[str, str]) -> str | None:
 
 def choose_model_name(flag: str | None, settings: Settings, env: Mapping[str, str]) -> str:
     """`-m`, then `GEMINI_MODEL`, then settings `model.name`, then the default."""
-    from core.config import DEFAULT_MODEL
+    from gemini_tui.core.config import DEFAULT_MODEL
 
     return flag or env.get("GEMINI_MODEL") or settings.model_name or DEFAULT_MODEL
 
 
 def build_model(name: str, root: Path, env: Mapping[str, str]) -> tuple[ModelClient, str | None]:
     """The client for `name`, and a notice when it is the offline demo model."""
-    from core.models.offline import OFFLINE_MODEL_NAME, OfflineModel
+    from gemini_tui.core.models.offline import OFFLINE_MODEL_NAME, OfflineModel
 
     if name == OFFLINE_MODEL_NAME:
         return OfflineModel(root), "Using the offline demo model (-m offline): it follows fixed phrases; try 'help'."
@@ -129,7 +109,7 @@ def build_model(name: str, root: Path, env: Mapping[str, str]) -> tuple[ModelCli
     if key is None:
         return OfflineModel(root), ("No GEMINI_API_KEY set: using the offline demo model, not Gemini. "
                                     "It follows fixed phrases such as 'list .' or 'read README.md'.")
-    from core.models.gemini import GeminiModel
+    from gemini_tui.core.models.gemini import GeminiModel
 
     base_url = env.get("GOOGLE_GEMINI_BASE_URL") or None
     if base_url is not None and not base_url.startswith(("http://", "https://")):

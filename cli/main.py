@@ -9,7 +9,7 @@ import sys
 import threading
 from pathlib import Path
 
-from cli import __version__
+from gemini_tui.cli import __version__
 
 APPROVAL_MODES = ("default", "auto_edit", "yolo")
 OUTPUT_FORMATS = ("text", "json", "stream-json")
@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.model != "offline" and (os.environ.get("GEMINI_API_KEY") or os.environ.get("GOOGLE_API_KEY")):
         # google-genai takes as long to import as everything else together: start it now, on a thread
         threading.Thread(target=_import_genai, daemon=True).start()
-    from cli.assemble import ConfigurationError, build_session
+    from gemini_tui.cli.assemble import ConfigurationError, build_session
 
     try:
         session = build_session(model=args.model, approval_mode=mode, interactive=False, prewarm=True)
@@ -109,7 +109,7 @@ def _import_genai() -> None:
 def _headless(session: object, prompt: str, output_format: str) -> int:
     import asyncio
 
-    from core.headless import EXIT_INTERRUPTED, HeadlessPrinter
+    from gemini_tui.core.headless import EXIT_INTERRUPTED, HeadlessPrinter
 
     printer = HeadlessPrinter(output_format, sys.stdout, sys.stderr)  # type: ignore[arg-type]
 
@@ -164,7 +164,7 @@ def _exit_now(code: int) -> None:
 
 
 def _build_interactive(model: str | None, mode: str) -> object:
-    from cli.assemble import ConfigurationError, build_session
+    from gemini_tui.cli.assemble import ConfigurationError, build_session
 
     try:
         return build_session(model=model, approval_mode=mode, interactive=True)
@@ -174,7 +174,7 @@ def _build_interactive(model: str | None, mode: str) -> object:
 
 def _interactive(session: object) -> int:
     try:
-        from app.main import run
+        from gemini_tui.app.main import run
     except ImportError as exc:
         print(f"gemini-tui: the full-screen app is not available ({exc}); use -p PROMPT.", file=sys.stderr)
         return 1

@@ -6,7 +6,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from enum import StrEnum
 
-from core.display import FileDiff
+from gemini_tui.core.display import FileDiff
 
 
 class ConfirmationOutcome(StrEnum):

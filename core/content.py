@@ -5,8 +5,8 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from core.models.base import Content, ContentPart, FunctionCall, FunctionResponse, ThoughtPart
-from core.parts import InlineDataPart, TextPart
+from gemini_tui.core.models.base import Content, ContentPart, FunctionCall, FunctionResponse, ThoughtPart
+from gemini_tui.core.parts import InlineDataPart, TextPart
 
 
 def _b64(data: bytes | None) -> str | None:

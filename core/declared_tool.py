@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import ConfigDict
 
-from core.tool import BaseTool, ToolError, ToolErrorKind, ToolKind, ToolParams
+from gemini_tui.core.tool import BaseTool, ToolError, ToolErrorKind, ToolKind, ToolParams
 
 
 class DeclaredParams(ToolParams):

@@ -15,11 +15,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.abort import AbortSignal
-from core.confirmation import ConfirmationDetails, InfoConfirmation
-from core.declared_tool import DeclaredParams, DeclaredTool
-from core.schema import SchemaError, clean_schema
-from core.tool import CallContext, ToolError, ToolErrorKind, ToolResult
+from gemini_tui.core.abort import AbortSignal
+from gemini_tui.core.confirmation import ConfirmationDetails, InfoConfirmation
+from gemini_tui.core.declared_tool import DeclaredParams, DeclaredTool
+from gemini_tui.core.schema import SchemaError, clean_schema
+from gemini_tui.core.tool import CallContext, ToolError, ToolErrorKind, ToolResult
 
 FUNCTION_NAME = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_.\-]{0,63}$")
 DISCOVERY_TIMEOUT_S = 30.0

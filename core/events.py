@@ -10,10 +10,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from core.confirmation import ConfirmationDetails, Decision
+from gemini_tui.core.confirmation import ConfirmationDetails, Decision
 
 if TYPE_CHECKING:  # only an annotation here; importing core.tool (pydantic) would slow the app's first frame
-    from core.tool import ToolResult
+    from gemini_tui.core.tool import ToolResult
 
 
 class CallState(StrEnum):

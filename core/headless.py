@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any, TextIO
 
-from core.events import (
+from gemini_tui.core.events import (
     CallFinished,
     CallState,
     CallStateChanged,
@@ -25,8 +25,8 @@ from core.events import (
     TurnFinished,
     TurnStarted,
 )
-from core.session import Session
-from core.stats import CallDecision, SessionStats
+from gemini_tui.core.session import Session
+from gemini_tui.core.stats import CallDecision, SessionStats
 
 
 class OutputFormat(StrEnum):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from core.models.base import FunctionCall
+from gemini_tui.core.models.base import FunctionCall
 
 CALL_REPEAT_LIMIT = 5
 CHUNK_SIZE = 50  # characters compared at a time

@@ -7,8 +7,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from core.declared_tool import DeclaredTool
-from core.tool import BaseTool
+from gemini_tui.core.declared_tool import DeclaredTool
+from gemini_tui.core.tool import BaseTool
 
 DISABLED = "disabled by tools.core / tools.exclude"
 _CALL_FORM = re.compile(r"^\s*([\w.\-]+)\s*(?:\((.*)\))?\s*$", re.S)

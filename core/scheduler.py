@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from core.abort import AbortSignal
-from core.confirmation import (
+from gemini_tui.core.abort import AbortSignal
+from gemini_tui.core.confirmation import (
     ConfirmationDetails,
     ConfirmationOutcome,
     Decision,
@@ -21,8 +21,8 @@ from core.confirmation import (
     ExecConfirmation,
     McpConfirmation,
 )
-from core.display import FileDiff
-from core.events import (
+from gemini_tui.core.display import FileDiff
+from gemini_tui.core.events import (
     CallFinished,
     CallState,
     CallStateChanged,
@@ -31,11 +31,11 @@ from core.events import (
     ToolCallInfo,
     ToolOutputChunk,
 )
-from core.models.base import FunctionCall, FunctionResponse
-from core.parts import InlineDataPart, TextPart
-from core.registry import ToolRegistry, tool_rule_name
-from core.stats import CallDecision, SessionStats
-from core.tool import BaseTool, CallContext, ToolErrorKind, ToolResult
+from gemini_tui.core.models.base import FunctionCall, FunctionResponse
+from gemini_tui.core.parts import InlineDataPart, TextPart
+from gemini_tui.core.registry import ToolRegistry, tool_rule_name
+from gemini_tui.core.stats import CallDecision, SessionStats
+from gemini_tui.core.tool import BaseTool, CallContext, ToolErrorKind, ToolResult
 
 log = logging.getLogger(__name__)
 

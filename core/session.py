@@ -14,11 +14,11 @@ from collections.abc import AsyncIterator, Awaitable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from core.abort import AbortSignal, finished_unless_aborted
-from core.config import Settings
-from core.content import contents_from_json, contents_to_json
-from core.context import Memory, load_memory
-from core.events import (
+from gemini_tui.core.abort import AbortSignal, finished_unless_aborted
+from gemini_tui.core.config import Settings
+from gemini_tui.core.content import contents_from_json, contents_to_json
+from gemini_tui.core.context import Memory, load_memory
+from gemini_tui.core.events import (
     ErrorOccurred,
     EventBus,
     Notice,
@@ -30,8 +30,8 @@ from core.events import (
     TurnStarted,
     UsageUpdated,
 )
-from core.loop_detection import LoopDetector
-from core.models.base import (
+from gemini_tui.core.loop_detection import LoopDetector
+from gemini_tui.core.models.base import (
     CallChunk,
     Content,
     ContentPart,
@@ -47,10 +47,10 @@ from core.models.base import (
     ThoughtPart,
     UsageChunk,
 )
-from core.parts import Part, TextPart
-from core.registry import ToolRegistry
-from core.scheduler import ApprovalMode, Scheduler
-from core.stats import SessionStats
+from gemini_tui.core.parts import Part, TextPart
+from gemini_tui.core.registry import ToolRegistry
+from gemini_tui.core.scheduler import ApprovalMode, Scheduler
+from gemini_tui.core.stats import SessionStats
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

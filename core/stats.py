@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from core.events import Usage
+from gemini_tui.core.events import Usage
 
 
 class CallDecision(StrEnum):

@@ -12,11 +12,11 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from core.abort import AbortSignal
-from core.confirmation import ConfirmationDetails
-from core.display import Display, ErrorDisplay
-from core.parts import Part
-from core.schema import clean_schema
+from gemini_tui.core.abort import AbortSignal
+from gemini_tui.core.confirmation import ConfirmationDetails
+from gemini_tui.core.display import Display, ErrorDisplay
+from gemini_tui.core.parts import Part
+from gemini_tui.core.schema import clean_schema
 
 log = logging.getLogger(__name__)
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tools.workspace import Workspace
+from gemini_tui.tools.workspace import Workspace
 
 if TYPE_CHECKING:
     from tests.fakes.gemini_server import FakeGeminiServer

@@ -3,16 +3,16 @@
 import subprocess
 import sys
 
-from cli import __version__
+from gemini_tui.cli import __version__
 
 
 def test_version() -> None:
-    out = subprocess.run([sys.executable, "-m", "cli.main", "--version"], capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-m", "gemini_tui", "--version"], capture_output=True, text=True)
     assert out.returncode == 0
     assert out.stdout.strip() == f"gemini-tui {__version__}"
 
 
 def test_help() -> None:
-    out = subprocess.run([sys.executable, "-m", "cli.main", "--help"], capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-m", "gemini_tui", "--help"], capture_output=True, text=True)
     assert out.returncode == 0
     assert "usage: gemini-tui" in out.stdout

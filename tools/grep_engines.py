@@ -14,9 +14,9 @@ import shutil
 import sys
 from pathlib import Path
 
-from core.abort import AbortSignal
-from tools.grep_pattern import GrepPattern, IncludeGlob
-from tools.workspace import DEFAULT_EXCLUDED_DIRS, DEFAULT_EXCLUDED_FILES, Workspace
+from gemini_tui.core.abort import AbortSignal
+from gemini_tui.tools.grep_pattern import GrepPattern, IncludeGlob
+from gemini_tui.tools.workspace import DEFAULT_EXCLUDED_DIRS, DEFAULT_EXCLUDED_FILES, Workspace
 
 # Bytes that cannot be UTF-8 (a lone continuation byte, a lead byte before ASCII): files in a legacy encoding,
 # which Python decodes (cp1252) but a byte-level regex cannot match with `.`, `\w` or non-ASCII text.

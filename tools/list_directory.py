@@ -8,11 +8,11 @@ from pathlib import Path
 
 from pydantic import AliasChoices, Field
 
-from core.abort import AbortSignal
-from core.display import DirectoryListing, ListingEntry
-from core.tool import BaseTool, CallContext, ToolError, ToolErrorKind, ToolKind, ToolParams, ToolResult
-from tools.glob_pattern import compile_glob
-from tools.workspace import Workspace, WorkspaceError
+from gemini_tui.core.abort import AbortSignal
+from gemini_tui.core.display import DirectoryListing, ListingEntry
+from gemini_tui.core.tool import BaseTool, CallContext, ToolError, ToolErrorKind, ToolKind, ToolParams, ToolResult
+from gemini_tui.tools.glob_pattern import compile_glob
+from gemini_tui.tools.workspace import Workspace, WorkspaceError
 
 
 class ListDirectoryParams(ToolParams):

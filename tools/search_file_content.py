@@ -15,10 +15,10 @@ from typing import Literal
 
 from pydantic import Field
 
-from core.abort import AbortSignal
-from core.display import LineMatch, SearchMatches
-from core.tool import BaseTool, CallContext, ToolError, ToolErrorKind, ToolKind, ToolParams, ToolResult
-from tools.grep_engines import (
+from gemini_tui.core.abort import AbortSignal
+from gemini_tui.core.display import LineMatch, SearchMatches
+from gemini_tui.core.tool import BaseTool, CallContext, ToolError, ToolErrorKind, ToolKind, ToolParams, ToolResult
+from gemini_tui.tools.grep_engines import (
     CandidateGate,
     EngineUnavailable,
     SearchCancelled,
@@ -27,9 +27,9 @@ from tools.grep_engines import (
     ripgrep_candidates,
     walk_candidates,
 )
-from tools.grep_pattern import GlobError, GrepPattern, IncludeGlob, PatternError
-from tools.text_file import decode_text
-from tools.workspace import FileType, Workspace, WorkspaceError, sniff_bytes
+from gemini_tui.tools.grep_pattern import GlobError, GrepPattern, IncludeGlob, PatternError
+from gemini_tui.tools.text_file import decode_text
+from gemini_tui.tools.workspace import FileType, Workspace, WorkspaceError, sniff_bytes
 
 log = logging.getLogger(__name__)
 

@@ -13,14 +13,14 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from core.abort import AbortSignal
-from core.confirmation import ConfirmationDetails, ExecConfirmation
-from core.display import ShellOutput
-from core.tool import BaseTool, CallContext, ToolError, ToolErrorKind, ToolKind, ToolParams, ToolResult
-from tools.captured_output import CapturedOutput, plain_text, private_output_dir
-from tools.process_group import end_group, group_members
-from tools.shell_rules import ShellRules, has_command_substitution, root_commands
-from tools.workspace import Workspace, WorkspaceError
+from gemini_tui.core.abort import AbortSignal
+from gemini_tui.core.confirmation import ConfirmationDetails, ExecConfirmation
+from gemini_tui.core.display import ShellOutput
+from gemini_tui.core.tool import BaseTool, CallContext, ToolError, ToolErrorKind, ToolKind, ToolParams, ToolResult
+from gemini_tui.tools.captured_output import CapturedOutput, plain_text, private_output_dir
+from gemini_tui.tools.process_group import end_group, group_members
+from gemini_tui.tools.shell_rules import ShellRules, has_command_substitution, root_commands
+from gemini_tui.tools.workspace import Workspace, WorkspaceError
 
 DEFAULT_INACTIVITY_TIMEOUT_S = 120.0
 DEFAULT_OUTPUT_LIMIT = 64_000

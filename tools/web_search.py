@@ -7,9 +7,9 @@ from typing import Any
 
 from pydantic import Field
 
-from core.abort import AbortSignal, finished_unless_aborted
-from core.display import SearchAnswer, SearchSource
-from core.tool import BaseTool, CallContext, ToolError, ToolErrorKind, ToolKind, ToolParams, ToolResult
+from gemini_tui.core.abort import AbortSignal, finished_unless_aborted
+from gemini_tui.core.display import SearchAnswer, SearchSource
+from gemini_tui.core.tool import BaseTool, CallContext, ToolError, ToolErrorKind, ToolKind, ToolParams, ToolResult
 
 DEFAULT_SEARCH_MODEL = "gemini-2.5-flash"
 API_VERSION = "v1beta"

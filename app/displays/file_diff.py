@@ -7,10 +7,10 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static
 
-from app.diff_hunks import hunks_of
-from app.diff_view import DiffView
-from app.displays.registry import register_display
-from core.display import FileDiff
+from gemini_tui.app.diff_hunks import hunks_of
+from gemini_tui.app.diff_view import DiffView
+from gemini_tui.app.displays.registry import register_display
+from gemini_tui.core.display import FileDiff
 
 
 class FileDiffDisplay(Vertical):

@@ -8,8 +8,8 @@ import binascii
 from textual.content import Content
 from textual.widgets import Static
 
-from app.displays.registry import register_display
-from core.display import McpResult
+from gemini_tui.app.displays.registry import register_display
+from gemini_tui.core.display import McpResult
 
 
 class McpResultDisplay(Static):

@@ -39,7 +39,7 @@ def _load_builtins() -> None:
         return
     _builtins_loaded = True
     # imported here, not at the top: each module registers itself and imports this one
-    from app.displays import (  # noqa: F401
+    from gemini_tui.app.displays import (  # noqa: F401
         directory_listing,
         error,
         fallback,

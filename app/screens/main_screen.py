@@ -17,21 +17,21 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static
 
-from app.chat import ChatPane
-from app.confirm_bar import ConfirmBar
-from app.confirmations import ConfirmationQueue
-from app.event_adapter import EventAdapter
-from app.key_bar import KeyBar
-from app.prompt import PromptArea, PromptInput
-from app.queue import ToolQueue
-from app.slash_commands import command_help, run_command
-from app.status import StatusLine
-from core.events import Event, McpServerStatusChanged, ToolCallInfo
+from gemini_tui.app.chat import ChatPane
+from gemini_tui.app.confirm_bar import ConfirmBar
+from gemini_tui.app.confirmations import ConfirmationQueue
+from gemini_tui.app.event_adapter import EventAdapter
+from gemini_tui.app.key_bar import KeyBar
+from gemini_tui.app.prompt import PromptArea, PromptInput
+from gemini_tui.app.queue import ToolQueue
+from gemini_tui.app.slash_commands import command_help, run_command
+from gemini_tui.app.status import StatusLine
+from gemini_tui.core.events import Event, McpServerStatusChanged, ToolCallInfo
 
 if TYPE_CHECKING:
-    from core.abort import AbortSignal
-    from core.session import Session
-    from core.tool import ToolResult
+    from gemini_tui.core.abort import AbortSignal
+    from gemini_tui.core.session import Session
+    from gemini_tui.core.tool import ToolResult
 
 QUIT_WINDOW = 1.0  # seconds within which a second Ctrl+C quits
 WARM_UP_DELAY = 1.0  # seconds after the first frame: the first frame never waits for the model's SDK
@@ -40,7 +40,7 @@ WARM_UP_DELAY = 1.0  # seconds after the first frame: the first frame never wait
 def history_panel() -> Widget:
     """The Ctrl+B side panel, or a placeholder when the panel module is missing."""
     try:
-        from app.history_panel import HistoryPanel
+        from gemini_tui.app.history_panel import HistoryPanel
     except ImportError:
         return Static("Tool history is not available.", id="history")
     return HistoryPanel(id="history")
@@ -216,7 +216,7 @@ class MainScreen(Screen[None]):
     async def send(self, text: str) -> None:
         self.set_busy(True)
         try:
-            from app.mentions import MentionError, expand_mentions
+            from gemini_tui.app.mentions import MentionError, expand_mentions
 
             await self.chat.start_turn(text)
             try:
@@ -236,8 +236,8 @@ class MainScreen(Screen[None]):
             if self.session.registry.get("run_shell_command") is None:
                 await self.chat.add_notice("The shell tool is disabled by the settings.", "error")
                 return
-            from core.abort import AbortSignal
-            from core.models.base import FunctionCall
+            from gemini_tui.core.abort import AbortSignal
+            from gemini_tui.core.models.base import FunctionCall
 
             # through the scheduler, so the command is confirmed like any other and shows in the queue
             self._shell_abort = AbortSignal()
@@ -252,8 +252,8 @@ class MainScreen(Screen[None]):
 
     def _remember_shell(self, command: str, responses: list[Any]) -> None:
         """The command and what it printed join the history, so the model sees them with the next prompt."""
-        from core.models.base import Content
-        from core.parts import TextPart
+        from gemini_tui.core.models.base import Content
+        from gemini_tui.core.parts import TextPart
 
         for response in responses:
             result = response.response.get("output", response.response.get("error", ""))
@@ -272,7 +272,7 @@ class MainScreen(Screen[None]):
 
     async def show_history(self) -> None:
         """After /chat resume: the restored conversation's text, so the user sees where they are."""
-        from core.parts import TextPart
+        from gemini_tui.core.parts import TextPart
 
         for content in self.session.history:
             texts = [p.text for p in content.parts if isinstance(p, TextPart)]
@@ -318,7 +318,7 @@ class MainScreen(Screen[None]):
     def action_toggle_yolo(self) -> None:
         if not self.ready:
             return
-        from core.scheduler import ApprovalMode
+        from gemini_tui.core.scheduler import ApprovalMode
 
         mode = ApprovalMode.default if self.session.approval_mode is ApprovalMode.yolo else ApprovalMode.yolo
         self.set_mode(mode)

@@ -2,7 +2,7 @@
 
 Importing this package does not import the `mcp` SDK; connections import it when they start."""
 
-from core.mcp.servers import McpManager, McpServerStatus
-from core.mcp.tool import DiscoveredMCPTool
+from gemini_tui.core.mcp.servers import McpManager, McpServerStatus
+from gemini_tui.core.mcp.tool import DiscoveredMCPTool
 
 __all__ = ["DiscoveredMCPTool", "McpManager", "McpServerStatus"]

@@ -10,8 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from core.config import McpServerConfig
-from core.events import McpServerState
+from gemini_tui.core.config import McpServerConfig
+from gemini_tui.core.events import McpServerState
 
 log = logging.getLogger(__name__)
 

@@ -6,8 +6,8 @@ import base64
 import json
 from typing import Any
 
-from core.display import McpImage, McpResult
-from core.parts import InlineDataPart, Part, TextPart
+from gemini_tui.core.display import McpImage, McpResult
+from gemini_tui.core.parts import InlineDataPart, Part, TextPart
 
 # What Gemini accepts as inline data; other binary content is described in text instead.
 _INLINE_PREFIXES = ("image/", "audio/", "video/", "application/pdf")

@@ -11,13 +11,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.config import McpServerConfig
-from core.events import EventBus, McpServerState, McpServerStatusChanged
-from core.mcp.connection import DEFAULT_CONNECT_TIMEOUT_S, McpConnection
-from core.mcp.naming import mcp_tool_name
-from core.mcp.tool import DiscoveredMCPTool
-from core.registry import ToolRegistry, tool_rule_name
-from core.schema import SchemaError, clean_schema
+from gemini_tui.core.config import McpServerConfig
+from gemini_tui.core.events import EventBus, McpServerState, McpServerStatusChanged
+from gemini_tui.core.mcp.connection import DEFAULT_CONNECT_TIMEOUT_S, McpConnection
+from gemini_tui.core.mcp.naming import mcp_tool_name
+from gemini_tui.core.mcp.tool import DiscoveredMCPTool
+from gemini_tui.core.registry import ToolRegistry, tool_rule_name
+from gemini_tui.core.schema import SchemaError, clean_schema
 
 
 @dataclass(frozen=True)

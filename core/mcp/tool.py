@@ -5,12 +5,12 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from core.abort import AbortSignal, finished_unless_aborted
-from core.confirmation import ConfirmationDetails, McpConfirmation
-from core.declared_tool import DeclaredParams, DeclaredTool
-from core.mcp.connection import McpConnection, McpUnavailable, describe_error
-from core.mcp.results import result_parts, to_display, to_llm_content
-from core.tool import CallContext, ToolError, ToolErrorKind, ToolResult
+from gemini_tui.core.abort import AbortSignal, finished_unless_aborted
+from gemini_tui.core.confirmation import ConfirmationDetails, McpConfirmation
+from gemini_tui.core.declared_tool import DeclaredParams, DeclaredTool
+from gemini_tui.core.mcp.connection import McpConnection, McpUnavailable, describe_error
+from gemini_tui.core.mcp.results import result_parts, to_display, to_llm_content
+from gemini_tui.core.tool import CallContext, ToolError, ToolErrorKind, ToolResult
 
 
 class DiscoveredMCPTool(DeclaredTool):

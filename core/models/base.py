@@ -6,9 +6,9 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from core.abort import AbortSignal
-from core.events import Usage
-from core.parts import InlineDataPart, TextPart
+from gemini_tui.core.abort import AbortSignal
+from gemini_tui.core.events import Usage
+from gemini_tui.core.parts import InlineDataPart, TextPart
 
 
 @dataclass(frozen=True)

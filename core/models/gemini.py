@@ -11,9 +11,9 @@ import time
 from collections.abc import AsyncIterator
 from typing import Any
 
-from core.abort import AbortSignal
-from core.events import Usage
-from core.models.base import (
+from gemini_tui.core.abort import AbortSignal
+from gemini_tui.core.events import Usage
+from gemini_tui.core.models.base import (
     CallChunk,
     Content,
     CutShortChunk,
@@ -28,8 +28,8 @@ from core.models.base import (
     ThoughtPart,
     UsageChunk,
 )
-from core.models.retry import LONGEST_HONOURED_DELAY_S, RetryPolicy, is_retryable_status, server_retry_delay
-from core.parts import InlineDataPart, TextPart
+from gemini_tui.core.models.retry import LONGEST_HONOURED_DELAY_S, RetryPolicy, is_retryable_status, server_retry_delay
+from gemini_tui.core.parts import InlineDataPart, TextPart
 
 API_VERSION = "v1beta"
 _ids = itertools.count(1)

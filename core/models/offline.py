@@ -9,9 +9,9 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
-from core.abort import AbortSignal
-from core.events import Usage
-from core.models.base import (
+from gemini_tui.core.abort import AbortSignal
+from gemini_tui.core.events import Usage
+from gemini_tui.core.models.base import (
     CallChunk,
     Content,
     FunctionCall,
@@ -21,7 +21,7 @@ from core.models.base import (
     TextChunk,
     UsageChunk,
 )
-from core.parts import TextPart
+from gemini_tui.core.parts import TextPart
 
 OFFLINE_MODEL_NAME = "offline"
 

@@ -9,8 +9,8 @@ from typing import Any
 
 from textual.pilot import Pilot
 
-from app.main import GeminiApp
-from app.screens.main_screen import MainScreen
+from gemini_tui.app.main import GeminiApp
+from gemini_tui.app.screens.main_screen import MainScreen
 from tests.fakes.scripted_model import ScriptedModel, scripted_session
 
 

@@ -9,10 +9,10 @@ from pathlib import Path
 from textual.app import App
 from textual.widgets import Input
 
-from app.diff_review import CHANGED_NOTICE, DiffReviewScreen, ProposalEditor
-from app.diff_view import DiffView
-from core.confirmation import ConfirmationOutcome, Decision, EditConfirmation
-from core.display import FileDiff
+from gemini_tui.app.diff_review import CHANGED_NOTICE, DiffReviewScreen, ProposalEditor
+from gemini_tui.app.diff_view import DiffView
+from gemini_tui.core.confirmation import ConfirmationOutcome, Decision, EditConfirmation
+from gemini_tui.core.display import FileDiff
 
 
 class Harness(App[None]):

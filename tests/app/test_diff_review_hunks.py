@@ -6,7 +6,7 @@ import difflib
 import itertools
 import random
 
-from app.diff_hunks import LineKind, apply_hunks, compute_hunks, hunks_of, parse_unified, rejection_feedback
+from gemini_tui.app.diff_hunks import LineKind, apply_hunks, compute_hunks, hunks_of, parse_unified, rejection_feedback
 
 
 def numbered(n: int) -> list[str]:
@@ -94,7 +94,7 @@ def test_feedback_names_rejected_hunks() -> None:
 
 
 def test_parsed_unified_diff_equals_recomputed_hunks() -> None:
-    from core.display import FileDiff
+    from gemini_tui.core.display import FileDiff
 
     old = numbered(200)
     new = list(old)
@@ -112,7 +112,7 @@ def test_parsed_unified_diff_equals_recomputed_hunks() -> None:
 
 
 def test_stale_or_broken_diff_text_falls_back_to_diffing() -> None:
-    from core.display import FileDiff
+    from gemini_tui.core.display import FileDiff
 
     stale = FileDiff.between("/r/a.txt", "a\nb\n", "a\nc\n").diff
     hunks = hunks_of("x\nb\n", "x\nc\n", stale)  # same shape, other text: must not be trusted

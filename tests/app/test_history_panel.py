@@ -8,12 +8,12 @@ from typing import ClassVar
 from textual.app import App, ComposeResult
 from textual.widgets import Input, OptionList, Static
 
-from app.displays.error import ErrorDisplayWidget
-from app.history_panel import HistoryDetailsScreen, HistoryPanel, llm_text
-from core.display import ErrorDisplay
-from core.events import CallState, ToolCallInfo
-from core.parts import InlineDataPart, TextPart
-from core.tool import ToolErrorKind, ToolResult
+from gemini_tui.app.displays.error import ErrorDisplayWidget
+from gemini_tui.app.history_panel import HistoryDetailsScreen, HistoryPanel, llm_text
+from gemini_tui.core.display import ErrorDisplay
+from gemini_tui.core.events import CallState, ToolCallInfo
+from gemini_tui.core.parts import InlineDataPart, TextPart
+from gemini_tui.core.tool import ToolErrorKind, ToolResult
 
 STYLES = Path(__file__).resolve().parents[2] / "styles"
 

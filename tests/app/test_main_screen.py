@@ -5,11 +5,11 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from app.answer import AnswerBlock, ThoughtBlock
-from app.chat import ToolCallCard
-from app.screens.main_screen import MainScreen
-from core.events import CallState
-from core.scheduler import ApprovalMode
+from gemini_tui.app.answer import AnswerBlock, ThoughtBlock
+from gemini_tui.app.chat import ToolCallCard
+from gemini_tui.app.screens.main_screen import MainScreen
+from gemini_tui.core.events import CallState
+from gemini_tui.core.scheduler import ApprovalMode
 from tests.app.app_driver import main_screen, make_app, type_and_send, wait_for
 from tests.fakes.scripted_model import ScriptedModel, call, text, thought
 
@@ -131,8 +131,8 @@ async def test_ansi_themes_keep_the_prompt_and_the_confirmation_readable(root: P
 
 
 async def test_help_shows_its_own_keys(root: Path, tmp_path: Path) -> None:
-    from app.help import HelpScreen
-    from app.key_bar import KeyBar
+    from gemini_tui.app.help import HelpScreen
+    from gemini_tui.app.key_bar import KeyBar
 
     app = make_app(root, tmp_path, ScriptedModel())
     async with app.run_test(size=(110, 32)) as pilot:

@@ -12,8 +12,8 @@ REPO = Path(__file__).resolve().parents[2]
 PROBE = r"""
 import asyncio, json, sys
 from pathlib import Path
-from cli.assemble import build_session
-from app.main import GeminiApp
+from gemini_tui.cli.assemble import build_session
+from gemini_tui.app.main import GeminiApp
 
 async def main():
     session = build_session(sys.argv[1], env={"GEMINI_API_KEY": "test", "GOOGLE_GEMINI_BASE_URL": "http://127.0.0.1:9"},
@@ -42,7 +42,7 @@ def test_first_frame_without_genai_or_mcp(root: Path, tmp_path: Path) -> None:
 async def test_prompt_typed_before_the_session_is_ready_is_sent(root: Path, tmp_path: Path) -> None:
     import threading
 
-    from app.main import GeminiApp
+    from gemini_tui.app.main import GeminiApp
     from tests.app.app_driver import main_screen, type_and_send, wait_for
     from tests.fakes.scripted_model import ScriptedModel, scripted_session, text
 
@@ -67,7 +67,7 @@ async def test_prompt_typed_before_the_session_is_ready_is_sent(root: Path, tmp_
 
 
 async def test_a_session_that_cannot_be_built_ends_the_app(root: Path) -> None:
-    from app.main import EXIT_START_FAILED, GeminiApp
+    from gemini_tui.app.main import EXIT_START_FAILED, GeminiApp
 
     def build() -> object:
         raise RuntimeError("configuration error: 'x y' is not a model name")

@@ -10,17 +10,17 @@ from pathlib import Path
 import pytest
 from pydantic import Field
 
-from core.abort import AbortSignal
-from core.config import Settings
-from core.confirmation import ConfirmationOutcome, Decision, EditConfirmation, ExecConfirmation
-from core.display import FileDiff
-from core.events import ConfirmationRequested, Event, EventBus
-from core.models.gemini import GeminiModel
-from core.models.retry import RetryPolicy
-from core.registry import ToolRegistry
-from core.scheduler import ApprovalMode
-from core.session import Session
-from core.tool import BaseTool, CallContext, ToolErrorKind, ToolKind, ToolParams, ToolResult
+from gemini_tui.core.abort import AbortSignal
+from gemini_tui.core.config import Settings
+from gemini_tui.core.confirmation import ConfirmationOutcome, Decision, EditConfirmation, ExecConfirmation
+from gemini_tui.core.display import FileDiff
+from gemini_tui.core.events import ConfirmationRequested, Event, EventBus
+from gemini_tui.core.models.gemini import GeminiModel
+from gemini_tui.core.models.retry import RetryPolicy
+from gemini_tui.core.registry import ToolRegistry
+from gemini_tui.core.scheduler import ApprovalMode
+from gemini_tui.core.session import Session
+from gemini_tui.core.tool import BaseTool, CallContext, ToolErrorKind, ToolKind, ToolParams, ToolResult
 from tests.fakes.gemini_server import FakeGeminiServer
 
 

@@ -5,7 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from core.config import DEFAULT_MAX_SESSION_TURNS, expand_env, gemini_home, load_settings, strip_json_comments
+from gemini_tui.core.config import (
+    DEFAULT_MAX_SESSION_TURNS,
+    expand_env,
+    gemini_home,
+    load_settings,
+    strip_json_comments,
+)
 
 
 def write(path: Path, text: str) -> Path:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.context import find_context_files, load_memory
+from gemini_tui.core.context import find_context_files, load_memory
 
 
 def test_order_and_ignores(tmp_path: Path) -> None:

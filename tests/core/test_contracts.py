@@ -8,11 +8,11 @@ import threading
 import pytest
 from pydantic import Field
 
-from core.abort import AbortSignal, finished_unless_aborted
-from core.events import EventBus, TextDelta, TurnEndReason, TurnFinished
-from core.registry import ToolRegistry
-from core.schema import SchemaError, clean_schema
-from core.tool import BaseTool, CallContext, ToolErrorKind, ToolKind, ToolParams, ToolResult
+from gemini_tui.core.abort import AbortSignal, finished_unless_aborted
+from gemini_tui.core.events import EventBus, TextDelta, TurnEndReason, TurnFinished
+from gemini_tui.core.registry import ToolRegistry
+from gemini_tui.core.schema import SchemaError, clean_schema
+from gemini_tui.core.tool import BaseTool, CallContext, ToolErrorKind, ToolKind, ToolParams, ToolResult
 
 
 class EchoParams(ToolParams):
@@ -137,7 +137,7 @@ async def test_finished_unless_aborted() -> None:
 def test_tools_core_limits_built_in_tools_only() -> None:
     # tools.core is the allow-list of built-ins (Gemini CLI); MCP and discovered tools are governed by their
     # own settings (mcpServers.*.includeTools/excludeTools) and tools.exclude
-    from core.discovered_tool import DiscoveredTool
+    from gemini_tui.core.discovered_tool import DiscoveredTool
 
     registry = ToolRegistry(allow=["read_file"], deny=["banned"])
     assert not registry.register(EchoTool())

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from core.abort import AbortSignal
-from core.confirmation import InfoConfirmation
-from core.discovered_tool import DiscoveredParams, DiscoveredTool, discover_tools
-from core.registry import ToolRegistry
-from core.tool import ToolErrorKind, ToolResult
+from gemini_tui.core.abort import AbortSignal
+from gemini_tui.core.confirmation import InfoConfirmation
+from gemini_tui.core.discovered_tool import DiscoveredParams, DiscoveredTool, discover_tools
+from gemini_tui.core.registry import ToolRegistry
+from gemini_tui.core.tool import ToolErrorKind, ToolResult
 
 SCRIPT = Path(__file__).resolve().parents[1] / "fakes" / "discovery_tool.py"
 PY = shlex.quote(sys.executable)
@@ -129,7 +129,7 @@ async def test_stopping_a_background_discovery_ends_its_command() -> None:
     import os
     import time
 
-    from core.discovered_tool import BackgroundDiscovery
+    from gemini_tui.core.discovered_tool import BackgroundDiscovery
 
     discovery = BackgroundDiscovery(command("hang"), CALL)
     deadline = time.monotonic() + 10

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import json
 
-from core.headless import EXIT_FAILED, EXIT_OK, HeadlessPrinter, OutputFormat
+from gemini_tui.core.headless import EXIT_FAILED, EXIT_OK, HeadlessPrinter, OutputFormat
 from tests.fakes.gemini_server import call, error_reply, reply, text
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from core.loop_detection import CALL_REPEAT_LIMIT, LoopDetector
-from core.models.base import FunctionCall
+from gemini_tui.core.loop_detection import CALL_REPEAT_LIMIT, LoopDetector
+from gemini_tui.core.models.base import FunctionCall
 
 
 def test_same_call_in_a_row() -> None:

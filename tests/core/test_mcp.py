@@ -12,15 +12,15 @@ from typing import Any
 
 import pytest
 
-from core.abort import AbortSignal
-from core.confirmation import McpConfirmation
-from core.discovered_tool import DiscoveredParams
-from core.display import McpResult
-from core.events import EventBus, McpServerState, McpServerStatusChanged
-from core.mcp import DiscoveredMCPTool, McpManager
-from core.parts import InlineDataPart, TextPart
-from core.registry import ToolRegistry
-from core.tool import BaseTool, ToolErrorKind, ToolResult
+from gemini_tui.core.abort import AbortSignal
+from gemini_tui.core.confirmation import McpConfirmation
+from gemini_tui.core.discovered_tool import DiscoveredParams
+from gemini_tui.core.display import McpResult
+from gemini_tui.core.events import EventBus, McpServerState, McpServerStatusChanged
+from gemini_tui.core.mcp import DiscoveredMCPTool, McpManager
+from gemini_tui.core.parts import InlineDataPart, TextPart
+from gemini_tui.core.registry import ToolRegistry
+from gemini_tui.core.tool import BaseTool, ToolErrorKind, ToolResult
 from tests.fakes.mcp_http import serve_mcp
 
 FAKE = str(Path(__file__).resolve().parents[1] / "fakes" / "mcp_server.py")
@@ -244,8 +244,8 @@ async def test_a_silent_server_is_reported_when_its_time_is_up_not_after_shutdow
     # for the connect timeout only, so the failure is reported while the process is still being ended
     import os
 
-    from core.config import McpServerConfig
-    from core.mcp.connection import McpConnection
+    from gemini_tui.core.config import McpServerConfig
+    from gemini_tui.core.mcp.connection import McpConnection
 
     pidfile = tmp_path / "pid"
     script = f"import os, time; open({str(pidfile)!r}, 'w').write(str(os.getpid())); time.sleep(30)"

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from core.abort import AbortSignal
-from core.models.base import CallChunk, Content, FunctionResponse, ModelRequest, TextChunk
-from core.models.offline import HELP_TEXT, OfflineModel
-from core.parts import TextPart
+from gemini_tui.core.abort import AbortSignal
+from gemini_tui.core.models.base import CallChunk, Content, FunctionResponse, ModelRequest, TextChunk
+from gemini_tui.core.models.offline import HELP_TEXT, OfflineModel
+from gemini_tui.core.parts import TextPart
 
 ROOT = Path("/work/project")
 

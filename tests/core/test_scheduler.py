@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from core.abort import AbortSignal
-from core.confirmation import ConfirmationOutcome, Decision, ExecConfirmation, McpConfirmation
-from core.events import CallState, CallStateChanged, ConfirmationRequested, EventBus
-from core.models.base import FunctionCall
-from core.registry import ToolRegistry
-from core.scheduler import ApprovalMode, Scheduler, _Call, is_allowed, normalize_allowed
-from core.stats import CallDecision, SessionStats
+from gemini_tui.core.abort import AbortSignal
+from gemini_tui.core.confirmation import ConfirmationOutcome, Decision, ExecConfirmation, McpConfirmation
+from gemini_tui.core.events import CallState, CallStateChanged, ConfirmationRequested, EventBus
+from gemini_tui.core.models.base import FunctionCall
+from gemini_tui.core.registry import ToolRegistry
+from gemini_tui.core.scheduler import ApprovalMode, Scheduler, _Call, is_allowed, normalize_allowed
+from gemini_tui.core.stats import CallDecision, SessionStats
 from tests.core.conftest import EventLog, always
 
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from core.parts import InlineDataPart, TextPart
-from core.scheduler import ApprovalMode
+from gemini_tui.core.parts import InlineDataPart, TextPart
+from gemini_tui.core.scheduler import ApprovalMode
 from tests.fakes.gemini_server import call, error_reply, reply, text
 
 

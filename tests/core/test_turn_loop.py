@@ -6,8 +6,8 @@ import asyncio
 import time
 from pathlib import Path
 
-from core.confirmation import ConfirmationOutcome
-from core.events import (
+from gemini_tui.core.confirmation import ConfirmationOutcome
+from gemini_tui.core.events import (
     CallFinished,
     CallState,
     CallStateChanged,
@@ -20,7 +20,7 @@ from core.events import (
     TurnFinished,
     UsageUpdated,
 )
-from core.scheduler import ApprovalMode
+from gemini_tui.core.scheduler import ApprovalMode
 from tests.core.conftest import EventLog, always
 from tests.fakes.gemini_server import call, error_reply, reply, text, thought
 
@@ -186,7 +186,7 @@ async def test_cancel_during_slow_tools_answers_every_call(gemini_server, make_s
 
 
 async def test_cancel_ends_a_tool_that_ignores_its_signal(gemini_server, make_session, monkeypatch) -> None:
-    monkeypatch.setattr("core.scheduler.ABORT_GRACE_S", 0.1)
+    monkeypatch.setattr("gemini_tui.core.scheduler.ABORT_GRACE_S", 0.1)
     gemini_server.script(reply(call("stubborn", command="x", seconds=30)))
     session = make_session()
     log = EventLog(session.bus)
@@ -276,7 +276,7 @@ async def test_cancelling_the_task_keeps_the_history_valid(gemini_server, make_s
 
 
 async def test_an_answer_cut_short_says_why(gemini_server, make_session) -> None:
-    from core.events import Notice
+    from gemini_tui.core.events import Notice
 
     gemini_server.script(reply(text("The first half"), finish="MAX_TOKENS"), reply(text("Fine."), finish="STOP"))
     session = make_session()

@@ -6,13 +6,14 @@ import os
 import shlex
 import shutil
 import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-GEMINI_TUI = REPO / ".venv" / "bin" / "gemini-tui"
+GEMINI_TUI = Path(sys.executable).parent / "gemini-tui"  # the venv running the tests
 
 
 def require_tmux() -> None:

@@ -26,7 +26,7 @@ def run_cli(args: list[str], root: Path, home: Path, server: FakeGeminiServer | 
     if server is not None:
         env |= {"GEMINI_API_KEY": "test-key", "GOOGLE_GEMINI_BASE_URL": server.base_url}
     env |= extra_env or {}
-    return subprocess.run([sys.executable, *python_flags, "-m", "cli.main", *args], cwd=root, env=env,
+    return subprocess.run([sys.executable, *python_flags, "-m", "gemini_tui", *args], cwd=root, env=env,
                           input=stdin if stdin is not None else "", capture_output=True, text=True, timeout=60)
 
 
@@ -226,7 +226,7 @@ def test_ctrl_c_cancels_the_request_and_exits_130(gemini_server, root: Path, hom
     gemini_server.script(reply(text("slow "), text("answer"), delay_s=2.0))
     env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "GEMINI_CLI_HOME": str(home),
            "PYTHONPATH": str(REPO), "GEMINI_API_KEY": "k", "GOOGLE_GEMINI_BASE_URL": gemini_server.base_url}
-    process = subprocess.Popen([sys.executable, "-m", "cli.main", "-p", "hi", "-o", "json"], cwd=root, env=env,
+    process = subprocess.Popen([sys.executable, "-m", "gemini_tui", "-p", "hi", "-o", "json"], cwd=root, env=env,
                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert gemini_server.request_arrived.wait(30)
@@ -250,7 +250,7 @@ def test_a_reader_that_goes_away_ends_the_run_quietly(gemini_server, root: Path,
                                delay_s=0.5), reply(text("Done.")))
     env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "GEMINI_CLI_HOME": str(home),
            "PYTHONPATH": str(REPO), "GEMINI_API_KEY": "k", "GOOGLE_GEMINI_BASE_URL": gemini_server.base_url}
-    process = subprocess.Popen([sys.executable, "-m", "cli.main", "-p", "hi", "-o", "stream-json", "--yolo"],
+    process = subprocess.Popen([sys.executable, "-m", "gemini_tui", "-p", "hi", "-o", "stream-json", "--yolo"],
                                cwd=root, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE)
     try:

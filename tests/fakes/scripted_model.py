@@ -8,9 +8,9 @@ from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.abort import AbortSignal
-from core.events import Usage
-from core.models.base import (
+from gemini_tui.core.abort import AbortSignal
+from gemini_tui.core.events import Usage
+from gemini_tui.core.models.base import (
     CallChunk,
     FunctionCall,
     ModelChunk,
@@ -86,6 +86,6 @@ class ScriptedModel:
 
 def scripted_session(root: Any, model: ScriptedModel, home: Any, **kwargs: Any) -> Any:
     """A real Session (real registry and tools) around `model`, with settings from `home` only."""
-    from cli.assemble import build_session
+    from gemini_tui.cli.assemble import build_session
 
     return build_session(root, home=home, env={}, model_factory=lambda _name, _root, _env: (model, None), **kwargs)

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from core.abort import AbortSignal
-from core.tool import ToolError
-from tools.edit_correction import EditMiss, EditPlan, closest_region, plan_edit, reindent, unescape
-from tools.replace import ReplaceTool
-from tools.workspace import Workspace
+from gemini_tui.core.abort import AbortSignal
+from gemini_tui.core.tool import ToolError
+from gemini_tui.tools.edit_correction import EditMiss, EditPlan, closest_region, plan_edit, reindent, unescape
+from gemini_tui.tools.replace import ReplaceTool
+from gemini_tui.tools.workspace import Workspace
 
 
 def test_unescape() -> None:

@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
-from core.abort import AbortSignal
-from core.display import FileList
-from core.tool import ToolErrorKind, ToolResult
-from tools import glob as glob_module
-from tools.glob import GlobTool
-from tools.glob_pattern import compile_glob
-from tools.workspace import Workspace
+from gemini_tui.core.abort import AbortSignal
+from gemini_tui.core.display import FileList
+from gemini_tui.core.tool import ToolErrorKind, ToolResult
+from gemini_tui.tools import glob as glob_module
+from gemini_tui.tools.glob import GlobTool
+from gemini_tui.tools.glob_pattern import compile_glob
+from gemini_tui.tools.workspace import Workspace
 
 
 async def run(tool: GlobTool, **raw: Any) -> ToolResult:

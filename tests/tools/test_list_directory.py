@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from core.abort import AbortSignal
-from core.display import DirectoryListing, ListingEntry
-from core.tool import ToolErrorKind, ToolResult
-from tools.list_directory import ListDirectoryTool
-from tools.workspace import Workspace
+from gemini_tui.core.abort import AbortSignal
+from gemini_tui.core.display import DirectoryListing, ListingEntry
+from gemini_tui.core.tool import ToolErrorKind, ToolResult
+from gemini_tui.tools.list_directory import ListDirectoryTool
+from gemini_tui.tools.workspace import Workspace
 
 
 async def run(tool: ListDirectoryTool, **raw: Any) -> ToolResult:

@@ -15,17 +15,17 @@ from typing import Any
 
 import pytest
 
-from core.abort import AbortSignal
-from core.confirmation import EditConfirmation
-from core.tool import BaseTool, CallContext, ToolParams
-from tools.glob import GlobTool
-from tools.list_directory import ListDirectoryTool
-from tools.read_file import ReadFileTool
-from tools.read_many_files import ReadManyFilesTool
-from tools.replace import ReplaceTool
-from tools.search_file_content import SearchFileContentTool
-from tools.workspace import Workspace
-from tools.write_file import WriteFileTool
+from gemini_tui.core.abort import AbortSignal
+from gemini_tui.core.confirmation import EditConfirmation
+from gemini_tui.core.tool import BaseTool, CallContext, ToolParams
+from gemini_tui.tools.glob import GlobTool
+from gemini_tui.tools.list_directory import ListDirectoryTool
+from gemini_tui.tools.read_file import ReadFileTool
+from gemini_tui.tools.read_many_files import ReadManyFilesTool
+from gemini_tui.tools.replace import ReplaceTool
+from gemini_tui.tools.search_file_content import SearchFileContentTool
+from gemini_tui.tools.workspace import Workspace
+from gemini_tui.tools.write_file import WriteFileTool
 
 SECRET = "SENTINEL-SECRET-31337"
 HIDDEN_NAME = "only_outside_name_7f3a.txt"  # a file name that exists only outside the root

@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
-from core.abort import AbortSignal
-from core.display import FileContent
-from core.parts import InlineDataPart
-from core.tool import ToolErrorKind, ToolResult
-from tools.read_file import ReadFileTool
-from tools.workspace import Workspace
+from gemini_tui.core.abort import AbortSignal
+from gemini_tui.core.display import FileContent
+from gemini_tui.core.parts import InlineDataPart
+from gemini_tui.core.tool import ToolErrorKind, ToolResult
+from gemini_tui.tools.read_file import ReadFileTool
+from gemini_tui.tools.workspace import Workspace
 
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89"
 

@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
-from core.abort import AbortSignal
-from core.display import FileList
-from core.parts import InlineDataPart, TextPart
-from core.tool import ToolErrorKind, ToolResult
-from tools import read_many_files
-from tools.read_many_files import ReadManyFilesTool
-from tools.workspace import Workspace
+from gemini_tui.core.abort import AbortSignal
+from gemini_tui.core.display import FileList
+from gemini_tui.core.parts import InlineDataPart, TextPart
+from gemini_tui.core.tool import ToolErrorKind, ToolResult
+from gemini_tui.tools import read_many_files
+from gemini_tui.tools.read_many_files import ReadManyFilesTool
+from gemini_tui.tools.workspace import Workspace
 
 
 async def run(tool: ReadManyFilesTool, **raw: Any) -> ToolResult:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.abort import AbortSignal
-from core.tool import ToolErrorKind
-from tools.replace import ReplaceTool
-from tools.workspace import Workspace
+from gemini_tui.core.abort import AbortSignal
+from gemini_tui.core.tool import ToolErrorKind
+from gemini_tui.tools.replace import ReplaceTool
+from gemini_tui.tools.workspace import Workspace
 
 
 async def test_replace_refuses_a_read_only_file(workspace: Workspace, root: Path) -> None:

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from core.abort import AbortSignal
-from core.tool import ToolErrorKind
-from tools.save_memory import SaveMemoryParams, SaveMemoryTool, add_fact
+from gemini_tui.core.abort import AbortSignal
+from gemini_tui.core.tool import ToolErrorKind
+from gemini_tui.tools.save_memory import SaveMemoryParams, SaveMemoryTool, add_fact
 
 
 @pytest.fixture

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from core.abort import AbortSignal
-from core.display import SearchMatches
-from core.tool import ToolError, ToolErrorKind, ToolResult
-from tools.grep_engines import SearchCancelled, find_ripgrep, run_process, widen_for_bytes
-from tools.grep_pattern import MAX_LINE_CHARS, GrepPattern, IncludeGlob, expand_braces
-from tools.search_file_content import MAX_MATCHES, SearchFileContentTool
-from tools.workspace import Workspace
+from gemini_tui.core.abort import AbortSignal
+from gemini_tui.core.display import SearchMatches
+from gemini_tui.core.tool import ToolError, ToolErrorKind, ToolResult
+from gemini_tui.tools.grep_engines import SearchCancelled, find_ripgrep, run_process, widen_for_bytes
+from gemini_tui.tools.grep_pattern import MAX_LINE_CHARS, GrepPattern, IncludeGlob, expand_braces
+from gemini_tui.tools.search_file_content import MAX_MATCHES, SearchFileContentTool
+from gemini_tui.tools.workspace import Workspace
 
 ENGINES = ("rg", "git", "python")
 

@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from core.abort import AbortSignal
-from core.confirmation import ExecConfirmation
-from core.display import ShellOutput
-from core.tool import CallContext, ToolErrorKind, ToolResult
-from tools.process_group import group_members
-from tools.shell import ShellParams, ShellTool
-from tools.shell_rules import ShellRules
-from tools.workspace import Workspace
+from gemini_tui.core.abort import AbortSignal
+from gemini_tui.core.confirmation import ExecConfirmation
+from gemini_tui.core.display import ShellOutput
+from gemini_tui.core.tool import CallContext, ToolErrorKind, ToolResult
+from gemini_tui.tools.process_group import group_members
+from gemini_tui.tools.shell import ShellParams, ShellTool
+from gemini_tui.tools.shell_rules import ShellRules
+from gemini_tui.tools.workspace import Workspace
 
 
 @pytest.fixture
@@ -194,7 +194,7 @@ def test_denied_command_is_a_validation_error(workspace: Workspace) -> None:
 
 
 async def test_scheduler_never_auto_approves_hidden_commands(workspace: Workspace) -> None:
-    from core.scheduler import allow_rules_for, is_allowed
+    from gemini_tui.core.scheduler import allow_rules_for, is_allowed
 
     tool = ShellTool(workspace)
     plain = await tool.should_confirm_execute(tool.validate_params({"command": "git log"}), AbortSignal())

@@ -7,12 +7,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from core.abort import AbortSignal
-from core.confirmation import InfoConfirmation
-from core.display import WebPage
-from core.tool import ToolErrorKind, ToolResult
+from gemini_tui.core.abort import AbortSignal
+from gemini_tui.core.confirmation import InfoConfirmation
+from gemini_tui.core.display import WebPage
+from gemini_tui.core.tool import ToolErrorKind, ToolResult
+from gemini_tui.tools.web_fetch import WebFetchParams, WebFetchTool, extract_urls, github_raw
 from tests.fakes.http_site import serve_site
-from tools.web_fetch import WebFetchParams, WebFetchTool, extract_urls, github_raw
 
 
 @pytest.fixture(scope="module")

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from core.abort import AbortSignal
-from core.display import SearchAnswer
-from core.tool import ToolErrorKind, ToolResult
+from gemini_tui.core.abort import AbortSignal
+from gemini_tui.core.display import SearchAnswer
+from gemini_tui.core.tool import ToolErrorKind, ToolResult
+from gemini_tui.tools.web_search import WebSearchParams, WebSearchTool, insert_citations
 from tests.fakes.gemini_search import serve_search
-from tools.web_search import WebSearchParams, WebSearchTool, insert_citations
 
 
 async def search(tool: WebSearchTool, query: str) -> ToolResult:

@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
-from core.abort import AbortSignal
-from core.confirmation import EditConfirmation
-from core.display import FileDiff
-from core.tool import CallContext, ToolErrorKind, ToolResult
-from tools import text_file
-from tools.workspace import Workspace
-from tools.write_file import WriteFileTool
+from gemini_tui.core.abort import AbortSignal
+from gemini_tui.core.confirmation import EditConfirmation
+from gemini_tui.core.display import FileDiff
+from gemini_tui.core.tool import CallContext, ToolErrorKind, ToolResult
+from gemini_tui.tools import text_file
+from gemini_tui.tools.workspace import Workspace
+from gemini_tui.tools.write_file import WriteFileTool
 
 
 async def run(tool: WriteFileTool, context: CallContext | None = None, **raw: Any) -> ToolResult:
