@@ -10,7 +10,7 @@ from pathlib import Path
 
 from gemini_tui.core.abort import AbortSignal
 from gemini_tui.core.tool import CallContext
-from gemini_tui.tools.replace import ReplaceTool
+from gemini_tui.tools.replace.tool import ReplaceTool
 from gemini_tui.tools.workspace import Workspace
 
 TARGET_MS = 50.0

@@ -11,8 +11,8 @@ import time
 from pathlib import Path
 
 from gemini_tui.core.abort import AbortSignal
-from gemini_tui.tools.grep_engines import find_ripgrep
-from gemini_tui.tools.search_file_content import SearchFileContentTool
+from gemini_tui.tools.search_file_content.engines import find_ripgrep
+from gemini_tui.tools.search_file_content.tool import SearchFileContentTool
 from gemini_tui.tools.workspace import Workspace
 
 TREE = Path(__file__).parent / ".data" / "search_tree"

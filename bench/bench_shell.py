@@ -13,7 +13,7 @@ from pathlib import Path
 
 from gemini_tui.core.abort import AbortSignal
 from gemini_tui.core.tool import CallContext
-from gemini_tui.tools.shell import ShellParams, ShellTool
+from gemini_tui.tools.shell.tool import ShellParams, ShellTool
 from gemini_tui.tools.workspace import Workspace
 
 MEGABYTES = 100

@@ -22,7 +22,7 @@ from gemini_tui.tools.replace import ReplaceTool
 from gemini_tui.tools.save_memory import SaveMemoryTool
 from gemini_tui.tools.search_file_content import SearchFileContentTool
 from gemini_tui.tools.shell import ShellTool
-from gemini_tui.tools.shell_rules import ShellRules
+from gemini_tui.tools.shell.rules import ShellRules
 from gemini_tui.tools.web_fetch import WebFetchTool
 from gemini_tui.tools.web_search import WebSearchTool
 from gemini_tui.tools.workspace import Workspace

@@ -11,8 +11,8 @@ from pydantic import AliasChoices, Field
 from gemini_tui.core.abort import AbortSignal
 from gemini_tui.core.display import DirectoryListing, ListingEntry
 from gemini_tui.core.tool import BaseTool, CallContext, ToolError, ToolErrorKind, ToolKind, ToolParams, ToolResult
-from gemini_tui.tools.glob_pattern import compile_glob
 from gemini_tui.tools.workspace import Workspace, WorkspaceError
+from gemini_tui.tools.workspace.glob_pattern import compile_glob
 
 
 class ListDirectoryParams(ToolParams):

@@ -12,8 +12,8 @@ from gemini_tui.core.abort import AbortSignal
 from gemini_tui.core.display import FileContent
 from gemini_tui.core.parts import InlineDataPart
 from gemini_tui.core.tool import BaseTool, CallContext, ToolError, ToolErrorKind, ToolKind, ToolParams, ToolResult
-from gemini_tui.tools.text_file import decode_text
 from gemini_tui.tools.workspace import FileType, Workspace, WorkspaceError, mime_type_of, sniff_bytes
+from gemini_tui.tools.workspace.text_file import decode_text
 
 DEFAULT_LINE_LIMIT = 2000
 MAX_LINE_LENGTH = 2000

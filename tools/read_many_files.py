@@ -14,10 +14,10 @@ from gemini_tui.core.abort import AbortSignal
 from gemini_tui.core.display import FileList
 from gemini_tui.core.parts import InlineDataPart, Part, TextPart
 from gemini_tui.core.tool import BaseTool, CallContext, ToolError, ToolErrorKind, ToolKind, ToolParams, ToolResult
-from gemini_tui.tools.glob_pattern import GlobPattern, compile_glob, has_magic
 from gemini_tui.tools.read_file import MAX_FILE_BYTES, text_result
-from gemini_tui.tools.text_file import decode_text
 from gemini_tui.tools.workspace import FileType, Workspace, WorkspaceError, mime_type_of, sniff_bytes
+from gemini_tui.tools.workspace.glob_pattern import GlobPattern, compile_glob, has_magic
+from gemini_tui.tools.workspace.text_file import decode_text
 
 MAX_TOTAL_CHARS = 1_000_000  # about a quarter of a million tokens: past it the rest is listed, not read
 END_MARKER = "--- End of content ---"

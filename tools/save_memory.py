@@ -12,7 +12,7 @@ from pydantic import Field
 
 from gemini_tui.core.abort import AbortSignal
 from gemini_tui.core.tool import BaseTool, CallContext, ToolError, ToolErrorKind, ToolKind, ToolParams, ToolResult
-from gemini_tui.tools.text_file import TextFile, read_text, write_text
+from gemini_tui.tools.workspace.text_file import TextFile, read_text, write_text
 
 log = logging.getLogger(__name__)
 

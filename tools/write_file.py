@@ -11,8 +11,8 @@ from gemini_tui.core.abort import AbortSignal
 from gemini_tui.core.confirmation import EditConfirmation
 from gemini_tui.core.display import FileDiff
 from gemini_tui.core.tool import BaseTool, CallContext, ToolError, ToolErrorKind, ToolKind, ToolParams, ToolResult
-from gemini_tui.tools.text_file import TextFile, read_text, write_text
 from gemini_tui.tools.workspace import Workspace, WorkspaceError
+from gemini_tui.tools.workspace.text_file import TextFile, read_text, write_text
 
 
 class WriteFileParams(ToolParams):

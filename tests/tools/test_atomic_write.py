@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from gemini_tui.tools import text_file
-from gemini_tui.tools.text_file import write_bytes_atomic
+from gemini_tui.tools.workspace import text_file
+from gemini_tui.tools.workspace.text_file import write_bytes_atomic
 
 REPO = Path(__file__).resolve().parents[2]
 SIZE = 4 * 1024 * 1024
@@ -21,7 +21,7 @@ WRITER = """
 import sys
 from pathlib import Path
 sys.path.insert(0, sys.argv[2])
-from gemini_tui.tools.text_file import write_bytes_atomic
+from gemini_tui.tools.workspace.text_file import write_bytes_atomic
 target, size = Path(sys.argv[1]), int(sys.argv[3])
 versions = [b"A" * size, b"B" * size]
 print("ready", flush=True)

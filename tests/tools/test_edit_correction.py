@@ -16,8 +16,8 @@ import pytest
 
 from gemini_tui.core.abort import AbortSignal
 from gemini_tui.core.tool import ToolError
-from gemini_tui.tools.edit_correction import EditMiss, EditPlan, closest_region, plan_edit, reindent, unescape
-from gemini_tui.tools.replace import ReplaceTool
+from gemini_tui.tools.replace.correction import EditMiss, EditPlan, closest_region, plan_edit, reindent, unescape
+from gemini_tui.tools.replace.tool import ReplaceTool
 from gemini_tui.tools.workspace import Workspace
 
 

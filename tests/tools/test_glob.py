@@ -13,8 +13,8 @@ from gemini_tui.core.display import FileList
 from gemini_tui.core.tool import ToolErrorKind, ToolResult
 from gemini_tui.tools import glob as glob_module
 from gemini_tui.tools.glob import GlobTool
-from gemini_tui.tools.glob_pattern import compile_glob
 from gemini_tui.tools.workspace import Workspace
+from gemini_tui.tools.workspace.glob_pattern import compile_glob
 
 
 async def run(tool: GlobTool, **raw: Any) -> ToolResult:

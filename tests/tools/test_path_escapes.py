@@ -22,8 +22,8 @@ from gemini_tui.tools.glob import GlobTool
 from gemini_tui.tools.list_directory import ListDirectoryTool
 from gemini_tui.tools.read_file import ReadFileTool
 from gemini_tui.tools.read_many_files import ReadManyFilesTool
-from gemini_tui.tools.replace import ReplaceTool
-from gemini_tui.tools.search_file_content import SearchFileContentTool
+from gemini_tui.tools.replace.tool import ReplaceTool
+from gemini_tui.tools.search_file_content.tool import SearchFileContentTool
 from gemini_tui.tools.workspace import Workspace
 from gemini_tui.tools.write_file import WriteFileTool
 

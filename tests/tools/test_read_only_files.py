@@ -6,7 +6,7 @@ from pathlib import Path
 
 from gemini_tui.core.abort import AbortSignal
 from gemini_tui.core.tool import ToolErrorKind
-from gemini_tui.tools.replace import ReplaceTool
+from gemini_tui.tools.replace.tool import ReplaceTool
 from gemini_tui.tools.workspace import Workspace
 
 

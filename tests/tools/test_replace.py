@@ -10,7 +10,7 @@ from gemini_tui.core.abort import AbortSignal
 from gemini_tui.core.confirmation import EditConfirmation
 from gemini_tui.core.display import ErrorDisplay, FileDiff
 from gemini_tui.core.tool import CallContext, ToolError, ToolErrorKind, ToolResult
-from gemini_tui.tools.replace import ReplaceParams, ReplaceTool
+from gemini_tui.tools.replace.tool import ReplaceParams, ReplaceTool
 from gemini_tui.tools.workspace import Workspace
 
 
@@ -197,7 +197,7 @@ async def test_schema_and_description(tool: ReplaceTool, root: Path) -> None:
 
 
 async def test_a_change_between_planning_and_writing_is_not_overwritten(tool: ReplaceTool, root: Path) -> None:
-    from gemini_tui.tools.replace import _write_unless_changed
+    from gemini_tui.tools.replace.tool import _write_unless_changed
 
     target = root / "race.txt"
     target.write_text("a\nb\n")

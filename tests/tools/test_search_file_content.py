@@ -13,10 +13,11 @@ import pytest
 from gemini_tui.core.abort import AbortSignal
 from gemini_tui.core.display import SearchMatches
 from gemini_tui.core.tool import ToolError, ToolErrorKind, ToolResult
-from gemini_tui.tools.grep_engines import SearchCancelled, find_ripgrep, run_process, widen_for_bytes
-from gemini_tui.tools.grep_pattern import MAX_LINE_CHARS, GrepPattern, IncludeGlob, expand_braces
-from gemini_tui.tools.search_file_content import MAX_MATCHES, SearchFileContentTool
+from gemini_tui.tools.search_file_content.engines import SearchCancelled, find_ripgrep, run_process, widen_for_bytes
+from gemini_tui.tools.search_file_content.pattern import MAX_LINE_CHARS, GrepPattern, IncludeGlob
+from gemini_tui.tools.search_file_content.tool import MAX_MATCHES, SearchFileContentTool
 from gemini_tui.tools.workspace import Workspace
+from gemini_tui.tools.workspace.glob_pattern import expand_braces
 
 ENGINES = ("rg", "git", "python")
 

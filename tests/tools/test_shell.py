@@ -14,9 +14,9 @@ from gemini_tui.core.abort import AbortSignal
 from gemini_tui.core.confirmation import ExecConfirmation
 from gemini_tui.core.display import ShellOutput
 from gemini_tui.core.tool import CallContext, ToolErrorKind, ToolResult
-from gemini_tui.tools.process_group import group_members
-from gemini_tui.tools.shell import ShellParams, ShellTool
-from gemini_tui.tools.shell_rules import ShellRules
+from gemini_tui.tools.shell.process_group import group_members
+from gemini_tui.tools.shell.rules import ShellRules
+from gemini_tui.tools.shell.tool import ShellParams, ShellTool
 from gemini_tui.tools.workspace import Workspace
 
 

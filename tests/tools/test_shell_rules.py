@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from gemini_tui.tools.shell_rules import (
+from gemini_tui.tools.shell.rules import (
     ShellRules,
     has_command_substitution,
     root_commands,

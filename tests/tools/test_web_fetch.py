@@ -11,7 +11,7 @@ from gemini_tui.core.abort import AbortSignal
 from gemini_tui.core.confirmation import InfoConfirmation
 from gemini_tui.core.display import WebPage
 from gemini_tui.core.tool import ToolErrorKind, ToolResult
-from gemini_tui.tools.web_fetch import WebFetchParams, WebFetchTool, extract_urls, github_raw
+from gemini_tui.tools.web_fetch.tool import WebFetchParams, WebFetchTool, extract_urls, github_raw
 from tests.fakes.http_site import serve_site
 
 

@@ -12,8 +12,8 @@ import pytest
 
 from gemini_tui.core.abort import AbortSignal
 from gemini_tui.core.tool import ToolErrorKind
-from gemini_tui.tools.text_file import decode_text, encode_text, read_text, write_text
 from gemini_tui.tools.workspace import FileType, Workspace, WorkspaceError, sniff_bytes
+from gemini_tui.tools.workspace.text_file import decode_text, encode_text, read_text, write_text
 
 
 def test_resolve_inside_and_outside(workspace: Workspace, root: Path, tmp_path: Path) -> None:

@@ -13,8 +13,7 @@ from gemini_tui.core.abort import AbortSignal
 from gemini_tui.core.confirmation import EditConfirmation
 from gemini_tui.core.display import FileDiff
 from gemini_tui.core.tool import CallContext, ToolErrorKind, ToolResult
-from gemini_tui.tools import text_file
-from gemini_tui.tools.workspace import Workspace
+from gemini_tui.tools.workspace import Workspace, text_file
 from gemini_tui.tools.write_file import WriteFileTool
 
 

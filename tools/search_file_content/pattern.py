@@ -9,6 +9,8 @@ import re
 import warnings
 from dataclasses import dataclass
 
+from gemini_tui.tools.workspace.glob_pattern import expand_braces, translate_glob
+
 MAX_LINE_CHARS = 500
 _LINE_CONTEXT_BEFORE = 100
 
@@ -203,66 +205,11 @@ def shown_line(line: str, match_start: int) -> str:
     return f"{'...' if begin else ''}{cut}... [line truncated: {len(line)} characters]"
 
 
-def expand_braces(glob: str) -> list[str]:
-    """`src/**/*.{ts,tsx}` -> [`src/**/*.ts`, `src/**/*.tsx`]; nested braces are expanded too."""
-    depth = 0
-    for i, char in enumerate(glob):
-        if char == "{":
-            if depth == 0:
-                open_at = i
-            depth += 1
-        elif char == "}" and depth:
-            depth -= 1
-            if depth == 0:
-                options, level, start = [], 0, open_at + 1
-                for j in range(open_at + 1, i):
-                    if glob[j] == "{":
-                        level += 1
-                    elif glob[j] == "}":
-                        level -= 1
-                    elif glob[j] == "," and level == 0:
-                        options.append(glob[start:j])
-                        start = j + 1
-                options.append(glob[start:i])
-                if len(options) == 1:
-                    continue
-                return [out for option in options for out in expand_braces(glob[:open_at] + option + glob[i + 1:])]
-    return [glob]
-
-
-def glob_regex(glob: str) -> str:
-    """A file-path glob as a regex, the way ripgrep's `--glob` reads it: without a slash it matches a file name
-    at any depth (`*.ts`), with one it is anchored at the searched directory (`src/**/*.ts`); `*` and `?` stay
-    within one path segment, `**` spans segments. It matches files only, never a directory's contents."""
+def include_regex(glob: str) -> str:
+    """A file-path glob as ripgrep's `--glob` reads it: without a slash it matches a file name at any depth
+    (`*.ts`), with one it is anchored at the searched directory (`src/**/*.ts`)."""
     anchored = "/" in glob
-    body = glob.lstrip("/")
-    out: list[str] = []
-    i = 0
-    while i < len(body):
-        char = body[i]
-        if body.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif body.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif char == "*":
-            out.append("[^/]*")
-            i += 1
-        elif char == "?":
-            out.append("[^/]")
-            i += 1
-        elif char == "[" and (end := body.find("]", i + 2)) > 0:
-            inner = body[i + 1:end]
-            out.append("[" + ("^" + inner[1:] if inner[0] in "!^" else inner) + "]")
-            i = end + 1
-        elif char == "\\" and i + 1 < len(body):
-            out.append(re.escape(body[i + 1]))
-            i += 2
-        else:
-            out.append(re.escape(char))
-            i += 1
-    return ("" if anchored else "(?:.*/)?") + "".join(out)
+    return ("" if anchored else "(?:.*/)?") + translate_glob(glob.lstrip("/"))
 
 
 @dataclass(frozen=True)
@@ -281,7 +228,7 @@ class IncludeGlob:
         if not globs or any(g.startswith("!") for g in globs):
             raise GlobError(f"Invalid include glob: {source!r}. Give a glob such as '*.py' or 'src/**/*.{{ts,tsx}}'.")
         try:
-            regex = re.compile("|".join(f"(?:{glob_regex(glob)})" for glob in globs))
+            regex = re.compile("|".join(f"(?:{include_regex(glob)})" for glob in globs))
         except re.error as exc:
             raise GlobError(f"Invalid include glob: {source!r}: {exc}") from None
         return cls(source, globs, regex)

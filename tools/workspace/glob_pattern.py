@@ -137,3 +137,30 @@ def _brace(pattern: str, start: int) -> tuple[int, list[str]]:
             alternatives.append(pattern[current:j])
             current = j + 1
     return -1, []
+
+
+def expand_braces(glob: str) -> list[str]:
+    """`src/**/*.{ts,tsx}` -> [`src/**/*.ts`, `src/**/*.tsx`]; nested braces are expanded too."""
+    depth = 0
+    for i, char in enumerate(glob):
+        if char == "{":
+            if depth == 0:
+                open_at = i
+            depth += 1
+        elif char == "}" and depth:
+            depth -= 1
+            if depth == 0:
+                options, level, start = [], 0, open_at + 1
+                for j in range(open_at + 1, i):
+                    if glob[j] == "{":
+                        level += 1
+                    elif glob[j] == "}":
+                        level -= 1
+                    elif glob[j] == "," and level == 0:
+                        options.append(glob[start:j])
+                        start = j + 1
+                options.append(glob[start:i])
+                if len(options) == 1:
+                    continue
+                return [out for option in options for out in expand_braces(glob[:open_at] + option + glob[i + 1:])]
+    return [glob]

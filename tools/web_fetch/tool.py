@@ -18,7 +18,7 @@ from gemini_tui.core.abort import AbortSignal, finished_unless_aborted
 from gemini_tui.core.confirmation import ConfirmationDetails, InfoConfirmation
 from gemini_tui.core.display import FetchedPage, WebPage
 from gemini_tui.core.tool import BaseTool, CallContext, ToolError, ToolErrorKind, ToolKind, ToolParams, ToolResult
-from gemini_tui.tools.html_text import html_to_text
+from gemini_tui.tools.web_fetch.html_text import html_to_text
 
 MAX_URLS = 20
 MAX_REDIRECTS = 5

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from gemini_tui.core.abort import AbortSignal
-from gemini_tui.tools.grep_pattern import GrepPattern, IncludeGlob
+from gemini_tui.tools.search_file_content.pattern import GrepPattern, IncludeGlob
 from gemini_tui.tools.workspace import DEFAULT_EXCLUDED_DIRS, DEFAULT_EXCLUDED_FILES, Workspace
 
 # Bytes that cannot be UTF-8 (a lone continuation byte, a lead byte before ASCII): files in a legacy encoding,

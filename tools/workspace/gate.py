@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 from gemini_tui.core.abort import AbortSignal
 from gemini_tui.core.tool import ToolError, ToolErrorKind
-from gemini_tui.tools.ignore_rules import DirectoryRules, IgnoreRules
+from gemini_tui.tools.workspace.ignore_rules import DirectoryRules, IgnoreRules
 
 DEFAULT_EXCLUDED_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "bower_components", "__pycache__"})
 DEFAULT_EXCLUDED_FILES = frozenset({".DS_Store"})
@@ -63,7 +63,7 @@ def sniff_bytes(name: str, head: bytes) -> FileType:
         return FileType.image
     if suffix == ".pdf" or head.startswith(b"%PDF-"):
         return FileType.pdf
-    from gemini_tui.tools.text_file import detect_bom  # small module; kept local to avoid a cycle at import
+    from gemini_tui.tools.workspace.text_file import detect_bom  # small module; kept local to avoid a cycle at import
 
     if detect_bom(head):
         return FileType.text

@@ -13,9 +13,9 @@ from gemini_tui.core.abort import AbortSignal
 from gemini_tui.core.confirmation import EditConfirmation
 from gemini_tui.core.display import FileDiff
 from gemini_tui.core.tool import BaseTool, CallContext, ToolError, ToolErrorKind, ToolKind, ToolParams, ToolResult
-from gemini_tui.tools.edit_correction import EditMiss, EditPlan, plan_edit
-from gemini_tui.tools.text_file import TextFile, read_text, write_text
+from gemini_tui.tools.replace.correction import EditMiss, EditPlan, plan_edit
 from gemini_tui.tools.workspace import FileType, Workspace, WorkspaceError, sniff_file
+from gemini_tui.tools.workspace.text_file import TextFile, read_text, write_text
 
 
 class ReplaceParams(ToolParams):

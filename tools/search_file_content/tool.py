@@ -18,7 +18,7 @@ from pydantic import Field
 from gemini_tui.core.abort import AbortSignal
 from gemini_tui.core.display import LineMatch, SearchMatches
 from gemini_tui.core.tool import BaseTool, CallContext, ToolError, ToolErrorKind, ToolKind, ToolParams, ToolResult
-from gemini_tui.tools.grep_engines import (
+from gemini_tui.tools.search_file_content.engines import (
     CandidateGate,
     EngineUnavailable,
     SearchCancelled,
@@ -27,9 +27,9 @@ from gemini_tui.tools.grep_engines import (
     ripgrep_candidates,
     walk_candidates,
 )
-from gemini_tui.tools.grep_pattern import GlobError, GrepPattern, IncludeGlob, PatternError
-from gemini_tui.tools.text_file import decode_text
+from gemini_tui.tools.search_file_content.pattern import GlobError, GrepPattern, IncludeGlob, PatternError
 from gemini_tui.tools.workspace import FileType, Workspace, WorkspaceError, sniff_bytes
+from gemini_tui.tools.workspace.text_file import decode_text
 
 log = logging.getLogger(__name__)
 

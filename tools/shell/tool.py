@@ -17,9 +17,9 @@ from gemini_tui.core.abort import AbortSignal
 from gemini_tui.core.confirmation import ConfirmationDetails, ExecConfirmation
 from gemini_tui.core.display import ShellOutput
 from gemini_tui.core.tool import BaseTool, CallContext, ToolError, ToolErrorKind, ToolKind, ToolParams, ToolResult
-from gemini_tui.tools.captured_output import CapturedOutput, plain_text, private_output_dir
-from gemini_tui.tools.process_group import end_group, group_members
-from gemini_tui.tools.shell_rules import ShellRules, has_command_substitution, root_commands
+from gemini_tui.tools.shell.captured_output import CapturedOutput, plain_text, private_output_dir
+from gemini_tui.tools.shell.process_group import end_group, group_members
+from gemini_tui.tools.shell.rules import ShellRules, has_command_substitution, root_commands
 from gemini_tui.tools.workspace import Workspace, WorkspaceError
 
 DEFAULT_INACTIVITY_TIMEOUT_S = 120.0

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
-from gemini_tui.tools.glob_pattern import translate_glob
+from gemini_tui.tools.workspace.glob_pattern import translate_glob
 
 _GLOB_CHARS = frozenset("*?[\\")
 _ANY_PARENT = "^(?:.+/)?"  # how pathspec starts the regex of a pattern that matches at any depth
