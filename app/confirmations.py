@@ -61,7 +61,7 @@ class ConfirmationQueue:
     def _open_modal(self, request: ConfirmationRequested) -> None:
         assert isinstance(request.details, EditConfirmation)
         try:
-            from gemini_tui.app.diff_review import DiffReviewScreen
+            from gemini_tui.app.screens.diff_review import DiffReviewScreen
         except ImportError:  # the modal lands separately; until then edits are asked inline
             self.screen.confirm_bar.show(request, len(self.pending))
             return

@@ -63,7 +63,7 @@ class GeminiApp(App[int]):
         self.call_from_thread(screen.attach, session)
 
     def action_help(self) -> None:
-        from gemini_tui.app.help import HelpScreen
+        from gemini_tui.app.screens.help import HelpScreen
 
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())

@@ -10,7 +10,7 @@ import time
 
 from textual.app import App
 
-from gemini_tui.app.diff_review import DiffReviewScreen
+from gemini_tui.app.screens.diff_review import DiffReviewScreen
 from gemini_tui.core.confirmation import EditConfirmation
 from gemini_tui.core.display import FileDiff
 

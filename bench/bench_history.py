@@ -12,7 +12,7 @@ from typing import ClassVar
 
 from textual.app import App, ComposeResult
 
-from gemini_tui.app.history_panel import HistoryPanel
+from gemini_tui.app.widgets.history_panel import HistoryPanel
 from gemini_tui.core.events import CallState, ToolCallInfo
 from gemini_tui.core.tool import ToolResult
 

@@ -7,9 +7,9 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static
 
-from gemini_tui.app.diff_hunks import hunks_of
-from gemini_tui.app.diff_view import DiffView
 from gemini_tui.app.displays.registry import register_display
+from gemini_tui.app.widgets.diff_hunks import hunks_of
+from gemini_tui.app.widgets.diff_view import DiffView
 from gemini_tui.core.display import FileDiff
 
 

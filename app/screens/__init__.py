@@ -1,1 +1,1 @@
-"""Screens of the app: the main screen (chat, queue, prompt, side panel)."""
+"""Screens of the app: the main screen and the modals over it (diff review, help, a history call in full)."""

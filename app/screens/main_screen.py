@@ -17,15 +17,15 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static
 
-from gemini_tui.app.chat import ChatPane
-from gemini_tui.app.confirm_bar import ConfirmBar
 from gemini_tui.app.confirmations import ConfirmationQueue
 from gemini_tui.app.event_adapter import EventAdapter
-from gemini_tui.app.key_bar import KeyBar
-from gemini_tui.app.prompt import PromptArea, PromptInput
-from gemini_tui.app.queue import ToolQueue
 from gemini_tui.app.slash_commands import command_help, run_command
-from gemini_tui.app.status import StatusLine
+from gemini_tui.app.widgets.chat import ChatPane
+from gemini_tui.app.widgets.confirm_bar import ConfirmBar
+from gemini_tui.app.widgets.key_bar import KeyBar
+from gemini_tui.app.widgets.prompt import PromptArea, PromptInput
+from gemini_tui.app.widgets.queue import ToolQueue
+from gemini_tui.app.widgets.status import StatusLine
 from gemini_tui.core.events import Event, McpServerStatusChanged, ToolCallInfo
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ WARM_UP_DELAY = 1.0  # seconds after the first frame: the first frame never wait
 def history_panel() -> Widget:
     """The Ctrl+B side panel, or a placeholder when the panel module is missing."""
     try:
-        from gemini_tui.app.history_panel import HistoryPanel
+        from gemini_tui.app.widgets.history_panel import HistoryPanel
     except ImportError:
         return Static("Tool history is not available.", id="history")
     return HistoryPanel(id="history")

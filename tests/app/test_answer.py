@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gemini_tui.app.answer import SEGMENT_CHARS, AnswerBlock, FrozenMarkdown, StreamedMarkdown, segment_cut
+from gemini_tui.app.widgets.answer import SEGMENT_CHARS, AnswerBlock, FrozenMarkdown, StreamedMarkdown, segment_cut
 from tests.app.app_driver import main_screen, make_app, type_and_send, wait_for
 from tests.fakes.scripted_model import ScriptedModel, text
 
@@ -37,7 +37,7 @@ async def test_long_answer_is_frozen_in_segments(root: Path, tmp_path: Path) -> 
 
 
 async def test_answers_of_old_turns_are_frozen(root: Path, tmp_path: Path) -> None:
-    from gemini_tui.app.chat import LIVE_TURNS
+    from gemini_tui.app.widgets.chat import LIVE_TURNS
 
     model = ScriptedModel()
     for n in range(LIVE_TURNS + 3):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from gemini_tui.app.confirm_bar import ConfirmBar
+from gemini_tui.app.widgets.confirm_bar import ConfirmBar
 from gemini_tui.core.models.base import FunctionResponse
 from tests.app.app_driver import main_screen, make_app, type_and_send, wait_for
 from tests.fakes.scripted_model import ScriptedModel, call, text

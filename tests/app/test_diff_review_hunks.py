@@ -6,7 +6,14 @@ import difflib
 import itertools
 import random
 
-from gemini_tui.app.diff_hunks import LineKind, apply_hunks, compute_hunks, hunks_of, parse_unified, rejection_feedback
+from gemini_tui.app.widgets.diff_hunks import (
+    LineKind,
+    apply_hunks,
+    compute_hunks,
+    hunks_of,
+    parse_unified,
+    rejection_feedback,
+)
 
 
 def numbered(n: int) -> list[str]:

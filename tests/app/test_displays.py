@@ -11,7 +11,6 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Markdown, Static
 
-from gemini_tui.app.diff_view import DiffView
 from gemini_tui.app.displays import register_display, widget_for
 from gemini_tui.app.displays.directory_listing import DirectoryListingDisplay
 from gemini_tui.app.displays.error import ErrorDisplayWidget
@@ -25,6 +24,7 @@ from gemini_tui.app.displays.search_answer import SearchAnswerDisplay
 from gemini_tui.app.displays.search_matches import SearchMatchesDisplay
 from gemini_tui.app.displays.shell_output import ShellOutputDisplay
 from gemini_tui.app.displays.web_page import WebPageDisplay
+from gemini_tui.app.widgets.diff_view import DiffView
 from gemini_tui.core.display import (
     DirectoryListing,
     ErrorDisplay,

@@ -8,7 +8,7 @@ from typing import Any
 from textual.pilot import Pilot
 from textual.widgets import TextArea
 
-from gemini_tui.app.diff_review import DiffReviewScreen
+from gemini_tui.app.screens.diff_review import DiffReviewScreen
 from tests.app.app_driver import main_screen, make_app, type_and_send, wait_for
 from tests.app.test_confirmations import GRACE, last_response
 from tests.fakes.scripted_model import ScriptedModel, call, text

@@ -6,7 +6,8 @@ from pathlib import Path
 
 from textual.widgets import OptionList
 
-from gemini_tui.app.history_panel import HistoryDetailsScreen, HistoryPanel
+from gemini_tui.app.screens.history_details import HistoryDetailsScreen
+from gemini_tui.app.widgets.history_panel import HistoryPanel
 from tests.app.app_driver import main_screen, make_app, type_and_send, wait_for
 from tests.fakes.scripted_model import ScriptedModel, call, text
 

@@ -9,7 +9,8 @@ from textual.app import App, ComposeResult
 from textual.widgets import Input, OptionList, Static
 
 from gemini_tui.app.displays.error import ErrorDisplayWidget
-from gemini_tui.app.history_panel import HistoryDetailsScreen, HistoryPanel, llm_text
+from gemini_tui.app.screens.history_details import HistoryDetailsScreen, llm_text
+from gemini_tui.app.widgets.history_panel import HistoryPanel
 from gemini_tui.core.display import ErrorDisplay
 from gemini_tui.core.events import CallState, ToolCallInfo
 from gemini_tui.core.parts import InlineDataPart, TextPart

@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from gemini_tui.app.answer import AnswerBlock, ThoughtBlock
-from gemini_tui.app.chat import ToolCallCard
 from gemini_tui.app.screens.main_screen import MainScreen
+from gemini_tui.app.widgets.answer import AnswerBlock, ThoughtBlock
+from gemini_tui.app.widgets.chat import ToolCallCard
 from gemini_tui.core.events import CallState
 from gemini_tui.core.scheduler import ApprovalMode
 from tests.app.app_driver import main_screen, make_app, type_and_send, wait_for
@@ -131,8 +131,8 @@ async def test_ansi_themes_keep_the_prompt_and_the_confirmation_readable(root: P
 
 
 async def test_help_shows_its_own_keys(root: Path, tmp_path: Path) -> None:
-    from gemini_tui.app.help import HelpScreen
-    from gemini_tui.app.key_bar import KeyBar
+    from gemini_tui.app.screens.help import HelpScreen
+    from gemini_tui.app.widgets.key_bar import KeyBar
 
     app = make_app(root, tmp_path, ScriptedModel())
     async with app.run_test(size=(110, 32)) as pilot:

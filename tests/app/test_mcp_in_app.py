@@ -9,7 +9,7 @@ from pathlib import Path
 
 from textual.widgets import Markdown
 
-from gemini_tui.app.confirm_bar import ConfirmBar
+from gemini_tui.app.widgets.confirm_bar import ConfirmBar
 from tests.app.app_driver import main_screen, make_app, type_and_send, wait_for
 from tests.fakes.scripted_model import ScriptedModel
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gemini_tui.app.confirm_bar import ConfirmBar
+from gemini_tui.app.widgets.confirm_bar import ConfirmBar
 from tests.app.app_driver import main_screen, make_app, type_and_send, wait_for
 from tests.app.test_confirmations import GRACE
 from tests.fakes.scripted_model import ScriptedModel, text

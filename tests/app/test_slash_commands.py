@@ -8,7 +8,7 @@ from typing import Any
 from textual.pilot import Pilot
 from textual.widgets import Markdown
 
-from gemini_tui.app.help import HelpScreen
+from gemini_tui.app.screens.help import HelpScreen
 from gemini_tui.app.screens.main_screen import MainScreen
 from tests.app.app_driver import main_screen, make_app, type_and_send, wait_for
 from tests.fakes.scripted_model import ScriptedModel, text

@@ -7,7 +7,14 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual.widgets import Static
 
-from gemini_tui.app.call_format import STATE_ICONS, STATE_WORDS, call_title, elapsed_seconds, format_elapsed, short
+from gemini_tui.app.widgets.call_format import (
+    STATE_ICONS,
+    STATE_WORDS,
+    call_title,
+    elapsed_seconds,
+    format_elapsed,
+    short,
+)
 from gemini_tui.core.events import CallState, ToolCallInfo
 
 

@@ -11,7 +11,7 @@ from textual.message import Message
 from textual.widgets import OptionList, TextArea
 from textual.widgets.option_list import Option
 
-from gemini_tui.app.completion import Candidate, complete_command, complete_path, token_at
+from gemini_tui.app.widgets.completion import Candidate, complete_command, complete_path, token_at
 
 
 class PromptInput(TextArea):

@@ -9,8 +9,8 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Markdown
 
-from gemini_tui.app.key_bar import KeyBar
 from gemini_tui.app.slash_commands import COMMANDS
+from gemini_tui.app.widgets.key_bar import KeyBar
 
 KEYS = [
     ("Enter", "send the prompt"),

@@ -18,8 +18,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Label, Static, TextArea
 
-from gemini_tui.app.diff_hunks import Hunk, apply_hunks, hunks_of, rejection_feedback
-from gemini_tui.app.diff_view import DiffView
+from gemini_tui.app.widgets.diff_hunks import Hunk, apply_hunks, hunks_of, rejection_feedback
+from gemini_tui.app.widgets.diff_view import DiffView
 from gemini_tui.core.confirmation import ConfirmationOutcome, Decision, EditConfirmation
 from gemini_tui.core.display import FileDiff
 from gemini_tui.styles import stylesheet

@@ -5,8 +5,6 @@ widgets. The App feeds it `record(call)` on each state change and `finish(call, 
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 from dataclasses import dataclass
 from typing import ClassVar
@@ -14,30 +12,15 @@ from typing import ClassVar
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Vertical
 from textual.content import Content
 from textual.geometry import Size
-from textual.highlight import highlight
-from textual.screen import ModalScreen
-from textual.widgets import Footer, Input, Label, OptionList, Static
+from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
-from gemini_tui.app.call_format import STATE_ICONS, STATE_WORDS, call_title, format_elapsed, short
-from gemini_tui.app.displays import widget_for
-from gemini_tui.core.events import CallState, ToolCallInfo
-from gemini_tui.core.parts import InlineDataPart, TextPart
+from gemini_tui.app.widgets.call_format import STATE_ICONS, STATE_STYLES, STATE_WORDS, call_title, format_elapsed, short
+from gemini_tui.core.events import ToolCallInfo
 from gemini_tui.core.tool import ToolResult
-from gemini_tui.styles import stylesheet
-
-STATE_STYLES: dict[CallState, str] = {
-    CallState.validating: "$text-muted",
-    CallState.awaiting_approval: "$text-warning",
-    CallState.scheduled: "$text-muted",
-    CallState.executing: "$text-accent",
-    CallState.success: "$text-success",
-    CallState.error: "$text-error",
-    CallState.cancelled: "$text-warning",
-}
 
 
 @dataclass
@@ -271,63 +254,6 @@ class HistoryPanel(Vertical):
             self.open_details(entry)
 
     def open_details(self, entry: HistoryEntry) -> None:
+        from gemini_tui.app.screens.history_details import HistoryDetailsScreen
+
         self.app.push_screen(HistoryDetailsScreen(entry))
-
-
-class HistoryDetailsScreen(ModalScreen[None]):
-    """One call in full: its arguments, what the model was sent, and its display widget."""
-
-    CSS_PATH: ClassVar[list[str]] = [
-        *(str(stylesheet(name)) for name in ("history.tcss", "displays.tcss", "diff_review.tcss")),
-    ]
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "close", "Close"),
-        Binding("q", "close", "Close", show=False),
-    ]
-
-    def __init__(self, entry: HistoryEntry) -> None:
-        super().__init__()
-        self.entry = entry
-
-    def compose(self) -> ComposeResult:
-        call, result = self.entry.call, self.entry.result
-        duration = format_elapsed(self.entry.duration_ms / 1000) if self.entry.duration_ms is not None else ""
-        with VerticalScroll(id="details"):
-            yield Label(Content.assemble(
-                (f"{STATE_ICONS[call.state]} {STATE_WORDS[call.state]}", STATE_STYLES[call.state]), "  ",
-                (call_title(call), "bold"), f"  {duration}",
-            ), id="details-title")
-            if call.description:
-                yield Static(call.description, id="details-description")
-            yield Label("Arguments", classes="details-heading")
-            yield Static(highlight(json.dumps(call.args, indent=2, ensure_ascii=False), language="json"),
-                         id="details-args")
-            yield Label("Sent to the model", classes="details-heading")
-            yield Static(llm_text(result), id="details-llm", markup=False)
-            if result is not None:
-                yield Label("Display", classes="details-heading")
-                yield widget_for(result.return_display)
-        yield Footer()
-
-    def action_close(self) -> None:
-        self.dismiss(None)
-
-
-def llm_text(result: ToolResult | None) -> str:
-    """The function response the model got, as text (inline data summarised)."""
-    if result is None:
-        return "(no result yet)"
-    if isinstance(result.llm_content, str):
-        return result.llm_content
-    parts = []
-    for part in result.llm_content:
-        match part:
-            case TextPart(text=text):
-                parts.append(text)
-            case InlineDataPart(mime_type=mime, data=data):
-                try:
-                    size = len(base64.b64decode(data, validate=False))
-                except (binascii.Error, ValueError):
-                    size = 0
-                parts.append(f"[inline data {mime}, {size} bytes]")
-    return "\n".join(parts)

@@ -12,11 +12,18 @@ from textual.events import Click
 from textual.widget import Widget
 from textual.widgets import Static
 
-from gemini_tui.app.call_format import STATE_ICONS, STATE_WORDS, call_title, elapsed_seconds, format_elapsed, short
+from gemini_tui.app.widgets.call_format import (
+    STATE_ICONS,
+    STATE_WORDS,
+    call_title,
+    elapsed_seconds,
+    format_elapsed,
+    short,
+)
 from gemini_tui.core.events import CallState, ToolCallInfo
 
 if TYPE_CHECKING:
-    from gemini_tui.app.answer import AnswerBlock, ThoughtBlock
+    from gemini_tui.app.widgets.answer import AnswerBlock, ThoughtBlock
     from gemini_tui.core.tool import ToolResult
 
 # Old turns leave the DOM past this many, so a long session stays light; the session keeps the history.
@@ -153,7 +160,7 @@ class ChatPane(VerticalScroll):
         return turn
 
     async def _freeze(self, turn: TurnBlock) -> None:
-        from gemini_tui.app.answer import AnswerBlock
+        from gemini_tui.app.widgets.answer import AnswerBlock
 
         for answer in turn.query_children(AnswerBlock):
             await answer.freeze()
@@ -175,7 +182,7 @@ class ChatPane(VerticalScroll):
             await self._thought.finish()
             self._thought = None
         if self._answer is None:
-            from gemini_tui.app.answer import (
+            from gemini_tui.app.widgets.answer import (
                 AnswerBlock,  # Markdown loads on the first answer, not before the first frame
             )
 
@@ -187,7 +194,7 @@ class ChatPane(VerticalScroll):
         if self._answer is not None:
             await self.close_streams()
         if self._thought is None:
-            from gemini_tui.app.answer import ThoughtBlock
+            from gemini_tui.app.widgets.answer import ThoughtBlock
 
             self._thought = ThoughtBlock()
             await (await self._turn()).mount(self._thought)

@@ -58,3 +58,13 @@ def call_title(call: ToolCallInfo) -> str:
 def short(text: str, limit: int = 100) -> str:
     line = " ".join(text.split())
     return line if len(line) <= limit else line[: limit - 1] + "…"
+
+STATE_STYLES: dict[CallState, str] = {
+    CallState.validating: "$text-muted",
+    CallState.awaiting_approval: "$text-warning",
+    CallState.scheduled: "$text-muted",
+    CallState.executing: "$text-accent",
+    CallState.success: "$text-success",
+    CallState.error: "$text-error",
+    CallState.cancelled: "$text-warning",
+}

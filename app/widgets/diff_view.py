@@ -22,7 +22,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from gemini_tui.app.diff_hunks import DiffLine, Hunk, LineKind
+from gemini_tui.app.widgets.diff_hunks import DiffLine, Hunk, LineKind
 
 
 @dataclass(frozen=True)

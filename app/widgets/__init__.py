@@ -1,0 +1,1 @@
+"""The app's widgets: the panes and bars a screen composes."""
