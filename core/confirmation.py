@@ -12,6 +12,7 @@ from gemini_tui.core.display import FileDiff
 class ConfirmationOutcome(StrEnum):
     proceed_once = "proceed_once"
     proceed_always = "proceed_always"  # this tool (for shell: these root commands) for the session
+    proceed_always_and_save = "proceed_always_and_save"  # the same, kept for this workspace in ~/.gemini
     proceed_always_server = "proceed_always_server"  # MCP: every tool of this server for the session
     proceed_always_tool = "proceed_always_tool"  # MCP: this tool of this server for the session
     modify = "modify"  # the user changed the content; it is applied instead and the model is told

@@ -10,6 +10,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
+from pathlib import Path
 from typing import Any
 
 from gemini_tui.core.abort import AbortSignal
@@ -28,9 +29,11 @@ from gemini_tui.core.events import (
     CallStateChanged,
     ConfirmationRequested,
     EventBus,
+    Notice,
     ToolCallInfo,
     ToolOutputChunk,
 )
+from gemini_tui.core.grants import GrantScope, GrantStore, GrantStoreError
 from gemini_tui.core.models.base import FunctionCall, FunctionResponse
 from gemini_tui.core.parts import InlineDataPart, TextPart
 from gemini_tui.core.registry import ToolRegistry, tool_rule_name
@@ -44,16 +47,24 @@ ABORT_GRACE_S = 2.0
 
 
 class ApprovalMode(StrEnum):
-    """`default` asks for edits and commands; `auto_edit` runs edits without asking; `yolo` asks nothing."""
+    """`default` asks for edits and commands; `auto_edit` runs edits without asking; `plan` runs read-only
+    tools only; `yolo` asks nothing."""
 
     default = "default"
     auto_edit = "auto_edit"
+    plan = "plan"
     yolo = "yolo"
 
     def next(self) -> ApprovalMode:
-        """The mode Shift+Tab cycles to."""
-        order = list(ApprovalMode)
-        return order[(order.index(self) + 1) % len(order)]
+        """The mode Shift+Tab cycles to: default -> auto_edit -> plan -> default. Yolo is never reached this
+        way (it has its own key and flag); from yolo, Shift+Tab goes back to default."""
+        order = [ApprovalMode.default, ApprovalMode.auto_edit, ApprovalMode.plan]
+        return order[(order.index(self) + 1) % len(order)] if self in order else ApprovalMode.default
+
+
+PLAN_MODE_REFUSAL = ("Plan mode is on: only read-only tools run, and {tool} changes files or runs commands, so it "
+                     "was not run. Describe the change you would make instead; the user leaves plan mode with "
+                     "Shift+Tab (or --approval-mode) when they want it carried out.")
 
 
 def allow_rules_for(tool_name: str, details: ConfirmationDetails) -> set[str]:
@@ -65,6 +76,13 @@ def allow_rules_for(tool_name: str, details: ConfirmationDetails) -> set[str]:
             return {tool_name, f"mcp:{server}", f"mcp:{server}/{name}"}
         case _:
             return {tool_name}
+
+
+def granted_rules(tool_name: str, details: ConfirmationDetails) -> set[str]:
+    """What "allow for the session" / "allow always" grants: for MCP only this tool of this server."""
+    if isinstance(details, McpConfirmation):
+        return {f"mcp:{details.server_name}/{details.tool_name}"}
+    return allow_rules_for(tool_name, details)
 
 
 def is_allowed(rules: Iterable[str], tool_name: str, details: ConfirmationDetails,
@@ -146,14 +164,20 @@ class Scheduler:
 
     def __init__(self, registry: ToolRegistry, bus: EventBus, stats: SessionStats, *,
                  approval_mode: ApprovalMode = ApprovalMode.default, allowed: Iterable[str] = (),
-                 interactive: bool = True) -> None:
+                 interactive: bool = True, grants: GrantStore | None = None) -> None:
         self.registry = registry
         self.bus = bus
         self.stats = stats
         self.approval_mode = approval_mode
         self.allowed = normalize_allowed(allowed)
-        self.always_allowed: set[str] = set()  # granted with "allow for the session"
+        # "allow for the session" and "allow always" (the latter kept in ~/.gemini for this workspace)
+        self.grants = grants if grants is not None else GrantStore(Path.cwd(), None)
         self.interactive = interactive
+
+    @property
+    def always_allowed(self) -> set[str]:
+        """Every granted rule in force (session and always)."""
+        return set(self.grants.rules())
 
     async def run(self, calls: list[FunctionCall], abort_signal: AbortSignal) -> list[FunctionResponse]:
         records = [_Call(call) for call in calls]
@@ -248,6 +272,11 @@ class Scheduler:
         if self.approval_mode is ApprovalMode.yolo:
             record.decision = CallDecision.auto_accept
             return True
+        if self.approval_mode is ApprovalMode.plan and not tool.kind.is_read_only:
+            record.decision = CallDecision.reject
+            self._finish(record, ToolResult.failure(ToolErrorKind.not_allowed,
+                                                    PLAN_MODE_REFUSAL.format(tool=tool.name)))
+            return False
         try:
             details = await tool.should_confirm_execute(record.params, signal)
         except Exception as exc:
@@ -261,7 +290,7 @@ class Scheduler:
             record.reviewed = details.file_diff
         aliases = (type(tool).__name__, tool.display_name)
         if (self.approval_mode is ApprovalMode.auto_edit and isinstance(details, EditConfirmation)) or is_allowed(
-                self.allowed | self.always_allowed, tool.name, details, aliases):
+                self.allowed | self.grants.rules(), tool.name, details, aliases):
             record.decision = CallDecision.auto_accept
             return True
         if not self.interactive:
@@ -316,14 +345,19 @@ class Scheduler:
                 self._cancel(record, f"The user rejected this {tool.name} call; it was not run.{reason}")
                 return False
             case ConfirmationOutcome.proceed_always:
-                if isinstance(details, McpConfirmation):
-                    self.always_allowed.add(f"mcp:{details.server_name}/{details.tool_name}")
-                else:
-                    self.always_allowed |= allow_rules_for(tool.name, details)
+                self.grants.grant(granted_rules(tool.name, details), GrantScope.session)
+            case ConfirmationOutcome.proceed_always_and_save:
+                rules = granted_rules(tool.name, details)
+                try:
+                    self.grants.grant(rules, GrantScope.always)
+                except (GrantStoreError, OSError) as exc:  # it still runs once: the user did allow this call
+                    self.grants.grant(rules, GrantScope.session)
+                    self.bus.publish(Notice(f"Could not save the grant ({exc}); it holds for this session only.",
+                                            "warning"))
             case ConfirmationOutcome.proceed_always_server if isinstance(details, McpConfirmation):
-                self.always_allowed.add(f"mcp:{details.server_name}")
+                self.grants.grant([f"mcp:{details.server_name}"], GrantScope.session)
             case ConfirmationOutcome.proceed_always_tool if isinstance(details, McpConfirmation):
-                self.always_allowed.add(f"mcp:{details.server_name}/{details.tool_name}")
+                self.grants.grant([f"mcp:{details.server_name}/{details.tool_name}"], GrantScope.session)
             case ConfirmationOutcome.modify:
                 return self._modify(record, details, decision)
         record.decision = CallDecision.accept

@@ -30,6 +30,7 @@ from gemini_tui.core.events import (
     TurnStarted,
     UsageUpdated,
 )
+from gemini_tui.core.grants import GrantStore
 from gemini_tui.core.loop_detection import LoopDetector
 from gemini_tui.core.models.base import (
     CallChunk,
@@ -81,8 +82,9 @@ class Session:
         self.stats = SessionStats()
         self.history: list[Content] = []
         self.max_turns = settings.max_session_turns
+        self.grants = GrantStore(self.root, settings.gemini_dir)
         self.scheduler = Scheduler(registry, self.bus, self.stats, approval_mode=approval_mode,
-                                   allowed=settings.tools_allowed, interactive=interactive)
+                                   allowed=settings.tools_allowed, interactive=interactive, grants=self.grants)
         self.memory: Memory | None = None
         self.notices: list[Notice] = []  # startup notices (settings problems, offline model) for late subscribers
         self._abort: AbortSignal | None = None
@@ -114,8 +116,8 @@ class Session:
 
     @property
     def always_allowed(self) -> set[str]:
-        """Rules granted with "allow for the session": a tool name, `run_shell_command(git)`, `mcp:server`,
-        `mcp:server/tool`."""
+        """Rules granted with "allow for the session" or "allow always": a tool name, `run_shell_command(git)`,
+        `mcp:server`, `mcp:server/tool` (their provenance is in `grants`)."""
         return self.scheduler.always_allowed
 
     @property

@@ -205,6 +205,7 @@ async def test_modify_without_new_content_is_not_run(registry, root: Path) -> No
 
 
 def test_approval_mode_cycles() -> None:
+    # Shift+Tab: default -> auto_edit -> plan; yolo only through its own key or flag (issue 9)
     assert ApprovalMode.default.next() is ApprovalMode.auto_edit
-    assert ApprovalMode.auto_edit.next() is ApprovalMode.yolo
+    assert ApprovalMode.auto_edit.next() is ApprovalMode.plan
     assert ApprovalMode.yolo.next() is ApprovalMode.default
