@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from gemini_tui.core.auth import gemini_key, resolve_auth
 from gemini_tui.core.config import Settings, load_settings
 from gemini_tui.core.events import EventBus, Notice
 from gemini_tui.core.models.base import ModelClient
@@ -87,7 +88,7 @@ def attach_mcp(session: Session, settings: Settings, registry: ToolRegistry, roo
 
 # -- the model -------------------------------------------------------------------------------------------------
 def api_key(env: Mapping[str, str]) -> str | None:
-    return env.get("GEMINI_API_KEY") or env.get("GOOGLE_API_KEY") or None
+    return gemini_key(env)
 
 
 def choose_model_name(flag: str | None, settings: Settings, env: Mapping[str, str]) -> str:
@@ -97,24 +98,31 @@ def choose_model_name(flag: str | None, settings: Settings, env: Mapping[str, st
     return flag or env.get("GEMINI_MODEL") or settings.model_name or DEFAULT_MODEL
 
 
-def build_model(name: str, root: Path, env: Mapping[str, str]) -> tuple[ModelClient, str | None]:
-    """The client for `name`, and a notice when it is the offline demo model."""
+def _check_base_url(name: str, base_url: str | None) -> None:
+    if base_url is not None and not base_url.startswith(("http://", "https://")):
+        raise ConfigurationError(f"{name} must be an http(s) URL, not {base_url!r}.")
+
+
+def build_model(name: str, root: Path, env: Mapping[str, str],
+                settings: Settings | None = None) -> tuple[ModelClient, str | None]:
+    """The client for `name` through the chosen authentication (core/auth.py), and a notice when it is the
+    offline demo model (or when the chosen method needed a word)."""
     from gemini_tui.core.models.offline import OFFLINE_MODEL_NAME, OfflineModel
 
     if name == OFFLINE_MODEL_NAME:
         return OfflineModel(root), "Using the offline demo model (-m offline): it follows fixed phrases; try 'help'."
     if not name.strip() or any(ch.isspace() for ch in name):
         raise ConfigurationError(f"{name!r} is not a model name (from -m, GEMINI_MODEL or model.name).")
-    key = api_key(env)
-    if key is None:
-        return OfflineModel(root), ("No GEMINI_API_KEY set: using the offline demo model, not Gemini. "
-                                    "It follows fixed phrases such as 'list .' or 'read README.md'.")
+    auth = resolve_auth(settings.auth_selected_type if settings else None, env)
+    if not auth.usable:
+        return OfflineModel(root), (f"{auth.problem} Using the offline demo model, not Gemini: it follows fixed "
+                                    "phrases such as 'list .' or 'read README.md'.")
     from gemini_tui.core.models.gemini import GeminiModel
 
-    base_url = env.get("GOOGLE_GEMINI_BASE_URL") or None
-    if base_url is not None and not base_url.startswith(("http://", "https://")):
-        raise ConfigurationError(f"GOOGLE_GEMINI_BASE_URL must be an http(s) URL, not {base_url!r}.")
-    return GeminiModel(name, key, base_url=base_url), None
+    _check_base_url("GOOGLE_VERTEX_BASE_URL" if auth.vertex else "GOOGLE_GEMINI_BASE_URL", auth.base_url)
+    model = GeminiModel(name, auth.api_key, base_url=auth.base_url, vertex=auth.vertex, project=auth.project,
+                        location=auth.location)
+    return model, auth.note or None
 
 
 def build_session(root: Path | str | None = None, *, model: str | None = None,
@@ -134,7 +142,10 @@ def build_session(root: Path | str | None = None, *, model: str | None = None,
     settings = settings or load_settings(root, home=home, env=dict(env))
     # the model first: with `prewarm` (headless), a Gemini client warms up on a thread while the tools are built;
     # the app does not want it (its first frame must not share the interpreter with that import)
-    client, offline_notice = (model_factory or build_model)(choose_model_name(model, settings, env), root, env)
+    if model_factory is None:
+        def model_factory(name: str, root: Path, env: Mapping[str, str]) -> tuple[ModelClient, str | None]:
+            return build_model(name, root, env, settings)
+    client, offline_notice = model_factory(choose_model_name(model, settings, env), root, env)
     if prewarm and callable(warm := getattr(client, "prewarm", None)):
         warm()
     workspace = Workspace(root)
@@ -143,6 +154,8 @@ def build_session(root: Path | str | None = None, *, model: str | None = None,
     session = Session(settings, registry, client, root, bus, approval_mode=ApprovalMode(approval_mode),
                       interactive=interactive)
     sessions.append(session)
+    session.auth = resolve_auth(settings.auth_selected_type, env)
+    session.model_factory = lambda name: model_factory(name, root, env)
     attach_mcp(session, settings, registry, root)
     attach_discovery(session, settings, root)
     notices = [Notice(text, "warning") for text in settings.notices]

@@ -86,7 +86,8 @@ def main(argv: list[str] | None = None) -> int:
         # the app draws its first frame, then builds the session in a thread: launch stays under 0.5 s
         return _interactive(lambda: _build_interactive(args.model, mode))
 
-    if args.model != "offline" and (os.environ.get("GEMINI_API_KEY") or os.environ.get("GOOGLE_API_KEY")):
+    if args.model != "offline" and any(os.environ.get(name) for name in (
+            "GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI")):
         # google-genai takes as long to import as everything else together: start it now, on a thread
         threading.Thread(target=_import_genai, daemon=True).start()
     from gemini_tui.cli.assemble import ConfigurationError, build_session

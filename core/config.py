@@ -48,6 +48,8 @@ class Settings(BaseModel):
     context_file_names: list[str] = Field(default_factory=lambda: [DEFAULT_CONTEXT_FILE])
     max_session_turns: int = DEFAULT_MAX_SESSION_TURNS
     web_fetch_private_addresses: bool = False  # tools.webFetchPrivateAddresses: web_fetch may reach localhost/LAN
+    auth_selected_type: str | None = None  # security.auth.selectedType (core/auth.py reads it)
+    include_directories: list[str] = Field(default_factory=list)  # context.includeDirectories
     home: Path = Field(default_factory=lambda: gemini_home())
     files: list[Path] = Field(default_factory=list)  # the settings files that were read
     notices: list[str] = Field(default_factory=list)
@@ -164,8 +166,10 @@ _KEYS: dict[str, tuple[tuple[str, ...], Callable[[Any], Any]]] = {
     "max_session_turns": (("model.maxSessionTurns", "maxSessionTurns"), _positive_int),
     "context_file_names": (("context.fileName", "contextFileName"), _str_or_list),
     "web_fetch_private_addresses": (("tools.webFetchPrivateAddresses",), _bool),
+    "auth_selected_type": (("security.auth.selectedType", "selectedAuthType"), _str),
+    "include_directories": (("context.includeDirectories",), _str_list),
 }
-_SECTIONS = ("tools", "model", "context")
+_SECTIONS = ("tools", "model", "context", "security")
 
 
 def _lookup(data: dict[str, Any], dotted: str) -> tuple[bool, Any]:
@@ -189,7 +193,8 @@ def interpret(data: dict[str, Any], path: Path, notices: list[str]) -> dict[str,
             found, value = _lookup(data, dotted)
             if not found:
                 continue
-            used.add(dotted)
+            parts = dotted.split(".")
+            used.update(".".join(parts[:end]) for end in range(1, len(parts) + 1))
             if field_name in values:
                 continue  # a newer spelling already set it
             try:
@@ -249,6 +254,9 @@ def load_settings(root: Path, home: Path | None = None, env: Mapping[str, str] |
         servers = {**merged.get("mcp_servers", {}), **values.pop("mcp_servers", {})}
         if "tools_exclude" in values:  # deny rules add up (as in Gemini CLI): a project cannot lift the user's
             values["tools_exclude"] = list(dict.fromkeys([*merged.get("tools_exclude", []), *values["tools_exclude"]]))
+        if "include_directories" in values:  # both files' directories are part of the workspace
+            values["include_directories"] = list(dict.fromkeys([*merged.get("include_directories", []),
+                                                                *values["include_directories"]]))
         merged.update(values)
         if servers:
             merged["mcp_servers"] = servers

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pathspec import GitIgnoreSpec
+
+from gemini_tui.core.memory_imports import ImportNode, process_imports, tree_lines
 
 # The walk below the root is bounded: a huge tree must not delay the first prompt.
 MAX_DIRS_BELOW_ROOT = 200
@@ -20,10 +22,20 @@ IGNORE_FILES = (".gitignore", ".geminiignore")
 
 @dataclass(frozen=True)
 class Memory:
-    """The joined text of every context file, and the files it came from (in order)."""
+    """The joined text of every context file, the files it came from (in order), each file's import tree and
+    what went wrong with imports (missing files, cycles, paths outside the allowed directories)."""
 
     text: str = ""
     files: tuple[Path, ...] = field(default_factory=tuple)
+    trees: tuple[ImportNode, ...] = field(default_factory=tuple)
+    problems: tuple[str, ...] = field(default_factory=tuple)
+
+    def outline(self) -> str:
+        """Where each part came from: every context file with the files it imports, nested."""
+        lines = [line for tree in self.trees for line in tree_lines(tree)]
+        if self.problems:
+            lines += ["", "Import problems:", *(f"- {problem}" for problem in self.problems)]
+        return "\n".join(lines)
 
 
 def _candidates(directory: Path, file_names: Iterable[str]) -> list[Path]:
@@ -94,11 +106,27 @@ def find_context_files(root: Path, home: Path, file_names: list[str]) -> list[Pa
     return unique
 
 
-def load_memory(root: Path, home: Path, file_names: list[str]) -> Memory:
-    """Every context file's text, each marked with where it came from, in the order found."""
+def _import_scope(path: Path, root: Path, home: Path, include_dirs: Sequence[Path]) -> list[Path]:
+    """The directories a context file may import from: the user's `~/.gemini` for the user's file; the project
+    (from its top down) and the included directories for the project's files."""
+    if path.parent.resolve() == (home / ".gemini").resolve():
+        return [home / ".gemini"]
+    top = next((d for d in (root, *root.parents) if (d / ".git").exists()), root)  # the repository, else the root
+    return [top, root, *include_dirs]
+
+
+def load_memory(root: Path, home: Path, file_names: list[str], *, include_dirs: Sequence[Path] = (),
+                extra_files: Sequence[tuple[Path, Path]] = ()) -> Memory:
+    """Every context file's text with its `@path` imports resolved, each marked with where it came from, in
+    the order found. `extra_files` are (file, directory it may import from): extensions' context files."""
+    root, home = Path(root).resolve(), Path(home).resolve()
     blocks: list[str] = []
     files: list[Path] = []
-    for path in find_context_files(root, home, file_names):
+    trees: list[ImportNode] = []
+    problems: list[str] = []
+    found = [(p, _import_scope(p, root, home, include_dirs)) for p in find_context_files(root, home, file_names)]
+    found += [(Path(p), [Path(d)]) for p, d in extra_files]
+    for path, scope in found:
         try:
             with open(path, encoding="utf-8", errors="replace") as handle:
                 content = handle.read(MAX_FILE_BYTES).strip()
@@ -106,6 +134,9 @@ def load_memory(root: Path, home: Path, file_names: list[str]) -> Memory:
             continue
         if not content:
             continue
+        imported = process_imports(content, path, scope)
         files.append(path)
-        blocks.append(f"--- Context from {path} ---\n{content}\n--- End of context from {path} ---")
-    return Memory("\n\n".join(blocks), tuple(files))
+        trees.append(imported.tree)
+        problems += imported.problems
+        blocks.append(f"--- Context from {path} ---\n{imported.text.strip()}\n--- End of context from {path} ---")
+    return Memory("\n\n".join(blocks), tuple(files), tuple(trees), tuple(problems))

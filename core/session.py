@@ -96,6 +96,12 @@ class Session:
         self._discovered: asyncio.Task[None] | None = None
         self._declared: tuple[tuple[tuple[int, str], ...], tuple[dict[str, Any], ...]] | None = None
         self._started = False
+        # how Gemini is reached (a core.auth.Auth, for `/auth`) and how another model is built (for `/model`)
+        self.auth: Any = None
+        self.model_factory: Any = None
+        # context files from extensions, each with the directory its imports may read: (file, directory)
+        self.extra_context: list[tuple[Path, Path]] = []
+        self.include_dirs: list[Path] = []  # the workspace's other directories (context.includeDirectories)
 
     # -- what the front ends read and set --------------------------------------------------------------------
     @property
@@ -113,6 +119,14 @@ class Session:
     @property
     def is_offline(self) -> bool:
         return self.model.is_offline
+
+    def set_model(self, name: str) -> str | None:
+        """Switches the model for the next request (`/model NAME`); returns the notice the new client came with
+        (e.g. the offline model's). The history stays."""
+        if self.model_factory is None:
+            raise RuntimeError("this session cannot switch models")
+        self.model, notice = self.model_factory(name)
+        return notice
 
     @property
     def always_allowed(self) -> set[str]:
@@ -174,7 +188,12 @@ class Session:
     # -- memory (GEMINI.md) ----------------------------------------------------------------------------------
     def reload_memory(self) -> Memory:
         """Re-reads every GEMINI.md (`/memory refresh`, after save_memory)."""
-        self.memory = load_memory(self.root, self.settings.home, self.settings.context_file_names)
+        before = set(self.memory.problems) if self.memory is not None else set()
+        self.memory = load_memory(self.root, self.settings.home, self.settings.context_file_names,
+                                  include_dirs=self.include_dirs, extra_files=self.extra_context)
+        for problem in self.memory.problems:
+            if problem not in before:  # said once, not at every reload
+                self.bus.publish(Notice(f"GEMINI.md import: {problem}", "warning"))
         return self.memory
 
     refresh_memory = reload_memory

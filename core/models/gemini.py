@@ -32,6 +32,7 @@ from gemini_tui.core.models.retry import LONGEST_HONOURED_DELAY_S, RetryPolicy, 
 from gemini_tui.core.parts import InlineDataPart, TextPart
 
 API_VERSION = "v1beta"
+VERTEX_API_VERSION = "v1beta1"  # google-genai's own default for Vertex AI, which Gemini CLI keeps
 _ids = itertools.count(1)
 
 
@@ -101,11 +102,16 @@ class GeminiModel:
 
     is_offline = False
 
-    def __init__(self, model_name: str, api_key: str, *, base_url: str | None = None,
-                 policy: RetryPolicy | None = None, timeout_s: float | None = None) -> None:
+    def __init__(self, model_name: str, api_key: str | None, *, base_url: str | None = None,
+                 policy: RetryPolicy | None = None, timeout_s: float | None = None, vertex: bool = False,
+                 project: str | None = None, location: str | None = None) -> None:
         self.model_name = model_name
         self.api_key = api_key
         self.base_url = base_url
+        # Vertex AI: express mode (api_key) or project + location with application default credentials
+        self.vertex = vertex
+        self.project = project
+        self.location = location
         self.policy = policy or RetryPolicy()
         self.timeout_s = timeout_s
         self._client: Any = None
@@ -126,12 +132,16 @@ class GeminiModel:
             from google.genai import types
 
             options = types.HttpOptions(
-                base_url=self.base_url, api_version=API_VERSION,
+                base_url=self.base_url, api_version=VERTEX_API_VERSION if self.vertex else API_VERSION,
                 timeout=int(self.timeout_s * 1000) if self.timeout_s else None,
                 # one attempt inside the SDK (and no implicit retries): we retry, and tell the user
                 retry_options=types.HttpRetryOptions(attempts=1),
             )
-            self._client = genai.Client(api_key=self.api_key, http_options=options)
+            if self.vertex:
+                self._client = genai.Client(vertexai=True, api_key=self.api_key, project=self.project,
+                                            location=self.location, http_options=options)
+            else:
+                self._client = genai.Client(api_key=self.api_key, http_options=options)
         return self._client
 
     def _config(self, request: ModelRequest) -> Any:
@@ -149,6 +159,7 @@ class GeminiModel:
         return types.GenerateContentConfig.model_validate(config)
 
     async def stream(self, request: ModelRequest, abort_signal: AbortSignal) -> AsyncIterator[ModelChunk]:
+        from google.auth import exceptions as auth_errors
         from google.genai import errors
 
         transient = _transient_errors()
@@ -161,6 +172,11 @@ class GeminiModel:
                     emitted = True
                     yield chunk
                 return
+            except auth_errors.GoogleAuthError as exc:
+                # no application default credentials, or a token that cannot be refreshed: not worth retrying
+                raise ModelError(f"Vertex AI credentials are not usable: {exc}. Run `gcloud auth application-default "
+                                 "login`, set GOOGLE_APPLICATION_CREDENTIALS to a key file, or use GOOGLE_API_KEY "
+                                 "(express mode).", kind="auth") from exc
             except errors.APIError as exc:
                 status = exc.code
                 message = exc.message or str(exc)

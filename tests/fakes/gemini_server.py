@@ -1,7 +1,10 @@
 """A fake Gemini REST server on 127.0.0.1: plays scripted replies as SSE and records every request.
 
 It speaks enough of `v1beta/models/{model}:streamGenerateContent?alt=sse` (and `:generateContent`) for the
-real google-genai client. It runs its own event loop in a thread, so sync tests, async tests and subprocesses
+real google-genai client, on any path (Vertex AI's `v1beta1/projects/{p}/locations/{l}/publishers/google/models/
+{model}:streamGenerateContent` too), and answers `POST /token` as an OAuth token endpoint would (for an
+application-default-credentials file whose `token_uri` points here). It runs its own event loop in a thread,
+so sync tests, async tests and subprocesses
 (through `GOOGLE_GEMINI_BASE_URL`) can all use it:
 
     with FakeGeminiServer() as server:
@@ -24,6 +27,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+TOKEN_PATH = "/token"
+ACCESS_TOKEN = "ya29.fake-access-token"
 DEFAULT_USAGE = {"promptTokenCount": 100, "candidatesTokenCount": 10, "totalTokenCount": 110}
 
 
@@ -114,6 +119,7 @@ class FakeGeminiServer:
 
     def __init__(self) -> None:
         self.requests: list[RecordedRequest] = []
+        self.token_requests: list[dict[str, str]] = []  # form fields posted to TOKEN_PATH
         self._script: deque[Reply] = deque()
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -218,6 +224,13 @@ class FakeGeminiServer:
         length = int(headers.get("content-length", "0"))
         raw = await reader.readexactly(length) if length else b""
         url = urlsplit(target)
+        if url.path == TOKEN_PATH:  # an OAuth token endpoint, for credentials files whose token_uri points here
+            self.token_requests.append({k: v[0] for k, v in parse_qs(raw.decode()).items()})
+            payload = json.dumps({"access_token": ACCESS_TOKEN, "expires_in": 3600, "token_type": "Bearer"}).encode()
+            writer.write((f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(payload)}"
+                          "\r\n\r\n").encode() + payload)
+            await writer.drain()
+            return True
         body = json.loads(raw) if raw else {}
         self.requests.append(RecordedRequest(method, url.path, parse_qs(url.query), headers, body))
         self.request_arrived.set()
