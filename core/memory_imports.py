@@ -73,7 +73,7 @@ def find_imports(text: str) -> list[tuple[int, int, str]]:
     found: list[tuple[int, int, str]] = []
     for match in re.finditer(r"(?:(?<=\s)|^)@(\S+)", text):
         path = match.group(1)
-        if not (path[0] in "./" or path[0].isascii() and path[0].isalpha()):
+        if not (path[0] in "./" or (path[0].isascii() and path[0].isalpha())):
             continue
         if any(start <= match.start() < end for start, end in regions):
             continue
@@ -88,6 +88,27 @@ def _inside(path: Path, directories: Sequence[Path]) -> bool:
 def _looks_like_a_path(written: str) -> bool:
     """`@someone` in prose is not an import unless it names something (a dot or a slash)."""
     return "/" in written or "." in written
+
+
+_NOT_AN_IMPORT = "not an import"
+_CYCLE = "cycle"
+
+
+def _refusal(written: str, real: Path, allowed: Sequence[Path], chain: tuple[Path, ...], depth: int) -> str:
+    """Why this import is not read ("" when it is)."""
+    if _URL.match(written):
+        return "URLs cannot be imported"
+    if not _inside(real, allowed):
+        return "outside the directories this file may import from"
+    if real in chain:
+        return _CYCLE
+    if not real.is_file():
+        if real.exists():
+            return "not a file"
+        return "file not found" if _looks_like_a_path(written) else _NOT_AN_IMPORT
+    if depth + 1 > MAX_IMPORT_DEPTH:
+        return f"more than {MAX_IMPORT_DEPTH} levels of imports"
+    return ""
 
 
 def process_imports(text: str, file: Path, allowed: Sequence[Path], *, depth: int = 0,
@@ -105,41 +126,31 @@ def process_imports(text: str, file: Path, allowed: Sequence[Path], *, depth: in
         last = end
         target = Path(written) if os.path.isabs(written) else file.parent / written
         real = Path(os.path.realpath(target))
-
-        def fail(why: str, *, report: bool = True, keep: bool = False) -> None:
-            pieces.append(f"@{written}" if keep else f"<!-- Import failed: {written} - {why} -->")
-            if report:
-                problems.append(f"{file}: @{written}: {why}")
-
-        if _URL.match(written):
-            fail("URLs cannot be imported")
-        elif not _inside(real, real_allowed):
-            fail("outside the directories this file may import from")
-        elif real in chain:
+        why = _refusal(written, real, real_allowed, chain, depth)
+        if why == _NOT_AN_IMPORT:
+            pieces.append(f"@{written}")
+            continue
+        if why == _CYCLE:
             pieces.append(f"<!-- File already processed: {written} -->")
             problems.append(f"{file}: @{written}: circular import ({' -> '.join(p.name for p in (*chain, real))})")
-        elif not real.is_file():
-            if real.exists():
-                fail("not a file")
-            elif _looks_like_a_path(written):
-                fail("file not found")
-            else:
-                fail("", report=False, keep=True)
-        elif depth + 1 > MAX_IMPORT_DEPTH:
-            fail(f"more than {MAX_IMPORT_DEPTH} levels of imports")
-        else:
+            continue
+        content = None
+        if not why:
             try:
                 with open(real, encoding="utf-8", errors="replace") as handle:
                     content = handle.read(MAX_IMPORT_BYTES)
             except OSError as exc:
-                fail(exc.strerror or str(exc))
-                continue
-            inner = process_imports(content, target, allowed, depth=depth + 1, chain=(*chain, real))
-            inner.tree.written = written
-            node.imports.append(inner.tree)
-            problems += inner.problems
-            pieces.append(f"<!-- Imported from: {written} -->\n{inner.text.strip()}\n"
-                          f"<!-- End of import from: {written} -->")
+                why = exc.strerror or str(exc)
+        if content is None:
+            pieces.append(f"<!-- Import failed: {written} - {why} -->")
+            problems.append(f"{file}: @{written}: {why}")
+            continue
+        inner = process_imports(content, target, allowed, depth=depth + 1, chain=(*chain, real))
+        inner.tree.written = written
+        node.imports.append(inner.tree)
+        problems += inner.problems
+        pieces.append(f"<!-- Imported from: {written} -->\n{inner.text.strip()}\n"
+                      f"<!-- End of import from: {written} -->")
     pieces.append(text[last:])
     return ImportResult("".join(pieces), node, problems)
 
