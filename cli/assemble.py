@@ -146,6 +146,8 @@ def build_session(root: Path | str | None = None, *, model: str | None = None,
         def model_factory(name: str, root: Path, env: Mapping[str, str]) -> tuple[ModelClient, str | None]:
             return build_model(name, root, env, settings)
     client, offline_notice = model_factory(choose_model_name(model, settings, env), root, env)
+    if hasattr(client, "idle_timeout_s"):
+        client.idle_timeout_s = settings.stream_idle_timeout_s
     if prewarm and callable(warm := getattr(client, "prewarm", None)):
         warm()
     workspace = Workspace(root)

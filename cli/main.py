@@ -35,6 +35,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="default: ask for edits and commands (headless: refuse them); auto_edit: edits run "
                              "without asking; yolo: nothing asks")
     parser.add_argument("-y", "--yolo", action="store_true", help="same as --approval-mode yolo")
+    parser.add_argument("-d", "--debug", action="store_true",
+                        help="write a debug log (with tracebacks) to ~/.gemini/tmp/gemini-tui-debug-*.log; "
+                             "error messages name the file")
     return parser
 
 
@@ -73,6 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.yolo and args.approval_mode not in (None, "yolo"):
         parser.error(f"--yolo contradicts --approval-mode {args.approval_mode}")
     mode = "yolo" if args.yolo else (args.approval_mode or "default")
+    _set_up_logging(args.debug)
 
     piped = _read_stdin(required=args.prompt is None).strip()
     prompt = "\n\n".join(part for part in (piped, args.prompt) if part) if args.prompt is not None else (
@@ -101,6 +105,19 @@ def main(argv: list[str] | None = None) -> int:
     if argv is None:  # the console script, not a caller in this process: skip interpreter teardown
         _exit_now(code)
     return code
+
+
+def _set_up_logging(debug: bool) -> None:
+    """Tracebacks never reach the terminal; with --debug they go to a log file, named on stderr."""
+    from gemini_tui.core import debug_log
+
+    if not debug:
+        debug_log.quiet()
+        return
+    from gemini_tui.core.config import gemini_home
+
+    path = debug_log.to_file(gemini_home() / ".gemini" / "tmp")
+    print(f"gemini-tui: debug log in {path}", file=sys.stderr)
 
 
 def _import_genai() -> None:

@@ -50,6 +50,9 @@ class Settings(BaseModel):
     web_fetch_private_addresses: bool = False  # tools.webFetchPrivateAddresses: web_fetch may reach localhost/LAN
     auth_selected_type: str | None = None  # security.auth.selectedType (core/auth.py reads it)
     include_directories: list[str] = Field(default_factory=list)  # context.includeDirectories
+    stream_idle_timeout_s: float = 90.0  # model.streamIdleTimeout: seconds without a chunk before a retry
+    disable_loop_detection: bool = False  # model.disableLoopDetection
+    disable_llm_correction: bool = False  # tools.disableLLMCorrection: replace asks no model to fix a miss
     home: Path = Field(default_factory=lambda: gemini_home())
     files: list[Path] = Field(default_factory=list)  # the settings files that were read
     notices: list[str] = Field(default_factory=list)
@@ -155,6 +158,12 @@ def _positive_int(value: Any) -> int:
     raise ValueError("must be a positive whole number")
 
 
+def _positive_number(value: Any) -> float:
+    if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
+        return float(value)
+    raise ValueError("must be a positive number (seconds)")
+
+
 # setting field <- (key paths, newest first; a dotted path is nested), and the check that converts the value
 _KEYS: dict[str, tuple[tuple[str, ...], Callable[[Any], Any]]] = {
     "discovery_command": (("tools.discoveryCommand", "toolDiscoveryCommand"), _str),
@@ -168,6 +177,9 @@ _KEYS: dict[str, tuple[tuple[str, ...], Callable[[Any], Any]]] = {
     "web_fetch_private_addresses": (("tools.webFetchPrivateAddresses",), _bool),
     "auth_selected_type": (("security.auth.selectedType", "selectedAuthType"), _str),
     "include_directories": (("context.includeDirectories",), _str_list),
+    "stream_idle_timeout_s": (("model.streamIdleTimeout",), lambda v: float(_positive_number(v))),
+    "disable_loop_detection": (("model.disableLoopDetection",), _bool),
+    "disable_llm_correction": (("tools.disableLLMCorrection",), _bool),
 }
 _SECTIONS = ("tools", "model", "context", "security")
 

@@ -225,6 +225,10 @@ class Scheduler:
         self.bus.publish(CallFinished(record.info(), result, duration_ms))
 
     def _validate(self, record: _Call) -> None:
+        if record.call.problem:  # malformed as the model sent it: its own error response, and nothing runs
+            message = f"The call to {record.call.name} could not be read: {record.call.problem}."
+            self._finish(record, ToolResult.failure(ToolErrorKind.invalid_params, message))
+            return
         tool = self.registry.get(record.call.name)
         if tool is None:
             message = self.registry.unknown_tool_message(record.call.name)

@@ -18,6 +18,7 @@ from gemini_tui.core.abort import AbortSignal, finished_unless_aborted
 from gemini_tui.core.config import Settings
 from gemini_tui.core.content import contents_from_json, contents_to_json
 from gemini_tui.core.context import Memory, load_memory
+from gemini_tui.core.debug_log import where_details
 from gemini_tui.core.events import (
     ErrorOccurred,
     EventBus,
@@ -235,8 +236,9 @@ class Session:
                 self.bus.publish(TurnFinished(prompt_id, TurnEndReason.cancelled, "Request cancelled."))
                 raise
             except Exception as exc:  # a bug in the loop must end the prompt visibly, not hang the front end
-                reason, message = TurnEndReason.error, f"Internal error: {type(exc).__name__}: {exc}"
                 log.exception("the turn loop failed")
+                reason, message = TurnEndReason.error, (f"Internal error: {type(exc).__name__}: {exc}"
+                                                        f"{where_details()}")
                 self._answer_dangling_calls(message)
                 self.bus.publish(ErrorOccurred(message, "internal"))
             finally:

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from gemini_tui.core.abort import AbortSignal
 from gemini_tui.core.confirmation import ConfirmationDetails
+from gemini_tui.core.debug_log import where_details
 from gemini_tui.core.display import Display, ErrorDisplay
 from gemini_tui.core.parts import Part
 from gemini_tui.core.schema import clean_schema
@@ -157,7 +158,7 @@ class BaseTool(ABC, Generic[P]):
         except Exception as exc:  # a tool bug must become a result the model and the user can read
             log.exception("tool %s failed", self.name)
             message = f"{self.name} failed: {type(exc).__name__}: {exc}"
-            return ToolResult.failure(ToolErrorKind.execution_failed, message)
+            return ToolResult.failure(ToolErrorKind.execution_failed, message, message + where_details())
 
     @abstractmethod
     async def _execute(self, params: P, abort_signal: AbortSignal, context: CallContext) -> ToolResult: ...

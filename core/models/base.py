@@ -27,6 +27,7 @@ class FunctionCall:
     name: str
     args: dict[str, Any]
     signature: bytes | None = None  # Gemini's thought signature: must go back with the call
+    problem: str | None = None  # why the call as sent cannot run (malformed args): answered with this error
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,7 @@ class ModelRequest:
     system_instruction: str = ""
     tools: tuple[dict[str, Any], ...] = ()
     temperature: float | None = None
+    response_schema: dict[str, Any] | None = None  # asks for JSON of this shape (one-shot requests)
 
 
 # What a stream yields, in order. A client retries on its own and says so with RetryChunk; after one with

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import itertools
 import json
+import logging
 import threading
 import time
 from collections.abc import AsyncIterator
 from typing import Any
 
 from gemini_tui.core.abort import AbortSignal
+from gemini_tui.core.debug_log import where_details
 from gemini_tui.core.events import Usage
 from gemini_tui.core.models.base import (
     CallChunk,
@@ -28,6 +31,7 @@ from gemini_tui.core.models.base import (
     ThoughtPart,
     UsageChunk,
 )
+from gemini_tui.core.models.response_reader import ReadCall, UnreadableResponse, read_response
 from gemini_tui.core.models.retry import LONGEST_HONOURED_DELAY_S, RetryPolicy, is_retryable_status, server_retry_delay
 from gemini_tui.core.parts import InlineDataPart, TextPart
 
@@ -36,14 +40,22 @@ VERTEX_API_VERSION = "v1beta1"  # google-genai's own default for Vertex AI, whic
 _ids = itertools.count(1)
 
 
+DEFAULT_IDLE_TIMEOUT_S = 90.0
+log = logging.getLogger(__name__)
+
+
 class BrokenStream(Exception):
     """The stream ended without a finish reason, or with unreadable data: treated like a dropped connection."""
 
 
 def _transient_errors() -> tuple[type[BaseException], ...]:
     """Network failures from whichever HTTP stack google-genai uses here (httpx2, httpx or aiohttp)."""
+    from google.genai import errors
+
+    # RecursionError: a chunk nested too deep for the JSON parser; UnknownApiResponseError: a body or SSE line
+    # that is not JSON (an HTML proxy page, a truncated line)
     found: list[type[BaseException]] = [ConnectionError, TimeoutError, asyncio.IncompleteReadError, BrokenStream,
-                                        json.JSONDecodeError]
+                                        json.JSONDecodeError, RecursionError, errors.UnknownApiResponseError]
     for module, name in (("httpx2", "TransportError"), ("httpx", "TransportError"), ("aiohttp", "ClientError")):
         try:
             found.append(getattr(__import__(module), name))
@@ -104,8 +116,10 @@ class GeminiModel:
 
     def __init__(self, model_name: str, api_key: str | None, *, base_url: str | None = None,
                  policy: RetryPolicy | None = None, timeout_s: float | None = None, vertex: bool = False,
-                 project: str | None = None, location: str | None = None) -> None:
+                 project: str | None = None, location: str | None = None,
+                 idle_timeout_s: float = DEFAULT_IDLE_TIMEOUT_S) -> None:
         self.model_name = model_name
+        self.idle_timeout_s = idle_timeout_s
         self.api_key = api_key
         self.base_url = base_url
         # Vertex AI: express mode (api_key) or project + location with application default credentials
@@ -187,8 +201,14 @@ class GeminiModel:
                 reason = f"{status} {exc.status or ''}".strip()
             except transient as exc:
                 status, delay = None, None
-                reason = f"connection problem: {type(exc).__name__}: {exc}".rstrip(": ")
+                reason = f"connection problem: {type(exc).__name__}: {_short(exc)}".rstrip(": ")
                 message = reason
+            except (ModelError, asyncio.CancelledError, GeneratorExit):
+                raise
+            except Exception as exc:  # anything else from the SDK on odd data: an error the user can read
+                log.exception("the model request failed")
+                raise ModelError(f"The model request failed: {type(exc).__name__}: {_short(exc)}"
+                                 f"{where_details()}", kind="internal") from exc
             if attempt >= self.policy.max_attempts:
                 raise ModelError(f"Gave up after {attempt} attempts: {message}", status=status,
                                  kind=_kind(status) if status else "connection")
@@ -203,36 +223,34 @@ class GeminiModel:
 
     async def _stream_once(self, request: ModelRequest) -> AsyncIterator[ModelChunk]:
         started = time.monotonic()
-        stream = await self._sdk().aio.models.generate_content_stream(
-            model=self.model_name, contents=contents_to_sdk(request.contents), config=self._config(request))
         finish_reason: str | None = None
         answered = False
         usage: Usage | None = None
-        try:
-            async for response in stream:
-                if response.usage_metadata is not None:
-                    usage = _usage(response.usage_metadata)
-                feedback = response.prompt_feedback
-                if feedback is not None and feedback.block_reason:
-                    raise ModelError(f"The prompt was blocked ({_name(feedback.block_reason)}).", kind="blocked")
-                candidate = response.candidates[0] if response.candidates else None  # we ask for one
-                if candidate is None:
-                    continue
-                if candidate.finish_reason:
-                    finish_reason = _name(candidate.finish_reason)
-                for part in (candidate.content.parts if candidate.content else None) or []:
-                    if part.function_call is not None:
-                        answered = True
-                        fc = part.function_call
-                        yield CallChunk(FunctionCall(fc.id or f"{fc.name}-{int(started)}-{next(_ids)}",
-                                                     fc.name or "", dict(fc.args or {}), part.thought_signature))
-                    elif part.text and part.thought:
-                        yield ThoughtChunk(part.text, part.thought_signature)
-                    elif part.text:
-                        answered = True
-                        yield TextChunk(part.text)
-        finally:
-            await stream.aclose()
+        async for data in self._raw_stream(request):
+            try:
+                read = read_response(data)
+            except UnreadableResponse as exc:
+                raise BrokenStream(str(exc)) from None
+            for what in read.dropped:
+                log.info("dropped from the model's stream: %s", what)
+            if read.usage is not None:
+                usage = read.usage
+            if read.block_reason:
+                raise ModelError(f"The prompt was blocked ({read.block_reason}).", kind="blocked")
+            if read.finish_reason:
+                finish_reason = read.finish_reason
+            for part in read.parts:
+                if isinstance(part, ReadCall):
+                    answered = True
+                    if part.problem:
+                        log.info("malformed call %s from the model: %s", part.name, part.problem)
+                    yield CallChunk(FunctionCall(part.id or f"{part.name}-{int(started)}-{next(_ids)}", part.name,
+                                                 part.args, part.signature, part.problem))
+                elif part.thought:
+                    yield ThoughtChunk(part.text, part.signature)
+                else:
+                    answered = True
+                    yield TextChunk(part.text)
         if finish_reason is None and not answered:
             raise BrokenStream("the response stream ended before the model finished")
         if not answered and finish_reason not in _NORMAL_ENDS:
@@ -243,6 +261,64 @@ class GeminiModel:
             yield CutShortChunk(finish_reason)
         if usage is not None:
             yield UsageChunk(usage)
+
+    async def _raw_stream(self, request: ModelRequest) -> AsyncIterator[Any]:
+        """The response chunks as parsed JSON, through google-genai's transport (auth, base URL, API version)
+        but not its response models, which fail the whole stream on one odd field. No chunk for
+        `idle_timeout_s` is a broken stream."""
+        from google.genai import _common, types
+        from google.genai import models as sdk_models
+
+        api = self._sdk().aio._api_client
+        parameters = types._GenerateContentParameters(
+            model=self.model_name, contents=contents_to_sdk(request.contents), config=self._config(request))
+        convert = (sdk_models._GenerateContentParameters_to_vertex if api.vertexai
+                   else sdk_models._GenerateContentParameters_to_mldev)
+        body = convert(api, parameters, None, parameters)
+        path = "{model}:streamGenerateContent?alt=sse".format_map(body.pop("_url", {}) or {"model": self.model_name})
+        body.pop("config", None)
+        body.pop("_query", None)
+        body = _common.encode_unserializable_types(_common.convert_to_dict(body))
+        idle = self.idle_timeout_s
+        try:
+            responses = await asyncio.wait_for(api.async_request_streamed("post", path, body, None), idle)
+        except TimeoutError:
+            raise BrokenStream(f"no response within {idle:.0f}s (model.streamIdleTimeout)") from None
+        try:
+            while True:
+                try:
+                    response = await asyncio.wait_for(anext(responses), idle)
+                except StopAsyncIteration:
+                    return
+                except TimeoutError:
+                    raise BrokenStream(f"the stream stalled: nothing for {idle:.0f}s "
+                                       "(model.streamIdleTimeout)") from None
+                yield json.loads(response.body) if response.body else {}
+        finally:
+            with contextlib.suppress(Exception):
+                await responses.aclose()
+
+    async def generate_json(self, prompt: str, schema: dict[str, Any], *, system_instruction: str = "",
+                            timeout_s: float = 8.0) -> tuple[Any, Usage | None]:
+        """One request, not streamed and without tools, whose answer is JSON of `schema`; raises ModelError
+        (or TimeoutError) when it fails. Returns the parsed answer and its usage."""
+        from google.genai import errors, types
+
+        config = types.GenerateContentConfig(
+            system_instruction=system_instruction or None, response_mime_type="application/json",
+            response_schema=schema, temperature=0,
+            http_options=types.HttpOptions(timeout=int(timeout_s * 1000)))
+        try:
+            response = await asyncio.wait_for(self._sdk().aio.models.generate_content(
+                model=self.model_name, contents=prompt, config=config), timeout_s)
+        except errors.APIError as exc:
+            raise ModelError(exc.message or str(exc), status=exc.code, kind=_kind(exc.code)) from exc
+        usage = _usage(response.usage_metadata) if response.usage_metadata is not None else None
+        text = response.text or ""
+        try:
+            return json.loads(text), usage
+        except json.JSONDecodeError as exc:
+            raise ModelError(f"the answer was not JSON: {text[:80]!r}", kind="invalid_response") from exc
 
 
 _NORMAL_ENDS = frozenset({"STOP", "MAX_TOKENS", "FINISH_REASON_UNSPECIFIED"})
@@ -260,6 +336,12 @@ async def _sleep_unless_aborted(delay: float, abort_signal: AbortSignal) -> bool
         return True
     except TimeoutError:
         return abort_signal.aborted
+
+
+def _short(exc: BaseException, limit: int = 200) -> str:
+    """An exception's message on one line, cut short (an HTML page or a huge chunk can be the message)."""
+    text = " ".join(str(exc).split())
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _kind(status: int | None) -> str:

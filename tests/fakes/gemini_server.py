@@ -58,6 +58,14 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     delay_s: float = 0.0
     cut_after: int | None = None
+    # hostile replies: `raw_events` are sent verbatim as SSE `data:` payloads (need not be JSON) instead of
+    # `chunks`; `body` replaces the whole 200 response (an HTML proxy page); after `stall_after` chunks the
+    # server stops sending for `stall_s` seconds
+    raw_events: list[str] | None = None
+    body: bytes | None = None
+    content_type: str = "text/html"
+    stall_after: int | None = None
+    stall_s: float = 0.0
 
 
 def reply(*parts: dict[str, Any], usage: dict[str, Any] | None = None, finish: str = "STOP",
@@ -242,7 +250,14 @@ class FakeGeminiServer:
                           f"Content-Length: {len(payload)}\r\n\r\n").encode() + payload)
             await writer.drain()
             return True
+        if scripted.body is not None:
+            writer.write((f"HTTP/1.1 200 OK\r\nContent-Type: {scripted.content_type}\r\n"
+                          f"Content-Length: {len(scripted.body)}\r\n\r\n").encode() + scripted.body)
+            await writer.drain()
+            return True
         if ":streamGenerateContent" not in url.path:
+            if scripted.delay_s:
+                await asyncio.sleep(scripted.delay_s)
             merged = _merge(scripted.chunks)
             payload = json.dumps(merged).encode()
             writer.write((f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(payload)}"
@@ -252,13 +267,16 @@ class FakeGeminiServer:
         extra = "".join(f"{k}: {v}\r\n" for k, v in scripted.headers.items())
         writer.write(("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n"
                       f"{extra}\r\n").encode())
-        for number, chunk in enumerate(scripted.chunks):
+        payloads = scripted.raw_events if scripted.raw_events is not None else [json.dumps(c) for c in scripted.chunks]
+        for number, payload in enumerate(payloads):
             if scripted.cut_after is not None and number >= scripted.cut_after:
                 _reset(writer)
                 return False
+            if scripted.stall_after is not None and number == scripted.stall_after:
+                await asyncio.sleep(scripted.stall_s)
             if scripted.delay_s:
                 await asyncio.sleep(scripted.delay_s)
-            event = f"data: {json.dumps(chunk)}\r\n\r\n".encode()
+            event = f"data: {payload}\r\n\r\n".encode()
             writer.write(f"{len(event):x}\r\n".encode() + event + b"\r\n")
             await writer.drain()
         if scripted.cut_after is not None:
