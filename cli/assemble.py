@@ -126,20 +126,25 @@ def build_model(name: str, root: Path, env: Mapping[str, str],
 
 
 def build_session(root: Path | str | None = None, *, model: str | None = None,
-                  approval_mode: ApprovalMode | str = ApprovalMode.default, interactive: bool = True,
+                  approval_mode: ApprovalMode | str | None = ApprovalMode.default, interactive: bool = True,
                   bus: EventBus | None = None, env: Mapping[str, str] | None = None, home: Path | None = None,
-                  settings: Settings | None = None, prewarm: bool = False,
+                  settings: Settings | None = None, prewarm: bool = False, trust: bool = False,
                   model_factory: Callable[[str, Path, Mapping[str, str]], tuple[ModelClient, str | None]]
                   | None = None) -> Session:
     """Loads settings, builds the workspace, registers the tools, picks the model, returns the Session.
 
+    `approval_mode` None takes the settings' `general.defaultApprovalMode` (else default). `trust` is --trust.
     Problems with settings and the offline notice are in `session.notices` (and published on its bus).
     Raises ConfigurationError when the configuration makes a run impossible."""
     env = os.environ if env is None else env
     root = Path(root or os.getcwd()).resolve()
     if not root.is_dir():
         raise ConfigurationError(f"the workspace root {root} is not a directory.")
-    settings = settings or load_settings(root, home=home, env=dict(env))
+    settings = settings or load_settings(root, home=home, env=dict(env), trust_flag=trust)
+    mode = ApprovalMode(approval_mode or settings.default_approval_mode or ApprovalMode.default)
+    if mode is ApprovalMode.yolo and settings.disable_yolo_mode:
+        raise ConfigurationError("yolo mode is disabled by security.disableYoloMode in the settings; run without "
+                                 "--yolo (or --approval-mode yolo).")
     # the model first: with `prewarm` (headless), a Gemini client warms up on a thread while the tools are built;
     # the app does not want it (its first frame must not share the interpreter with that import)
     if model_factory is None:
@@ -153,7 +158,7 @@ def build_session(root: Path | str | None = None, *, model: str | None = None,
     workspace = Workspace(root)
     sessions: list[Session] = []  # save_memory is built before the session whose memory it must refresh
     registry = build_registry(settings, workspace, env, lambda: [s.reload_memory() for s in sessions])
-    session = Session(settings, registry, client, root, bus, approval_mode=ApprovalMode(approval_mode),
+    session = Session(settings, registry, client, root, bus, approval_mode=mode,
                       interactive=interactive)
     sessions.append(session)
     session.auth = resolve_auth(settings.auth_selected_type, env)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from gemini_tui.cli import __version__
 
-APPROVAL_MODES = ("default", "auto_edit", "yolo")
+APPROVAL_MODES = ("default", "auto_edit", "plan", "yolo")
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 EXIT_BAD_FLAGS = 2  # argparse's own code for a bad command line
 EXIT_BAD_CONFIG = 3
@@ -38,6 +38,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-d", "--debug", action="store_true",
                         help="write a debug log (with tracebacks) to ~/.gemini/tmp/gemini-tui-debug-*.log; "
                              "error messages name the file")
+    parser.add_argument("--trust", action="store_true",
+                        help="trust this folder for this run: apply its .gemini/settings.json keys that run "
+                             "programs or widen permissions (mcpServers, tools.discoveryCommand, tools.allowed, "
+                             "hooks, ...); without it they apply only if ~/.gemini/trustedFolders.json trusts it")
     return parser
 
 
@@ -75,8 +79,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.yolo and args.approval_mode not in (None, "yolo"):
         parser.error(f"--yolo contradicts --approval-mode {args.approval_mode}")
-    mode = "yolo" if args.yolo else (args.approval_mode or "default")
     _set_up_logging(args.debug)
+    mode = "yolo" if args.yolo else args.approval_mode  # None: settings general.defaultApprovalMode, else default
 
     piped = _read_stdin(required=args.prompt is None).strip()
     prompt = "\n\n".join(part for part in (piped, args.prompt) if part) if args.prompt is not None else (
@@ -88,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("no prompt: stdin is not a terminal and gave nothing; use -p TEXT or pipe the prompt")
     if prompt is None:
         # the app draws its first frame, then builds the session in a thread: launch stays under 0.5 s
-        return _interactive(lambda: _build_interactive(args.model, mode))
+        return _interactive(lambda: _build_interactive(args.model, mode, args.trust))
 
     if args.model != "offline" and any(os.environ.get(name) for name in (
             "GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI")):
@@ -97,7 +101,8 @@ def main(argv: list[str] | None = None) -> int:
     from gemini_tui.cli.assemble import ConfigurationError, build_session
 
     try:
-        session = build_session(model=args.model, approval_mode=mode, interactive=False, prewarm=True)
+        session = build_session(model=args.model, approval_mode=mode, interactive=False, prewarm=True,
+                                trust=args.trust)
     except ConfigurationError as exc:
         print(f"gemini-tui: configuration error: {exc}", file=sys.stderr)
         return EXIT_BAD_CONFIG
@@ -181,11 +186,11 @@ def _exit_now(code: int) -> None:
     os._exit(code)
 
 
-def _build_interactive(model: str | None, mode: str) -> object:
+def _build_interactive(model: str | None, mode: str | None, trust: bool = False) -> object:
     from gemini_tui.cli.assemble import ConfigurationError, build_session
 
     try:
-        return build_session(model=model, approval_mode=mode, interactive=True)
+        return build_session(model=model, approval_mode=mode, interactive=True, trust=trust)
     except ConfigurationError as exc:  # the app exits with this message and EXIT_BAD_CONFIG
         raise RuntimeError(f"configuration error: {exc}") from exc
 

@@ -11,6 +11,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from gemini_tui.core.trust import FolderTrust, TrustedFolders, TrustSource, check_trust
+
 DEFAULT_MODEL = "gemini-2.5-pro"
 DEFAULT_CONTEXT_FILE = "GEMINI.md"
 DEFAULT_MAX_SESSION_TURNS = 100
@@ -53,9 +55,20 @@ class Settings(BaseModel):
     stream_idle_timeout_s: float = 90.0  # model.streamIdleTimeout: seconds without a chunk before a retry
     disable_loop_detection: bool = False  # model.disableLoopDetection
     disable_llm_correction: bool = False  # tools.disableLLMCorrection: replace asks no model to fix a miss
+    default_approval_mode: str | None = None  # general.defaultApprovalMode: default, auto_edit or plan
+    disable_yolo_mode: bool = False  # security.disableYoloMode: yolo refused (flag, key), true anywhere wins
+    disable_always_allow: bool = False  # security.disableAlwaysAllow: no "allow always" at confirmations
+    folder_trust_enabled: bool = True  # security.folderTrust.enabled, read from the user's settings only
+    trust: FolderTrust = Field(default_factory=lambda: FolderTrust(True, TrustSource.disabled))
+    withheld: list[str] = Field(default_factory=list)  # "<file>: <key>" not applied: the folder is not trusted
     home: Path = Field(default_factory=lambda: gemini_home())
     files: list[Path] = Field(default_factory=list)  # the settings files that were read
     notices: list[str] = Field(default_factory=list)
+
+    @property
+    def workspace_trusted(self) -> bool:
+        """Whether the workspace's own settings, commands and extensions that run code may apply."""
+        return self.trust.trusted
 
     @property
     def gemini_dir(self) -> Path:
@@ -152,6 +165,14 @@ def _bool(value: Any) -> bool:
     raise ValueError("must be true or false")
 
 
+def _approval_mode(value: Any) -> str:
+    if value in ("default", "auto_edit", "plan"):
+        return str(value)
+    if value == "yolo":
+        raise ValueError("cannot be yolo (only --yolo or Ctrl+Y turn yolo on)")
+    raise ValueError("must be default, auto_edit or plan")
+
+
 def _positive_int(value: Any) -> int:
     if isinstance(value, int) and not isinstance(value, bool) and value > 0:
         return value
@@ -180,8 +201,22 @@ _KEYS: dict[str, tuple[tuple[str, ...], Callable[[Any], Any]]] = {
     "stream_idle_timeout_s": (("model.streamIdleTimeout",), lambda v: float(_positive_number(v))),
     "disable_loop_detection": (("model.disableLoopDetection",), _bool),
     "disable_llm_correction": (("tools.disableLLMCorrection",), _bool),
+    "default_approval_mode": (("general.defaultApprovalMode",), _approval_mode),
+    "disable_yolo_mode": (("security.disableYoloMode",), _bool),
+    "disable_always_allow": (("security.disableAlwaysAllow",), _bool),
 }
-_SECTIONS = ("tools", "model", "context", "security")
+_SECTIONS = ("tools", "model", "context", "general", "security")
+# restrictions: true in any file holds (a workspace cannot lift the user's)
+_RESTRICTIONS = ("disable_yolo_mode", "disable_always_allow")
+
+# Workspace settings that run programs or widen what runs without asking: applied only in a trusted folder.
+# (Older spellings too. A key added here is withheld from untrusted workspaces with a notice naming it.)
+NEEDS_TRUST: tuple[str, ...] = (
+    "tools.discoveryCommand", "toolDiscoveryCommand", "tools.callCommand", "toolCallCommand", "mcpServers",
+    "tools.allowed", "allowedTools", "hooks", "general.defaultApprovalMode", "tools.webFetchPrivateAddresses",
+    "context.includeDirectories",  # would let the file tools reach folders outside the root
+)
+FOLDER_TRUST_KEY = "security.folderTrust"  # the switch itself: only the user's settings may turn it off
 
 
 def _lookup(data: dict[str, Any], dotted: str) -> tuple[bool, Any]:
@@ -196,7 +231,7 @@ def _lookup(data: dict[str, Any], dotted: str) -> tuple[bool, Any]:
 def interpret(data: dict[str, Any], path: Path, notices: list[str]) -> dict[str, Any]:
     """The settings one file sets, by field name. Bad values and unknown keys become notices."""
     values: dict[str, Any] = {}
-    used: set[str] = {"mcpServers", "$schema"}
+    used: set[str] = {"mcpServers", "$schema", FOLDER_TRUST_KEY}
     if isinstance(data.get("model"), str):  # the oldest spelling: "model": "gemini-2.5-flash"
         values["model_name"] = data["model"]
         used.add("model")
@@ -247,9 +282,38 @@ def _mcp_servers(servers: Any, path: Path, notices: list[str]) -> dict[str, McpS
     return parsed
 
 
-def load_settings(root: Path, home: Path | None = None, env: Mapping[str, str] | None = None) -> Settings:
+def withhold(data: dict[str, Any], path: Path) -> tuple[dict[str, Any], list[str]]:
+    """`data` without the keys an untrusted folder may not set, and those keys as "<file>: <key>"."""
+    kept = json.loads(json.dumps(data))  # a deep copy: the caller's dict stays as read
+    withheld: list[str] = []
+    for dotted in NEEDS_TRUST:
+        *parents, leaf = dotted.split(".")
+        node: Any = kept
+        for key in parents:
+            node = node.get(key) if isinstance(node, dict) else None
+        if isinstance(node, dict) and leaf in node:
+            del node[leaf]
+            withheld.append(f"{path}: {dotted}")
+    return kept, withheld
+
+
+def _folder_trust_enabled(user_data: dict[str, Any], path: Path, notices: list[str]) -> bool:
+    found, value = _lookup(user_data, f"{FOLDER_TRUST_KEY}.enabled")
+    if not found:
+        return True  # as Gemini CLI: on unless the user turns it off
+    if isinstance(value, bool):
+        return value
+    notices.append(f"{path}: {FOLDER_TRUST_KEY}.enabled must be true or false; folder trust stays on.")
+    return True
+
+
+def load_settings(root: Path, home: Path | None = None, env: Mapping[str, str] | None = None, *,
+                  trust_flag: bool = False) -> Settings:
     """Reads `<home>/.gemini/settings.json` then `<root>/.gemini/settings.json` (workspace wins; MCP servers
-    are merged by alias, `tools.exclude` lists joined). Never raises on bad content: problems are in `notices`."""
+    are merged by alias, `tools.exclude` lists joined). Never raises on bad content: problems are in `notices`.
+
+    In a folder that is not trusted (see core/trust.py; `trust_flag` is `--trust`), the workspace file's
+    `NEEDS_TRUST` keys are not applied: they are listed in `withheld` and in one notice."""
     env = os.environ if env is None else env
     home = home if home is not None else gemini_home(env)
     notices: list[str] = []
@@ -257,19 +321,56 @@ def load_settings(root: Path, home: Path | None = None, env: Mapping[str, str] |
     files: list[Path] = []
     user_file = home / ".gemini" / SETTINGS_FILE
     workspace_file = Path(root) / ".gemini" / SETTINGS_FILE
-    paths = [user_file] if user_file.resolve() == workspace_file.resolve() else [user_file, workspace_file]
-    for path in paths:
-        if not path.is_file():
-            continue
+    same = user_file.resolve() == workspace_file.resolve()
+    user_data = read_settings_file(user_file, env, notices) if user_file.is_file() else {}
+    enabled = _folder_trust_enabled(user_data, user_file, notices)
+    trust = check_trust(Path(root), home / ".gemini", enabled=enabled, flag=trust_flag, env=env)
+    notices.extend(trust.errors)
+    withheld: list[str] = []
+    sources = [(user_file, user_data)] if user_file.is_file() else []
+    if not same and workspace_file.is_file():
+        data = read_settings_file(workspace_file, env, notices)
+        if _lookup(data, FOLDER_TRUST_KEY)[0]:
+            notices.append(f"{workspace_file}: {FOLDER_TRUST_KEY} is read from the user settings "
+                           f"({user_file}) only; ignored here.")
+        if not trust.trusted:
+            data, withheld = withhold(data, workspace_file)
+        sources.append((workspace_file, data))
+    for path, data in sources:
         files.append(path)
-        values = interpret(read_settings_file(path, env, notices), path, notices)
+        values = interpret(data, path, notices)
         servers = {**merged.get("mcp_servers", {}), **values.pop("mcp_servers", {})}
         if "tools_exclude" in values:  # deny rules add up (as in Gemini CLI): a project cannot lift the user's
             values["tools_exclude"] = list(dict.fromkeys([*merged.get("tools_exclude", []), *values["tools_exclude"]]))
         if "include_directories" in values:  # both files' directories are part of the workspace
             values["include_directories"] = list(dict.fromkeys([*merged.get("include_directories", []),
                                                                 *values["include_directories"]]))
+        for name in _RESTRICTIONS:
+            if merged.get(name):
+                values[name] = True
         merged.update(values)
         if servers:
             merged["mcp_servers"] = servers
-    return Settings(home=home, files=files, notices=notices, **merged)
+    if withheld:
+        keys = ", ".join(item.split(": ", 1)[1] for item in withheld)
+        notices.append(f"{workspace_file}: not applied, this folder is not trusted ({trust.describe()}): {keys}. "
+                       f"Trust it when gemini-tui asks, run with --trust, or add it to "
+                       f"{home / '.gemini' / 'trustedFolders.json'}.")
+    return Settings(home=home, files=files, notices=notices, folder_trust_enabled=enabled, trust=trust,
+                    withheld=withheld, **merged)
+
+
+def trust_question(root: Path, home: Path | None = None, env: Mapping[str, str] | None = None) -> list[str]:
+    """What the app asks the user to trust on a first start here: the withheld settings, when no decision
+    covers this folder yet (empty when there is nothing to ask)."""
+    settings = load_settings(root, home, env)
+    return settings.withheld if settings.trust.source is TrustSource.undecided else []
+
+
+def record_trust(root: Path, level: str, home: Path | None = None) -> Path:
+    """Saves the user's answer for `root` into trustedFolders.json; returns the file."""
+    from gemini_tui.core.trust import TrustLevel
+
+    folders = TrustedFolders.load((home if home is not None else gemini_home()) / ".gemini")
+    folders.set(Path(root).resolve(), TrustLevel(level))
+    return folders.path

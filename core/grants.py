@@ -16,16 +16,15 @@ A file that cannot be read or understood grants nothing (fail closed) and is nev
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
-import os
-import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
+
+from gemini_tui.core.private_file import locked, write_private
 
 GRANTS_FILE = "grants.json"
 FORMAT_VERSION = 1
@@ -191,29 +190,9 @@ class GrantStore:
         atomic replace with owner-only permissions."""
         if self.path is None:
             raise GrantStoreError("No home directory for persisted grants: \"allow always\" is not available.")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        lock_path = self.path.with_name(f".{self.path.name}.lock")
-        with open(lock_path, "a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            try:
-                data = self._read()  # raises on a broken file: never overwrite what we cannot read
-                data["version"] = FORMAT_VERSION
-                yield data
-                _write_atomic(self.path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-            finally:
-                fcntl.flock(lock, fcntl.LOCK_UN)
+        with locked(self.path):
+            data = self._read()  # raises on a broken file: never overwrite what we cannot read
+            data["version"] = FORMAT_VERSION
+            yield data
+            write_private(self.path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
-
-def _write_atomic(path: Path, text: str) -> None:
-    temp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            temp.unlink()
-        raise

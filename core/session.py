@@ -111,7 +111,10 @@ class Session:
 
     @approval_mode.setter
     def approval_mode(self, mode: ApprovalMode) -> None:
-        self.scheduler.approval_mode = ApprovalMode(mode)
+        mode = ApprovalMode(mode)
+        if mode is ApprovalMode.yolo and self.settings.disable_yolo_mode:
+            raise PermissionError("yolo mode is disabled by security.disableYoloMode in the settings.")
+        self.scheduler.approval_mode = mode
 
     @property
     def model_name(self) -> str:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from gemini_tui.core.trust import TRUST_ENV
 from gemini_tui.tools.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -31,14 +32,25 @@ def workspace(root: Path) -> Workspace:
 @pytest.fixture(autouse=True, scope="session")
 def _no_real_gemini_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """Settings, GEMINI.md and saved chats default to `$GEMINI_CLI_HOME/.gemini`: point it at a temp directory
-    for the whole run (subprocesses inherit it), so no test reads or writes the developer's own files."""
-    previous = os.environ.get("GEMINI_CLI_HOME")
+    for the whole run (subprocesses inherit it), so no test reads or writes the developer's own files.
+
+    Workspaces are trusted here (`GEMINI_CLI_TRUST_WORKSPACE=true`), so the many tests that configure a
+    workspace's `.gemini/settings.json` see it applied; the trust tests remove it (`untrusted_env`)."""
+    saved = {name: os.environ.get(name) for name in ("GEMINI_CLI_HOME", TRUST_ENV)}
     os.environ["GEMINI_CLI_HOME"] = str(tmp_path_factory.mktemp("gemini-home"))
+    os.environ[TRUST_ENV] = "true"
     yield
-    if previous is None:
-        os.environ.pop("GEMINI_CLI_HOME", None)
-    else:
-        os.environ["GEMINI_CLI_HOME"] = previous
+    for name, previous in saved.items():
+        if previous is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = previous
+
+
+@pytest.fixture
+def untrusted_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Folder trust as a user has it: decided by trustedFolders.json, not by the test environment."""
+    monkeypatch.delenv(TRUST_ENV, raising=False)
 
 
 @pytest.fixture

@@ -13,6 +13,9 @@ from gemini_tui.core.config import (
     strip_json_comments,
 )
 
+# These tests read the workspace file as a whole: its folder is trusted (tests/core/test_trust.py covers trust)
+TRUSTED = {"GEMINI_CLI_TRUST_WORKSPACE": "true"}
+
 
 def write(path: Path, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -21,7 +24,7 @@ def write(path: Path, text: str) -> Path:
 
 
 def test_no_files_gives_defaults(root: Path, home: Path) -> None:
-    settings = load_settings(root, home=home, env={})
+    settings = load_settings(root, home=home, env=TRUSTED)
     assert settings.model_name is None and settings.tools_core is None
     assert settings.context_file_names == ["GEMINI.md"]
     assert settings.max_session_turns == DEFAULT_MAX_SESSION_TURNS
@@ -46,7 +49,7 @@ def test_nested_keys_workspace_wins_and_servers_merge(root: Path, home: Path) ->
         "mcpServers": {"web": {"httpUrl": "http://127.0.0.1:1/mcp", "headers": {"A": "b"}, "timeout": 5000,
                                "trust": True, "includeTools": ["x"], "excludeTools": ["y"]}},
     }))
-    settings = load_settings(root, home=home, env={})
+    settings = load_settings(root, home=home, env=TRUSTED)
     assert settings.notices == []
     assert settings.model_name == "gemini-2.5-flash"
     assert settings.tools_core == ["glob"]
@@ -65,7 +68,7 @@ def test_flat_spellings(root: Path, home: Path) -> None:
         "toolDiscoveryCommand": "d", "toolCallCommand": "c", "coreTools": ["a"], "excludeTools": ["b"],
         "allowedTools": ["c"], "contextFileName": "CONTEXT.md", "model": "gemini-2.0-flash",
     }))
-    settings = load_settings(root, home=home, env={})
+    settings = load_settings(root, home=home, env=TRUSTED)
     assert settings.notices == []
     assert (settings.discovery_command, settings.call_command) == ("d", "c")
     assert (settings.tools_core, settings.tools_exclude, settings.tools_allowed) == (["a"], ["b"], ["c"])
@@ -79,7 +82,7 @@ def test_comments_trailing_commas_and_env(root: Path, home: Path) -> None:
       "model": {"name": "${MODEL}", /* inline */ },
       "mcpServers": {"s": {"command": "run", "args": ["--url=http://x//y"], "env": {"TOKEN": "$TOKEN"}}},
     }""")
-    settings = load_settings(root, home=home, env={"MODEL": "gemini-x", "TOKEN": "secret"})
+    settings = load_settings(root, home=home, env={**TRUSTED, "MODEL": "gemini-x", "TOKEN": "secret"})
     assert settings.notices == []
     assert settings.model_name == "gemini-x"
     assert settings.mcp_servers["s"].args == ["--url=http://x//y"]  # `//` inside a string is not a comment
@@ -99,7 +102,7 @@ def test_bad_content_becomes_notices_with_file_and_key(root: Path, home: Path) -
         "ui": {"theme": "dark"},
         "model": {"maxSessionTurns": -1},
     }))
-    settings = load_settings(root, home=home, env={})
+    settings = load_settings(root, home=home, env=TRUSTED)
     text = "\n".join(settings.notices)
     assert f"{user}: not valid JSON (line 1" in text
     assert f"{workspace}: tools.core must be a list of strings" in text
@@ -113,7 +116,7 @@ def test_bad_content_becomes_notices_with_file_and_key(root: Path, home: Path) -
 
 def test_settings_that_are_not_an_object(root: Path, home: Path) -> None:
     write(root / ".gemini/settings.json", "[1, 2]")
-    settings = load_settings(root, home=home, env={})
+    settings = load_settings(root, home=home, env=TRUSTED)
     assert "must hold a JSON object" in settings.notices[0]
 
 
@@ -121,7 +124,7 @@ def test_tools_exclude_adds_up_across_files(root: Path, home: Path) -> None:
     # as Gemini CLI (tools.exclude merges by union): a project's settings cannot lift the user's deny rules
     write(home / ".gemini/settings.json", json.dumps({"tools": {"exclude": ["run_shell_command(rm)", "web_fetch"]}}))
     write(root / ".gemini/settings.json", json.dumps({"excludeTools": ["web_fetch", "write_file"]}))
-    settings = load_settings(root, home=home, env={})
+    settings = load_settings(root, home=home, env=TRUSTED)
     assert settings.tools_exclude == ["run_shell_command(rm)", "web_fetch", "write_file"]
     write(root / ".gemini/settings.json", json.dumps({"tools": {"exclude": []}}))
-    assert load_settings(root, home=home, env={}).tools_exclude == ["run_shell_command(rm)", "web_fetch"]
+    assert load_settings(root, home=home, env=TRUSTED).tools_exclude == ["run_shell_command(rm)", "web_fetch"]

@@ -85,7 +85,12 @@ class ScriptedModel:
 
 
 def scripted_session(root: Any, model: ScriptedModel, home: Any, **kwargs: Any) -> Any:
-    """A real Session (real registry and tools) around `model`, with settings from `home` only."""
-    from gemini_tui.cli.assemble import build_session
+    """A real Session (real registry and tools) around `model`, with settings from `home` only. Of the
+    environment only folder trust carries over (tests/conftest.py trusts workspaces unless a test opts out)."""
+    import os
 
-    return build_session(root, home=home, env={}, model_factory=lambda _name, _root, _env: (model, None), **kwargs)
+    from gemini_tui.cli.assemble import build_session
+    from gemini_tui.core.trust import TRUST_ENV
+
+    env = {TRUST_ENV: os.environ[TRUST_ENV]} if TRUST_ENV in os.environ else {}
+    return build_session(root, home=home, env=env, model_factory=lambda _name, _root, _env: (model, None), **kwargs)
