@@ -61,6 +61,8 @@ class Settings(BaseModel):
     folder_trust_enabled: bool = True  # security.folderTrust.enabled, read from the user's settings only
     trust: FolderTrust = Field(default_factory=lambda: FolderTrust(True, TrustSource.disabled))
     withheld: list[str] = Field(default_factory=list)  # "<file>: <key>" not applied: the folder is not trusted
+    sandbox: bool | str | None = None  # tools.sandbox: true or "bwrap" runs commands in bubblewrap (core/sandbox.py)
+    sandbox_network: bool = False  # tools.sandboxNetwork: sandboxed commands may use the network
     home: Path = Field(default_factory=lambda: gemini_home())
     files: list[Path] = Field(default_factory=list)  # the settings files that were read
     notices: list[str] = Field(default_factory=list)
@@ -173,6 +175,12 @@ def _approval_mode(value: Any) -> str:
     raise ValueError("must be default, auto_edit or plan")
 
 
+def _bool_or_str(value: Any) -> bool | str:
+    """Any other value is kept as text: a sandbox asked for in a form we do not know must refuse commands, not
+    be dropped as a bad setting (that would run them bare)."""
+    return value if isinstance(value, bool | str) else json.dumps(value)
+
+
 def _positive_int(value: Any) -> int:
     if isinstance(value, int) and not isinstance(value, bool) and value > 0:
         return value
@@ -204,8 +212,15 @@ _KEYS: dict[str, tuple[tuple[str, ...], Callable[[Any], Any]]] = {
     "default_approval_mode": (("general.defaultApprovalMode",), _approval_mode),
     "disable_yolo_mode": (("security.disableYoloMode",), _bool),
     "disable_always_allow": (("security.disableAlwaysAllow",), _bool),
+    "sandbox": (("tools.sandbox", "sandbox"), _bool_or_str),
+    "sandbox_network": (("tools.sandboxNetwork",), _bool),
 }
 _SECTIONS = ("tools", "model", "context", "general", "security")
+def _asks_sandbox(value: bool | str | None) -> bool:
+    return value is not None and value is not False and str(value).strip().lower() not in (
+        "", "0", "false", "no", "off", "none")
+
+
 # restrictions: true in any file holds (a workspace cannot lift the user's)
 _RESTRICTIONS = ("disable_yolo_mode", "disable_always_allow")
 
@@ -215,6 +230,7 @@ NEEDS_TRUST: tuple[str, ...] = (
     "tools.discoveryCommand", "toolDiscoveryCommand", "tools.callCommand", "toolCallCommand", "mcpServers",
     "tools.allowed", "allowedTools", "hooks", "general.defaultApprovalMode", "tools.webFetchPrivateAddresses",
     "context.includeDirectories",  # would let the file tools reach folders outside the root
+    "tools.sandboxNetwork",  # would let sandboxed commands reach the network
 )
 FOLDER_TRUST_KEY = "security.folderTrust"  # the switch itself: only the user's settings may turn it off
 
@@ -348,6 +364,8 @@ def load_settings(root: Path, home: Path | None = None, env: Mapping[str, str] |
         for name in _RESTRICTIONS:
             if merged.get(name):
                 values[name] = True
+        if _asks_sandbox(merged.get("sandbox")) and not _asks_sandbox(values.get("sandbox", True)):
+            values["sandbox"] = merged["sandbox"]  # a project cannot turn off the sandbox its user asked for
         merged.update(values)
         if servers:
             merged["mcp_servers"] = servers

