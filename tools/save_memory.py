@@ -79,10 +79,11 @@ class SaveMemoryTool(BaseTool[SaveMemoryParams]):
         return f"in ~/.gemini/{self.file_name}: {params.fact.strip()}"
 
     def _save(self, fact: str) -> None:
+        # ~/.gemini is the root of this write: the same descriptor walk as the workspace tools
         path = self.memory_file
-        existing: TextFile | None = read_text(path) if path.exists() else None
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_text(path, add_fact(existing.content if existing else "", fact), like=existing)
+        self.gemini_dir.mkdir(parents=True, exist_ok=True)
+        existing: TextFile | None = read_text(path, root=self.gemini_dir) if path.exists() else None
+        write_text(path, add_fact(existing.content if existing else "", fact), like=existing, root=self.gemini_dir)
 
     async def _execute(self, params: SaveMemoryParams, abort_signal: AbortSignal,
                        context: CallContext) -> ToolResult:

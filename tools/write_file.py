@@ -12,6 +12,7 @@ from gemini_tui.core.confirmation import EditConfirmation
 from gemini_tui.core.display import FileDiff
 from gemini_tui.core.tool import BaseTool, CallContext, ToolError, ToolErrorKind, ToolKind, ToolParams, ToolResult
 from gemini_tui.tools.workspace import Workspace, WorkspaceError
+from gemini_tui.tools.workspace.confined import OutsideRootError
 from gemini_tui.tools.workspace.text_file import TextFile, read_text, write_text
 
 
@@ -69,7 +70,7 @@ class WriteFileTool(BaseTool[WriteFileParams]):
         return EditConfirmation(f"Confirm Write: {diff.file_name}", str(path), diff, refresh)
 
     def _diff(self, path: Path, content: str) -> FileDiff:
-        current = _current(path)
+        current = _current(path, self.workspace.root)
         return FileDiff.between(str(path), current.content if current else "", content,
                                 display_name=self.workspace.relative(path), is_new_file=current is None)
 
@@ -85,14 +86,18 @@ class WriteFileTool(BaseTool[WriteFileParams]):
         if problem is not None:
             return ToolResult.failure(problem.kind, problem.message)
         try:
-            current = _current(path)
+            current = _current(path, self.workspace.root)
             original = current.content if current else ""
             if reviewed is not None and original != reviewed:
                 return ToolResult.failure(
                     ToolErrorKind.file_changed,
                     f"File changed on disk after the user reviewed the change, so nothing was written: {path}. "
                     "Read the file again and write it again.")
-            write_text(path, content, current)
+            write_text(path, content, current, root=self.workspace.root)
+        except OutsideRootError as exc:
+            return ToolResult.failure(ToolErrorKind.path_outside_root,
+                                      f"Nothing was written to {path}: {exc.strerror}. Use a path inside the root "
+                                      "directory whose folders are not links.")
         except PermissionError as exc:
             why = f" ({exc.strerror})" if exc.strerror and "read-only" in exc.strerror else ""
             return ToolResult.failure(ToolErrorKind.permission_denied, f"Permission denied: {path}{why}")
@@ -105,9 +110,9 @@ class WriteFileTool(BaseTool[WriteFileParams]):
         return ToolResult(message, display)
 
 
-def _current(path: Path) -> TextFile | None:
+def _current(path: Path, root: Path) -> TextFile | None:
     try:
-        return read_text(path)
+        return read_text(path, root=root)
     except FileNotFoundError:
         return None
 

@@ -27,7 +27,7 @@ versions = [b"A" * size, b"B" * size]
 print("ready", flush=True)
 i = 0
 while True:
-    write_bytes_atomic(target, versions[i % 2])
+    write_bytes_atomic(target, versions[i % 2], root=target.parent)
     i += 1
 """
 
@@ -66,7 +66,7 @@ def test_failure_mid_write_keeps_old_file_and_cleans_up(tmp_path: Path, monkeypa
 
     monkeypatch.setattr(os, "fsync", broken_fsync)
     with pytest.raises(OSError):
-        write_bytes_atomic(target, b"new\n" * 1000)
+        write_bytes_atomic(target, b"new\n" * 1000, root=tmp_path)
     assert target.read_bytes() == b"old\n"
     assert [p.name for p in tmp_path.iterdir()] == ["a.txt"]
 
@@ -77,11 +77,11 @@ def test_new_file_mode_follows_umask_and_hooks_see_old_bytes(tmp_path: Path,
     monkeypatch.setattr(text_file, "BEFORE_WRITE_HOOKS", [lambda path, old: seen.append((path, old))])
     old_umask = os.umask(0o027)
     try:
-        write_bytes_atomic(tmp_path / "new" / "f.txt", b"1")
+        write_bytes_atomic(tmp_path / "new" / "f.txt", b"1", root=tmp_path)
     finally:
         os.umask(old_umask)
     assert os.stat(tmp_path / "new" / "f.txt").st_mode & 0o777 == 0o640
-    write_bytes_atomic(tmp_path / "new" / "f.txt", b"2")
+    write_bytes_atomic(tmp_path / "new" / "f.txt", b"2", root=tmp_path)
     assert seen == [(tmp_path / "new" / "f.txt", None), (tmp_path / "new" / "f.txt", b"1")]
 
 
@@ -90,7 +90,7 @@ def test_root_keeps_the_owner_of_a_file(tmp_path: Path) -> None:
     target = tmp_path / "theirs.txt"
     target.write_bytes(b"old")
     os.chown(target, 65534, 65534)
-    write_bytes_atomic(target, b"new")
+    write_bytes_atomic(target, b"new", root=tmp_path)
     st = os.stat(target)
     assert (st.st_uid, st.st_gid, target.read_bytes()) == (65534, 65534, b"new")
 
@@ -100,6 +100,6 @@ def test_read_only_target_is_refused(tmp_path: Path) -> None:
     target.write_bytes(b"old")
     target.chmod(0o444)
     with pytest.raises(PermissionError, match="read-only"):
-        write_bytes_atomic(target, b"new")
+        write_bytes_atomic(target, b"new", root=tmp_path)
     assert target.read_bytes() == b"old"
     assert [p.name for p in tmp_path.iterdir()] == ["ro.txt"]  # no temp file left behind

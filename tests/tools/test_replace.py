@@ -205,7 +205,7 @@ async def test_a_change_between_planning_and_writing_is_not_overwritten(tool: Re
     assert isinstance(params, ReplaceParams)
     outcome = tool._plan(params)
     target.write_text("a\nb\nc\n")  # another writer, after the plan was computed
-    assert not _write_unless_changed(outcome)
+    assert not _write_unless_changed(outcome, root)
     assert target.read_text() == "a\nb\nc\n"
     fresh = tool._plan(params)
-    assert _write_unless_changed(fresh) and target.read_text() == "A\nb\nc\n"
+    assert _write_unless_changed(fresh, root) and target.read_text() == "A\nb\nc\n"

@@ -78,7 +78,7 @@ def test_write_keeps_mode_and_follows_symlink(root: Path) -> None:
     target.chmod(0o755)
     (root / "link.sh").symlink_to(target)
     like = read_text(root / "link.sh")
-    write_text(root / "link.sh", like.content + "echo 2\n", like)
+    write_text(root / "link.sh", like.content + "echo 2\n", like, root=root)
     assert (root / "link.sh").is_symlink()
     assert target.read_bytes() == b"echo 1\r\necho 2\r\n"
     assert os.stat(target).st_mode & 0o777 == 0o755

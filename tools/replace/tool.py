@@ -15,6 +15,7 @@ from gemini_tui.core.display import FileDiff
 from gemini_tui.core.tool import BaseTool, CallContext, ToolError, ToolErrorKind, ToolKind, ToolParams, ToolResult
 from gemini_tui.tools.replace.correction import EditMiss, EditPlan, plan_edit
 from gemini_tui.tools.workspace import FileType, Workspace, WorkspaceError, sniff_file
+from gemini_tui.tools.workspace.confined import OutsideRootError
 from gemini_tui.tools.workspace.text_file import TextFile, read_text, write_text
 
 
@@ -111,7 +112,7 @@ class ReplaceTool(BaseTool[ReplaceParams]):
             return _Outcome(path, None, error=ToolError(
                 ToolErrorKind.edit_no_change,
                 f"No changes to apply. The old_string and new_string are identical in file: {shown}"))
-        before = read_text(path)
+        before = read_text(path, root=self.workspace.root)
         plan = plan_edit(before.content, params.old_string, params.new_string, params.expected_replacements,
                          explain=explain)
         if isinstance(plan, EditMiss):
@@ -150,7 +151,7 @@ class ReplaceTool(BaseTool[ReplaceParams]):
         if context.reviewed_content is not None:
             current = outcome.before.content if outcome.before else ""
             if outcome.before is None and outcome.path.exists():
-                current = await asyncio.to_thread(lambda: read_text(outcome.path).content)
+                current = await asyncio.to_thread(lambda: read_text(outcome.path, root=self.workspace.root).content)
             if current != context.reviewed_content:
                 return ToolResult.failure(
                     ToolErrorKind.file_changed,
@@ -160,7 +161,13 @@ class ReplaceTool(BaseTool[ReplaceParams]):
             return ToolResult.failure(outcome.error.kind, outcome.error.message)
         if abort_signal.aborted:
             return ToolResult.failure(ToolErrorKind.cancelled, f"Edit of {outcome.path} was cancelled.")
-        if not await asyncio.to_thread(_write_unless_changed, outcome):
+        try:
+            written = await asyncio.to_thread(_write_unless_changed, outcome, self.workspace.root)
+        except OutsideRootError as exc:
+            return ToolResult.failure(ToolErrorKind.path_outside_root,
+                                      f"Nothing was written to {outcome.path}: {exc.strerror}. Use a path inside "
+                                      "the root directory whose folders are not links.")
+        if not written:
             return ToolResult.failure(
                 ToolErrorKind.file_changed,
                 f"The file {outcome.path} changed on disk while the edit was prepared; nothing was written. Read "
@@ -174,14 +181,14 @@ class ReplaceTool(BaseTool[ReplaceParams]):
         return ToolResult(message, self._diff(outcome))
 
 
-def _write_unless_changed(outcome: _Outcome) -> bool:
+def _write_unless_changed(outcome: _Outcome, root: Path) -> bool:
     """Write the edit, unless the file no longer holds what the edit was computed from (a change in between)."""
     if outcome.before is None:
         if outcome.path.exists():
             return False
-    elif read_text(outcome.path) != outcome.before:
+    elif read_text(outcome.path, root=root) != outcome.before:
         return False
-    write_text(outcome.path, outcome.after, outcome.before)
+    write_text(outcome.path, outcome.after, outcome.before, root=root)
     return True
 
 

@@ -5,6 +5,7 @@ and the writes that keep a file's encoding and line endings.
 - `ignore_rules`: `.gitignore` / `.geminiignore` / default excludes, compiled once per directory.
 - `glob_pattern`: the one glob compiler (glob, search includes, ignore rules, read_many_files).
 - `text_file`: reading text in its encoding and `write_bytes_atomic`.
+- `confined`: reads and writes walked from the root by directory descriptors, so no link can redirect them.
 """
 
 from gemini_tui.tools.workspace.gate import (

@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 from gemini_tui.core.abort import AbortSignal
 from gemini_tui.core.tool import ToolError, ToolErrorKind
+from gemini_tui.tools.workspace.confined import stable_realpath
 from gemini_tui.tools.workspace.ignore_rules import DirectoryRules, IgnoreRules
 
 DEFAULT_EXCLUDED_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "bower_components", "__pycache__"})
@@ -126,7 +127,10 @@ class Workspace:
         if text.startswith("~"):
             text = os.path.expanduser(text)
         candidate = text if os.path.isabs(text) else os.path.join(self._root_str, text)
-        real = os.path.realpath(candidate)
+        try:
+            real = stable_realpath(candidate)
+        except OSError as exc:
+            raise WorkspaceError(ToolErrorKind.path_outside_root, f"{exc.strerror}: {text}.") from exc
         if not self.contains_str(real):
             raise WorkspaceError(
                 ToolErrorKind.path_outside_root,

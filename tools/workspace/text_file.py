@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import codecs
-import errno
 import os
-import stat
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+
+from gemini_tui.tools.workspace.confined import read_bytes_confined, write_bytes_confined
 
 _BOMS: tuple[tuple[bytes, str], ...] = (
     (codecs.BOM_UTF32_LE, "utf-32-le"),
@@ -63,8 +62,10 @@ def decode_text(data: bytes) -> TextFile:
     return TextFile(text, encoding, bom, "\n")
 
 
-def read_text(path: Path) -> TextFile:
-    return decode_text(path.read_bytes())
+def read_text(path: Path, *, root: Path | str | None = None) -> TextFile:
+    """The file decoded; with `root`, read through the same confined walk as writes (a file the user reviewed
+    is read the way it will be written)."""
+    return decode_text(path.read_bytes() if root is None else read_bytes_confined(path, root))
 
 
 def encode_text(content: str, like: TextFile | None = None) -> bytes:
@@ -81,58 +82,21 @@ def encode_text(content: str, like: TextFile | None = None) -> bytes:
     return like.bom + body
 
 
-def write_bytes_atomic(path: Path, data: bytes) -> None:
-    """The one function that writes files: temp file beside the target, fsync, rename.
+def write_bytes_atomic(path: Path, data: bytes, *, root: Path | str) -> None:
+    """The one function that writes files: temp file beside the target, fsync, rename, all through directory
+    descriptors walked from `root` (tools/workspace/confined.py), so nothing lands outside it.
 
-    A symlink is written through to its target; the target keeps its permission bits. A reader (or a crash)
-    sees the old file or the new one, never a mix. A read-only file (no write bit at all) is refused with
-    PermissionError: the rename would replace it regardless, and root ignores the bits."""
-    target = Path(os.path.realpath(path))
-    target.parent.mkdir(parents=True, exist_ok=True)
-    old: bytes | None = None
-    mode: int | None = None
-    owner: tuple[int, int] | None = None
-    try:
-        st = target.stat()
-        mode = stat.S_IMODE(st.st_mode)
-        owner = (st.st_uid, st.st_gid)
-        if stat.S_ISREG(st.st_mode) and not mode & 0o222:
-            raise PermissionError(errno.EACCES, "the file is read-only", str(path))
-        if BEFORE_WRITE_HOOKS:
-            old = target.read_bytes()
-    except FileNotFoundError:
-        pass
-    for hook in BEFORE_WRITE_HOOKS:
-        hook(target, old)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if mode is None:
-            mode = 0o666 & ~_current_umask()
-        os.chmod(tmp_name, mode)
-        if owner is not None and owner != (os.geteuid(), os.getegid()):
-            try:
-                os.chown(tmp_name, *owner)  # root editing someone's file must not hand it to root
-            except OSError:
-                pass
-        os.replace(tmp_name, target)
-    except BaseException:
-        try:
-            os.unlink(tmp_name)
-        except FileNotFoundError:
-            pass
-        raise
-    try:
-        dir_fd = os.open(target.parent, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
-    except OSError:
-        pass  # some file systems cannot fsync a directory; the rename itself is still atomic
+    A symlink to a file inside the root is written through to its target; the target keeps its permission bits
+    and owner. A reader (or a crash) sees the old file or the new one, never a mix. A read-only file (no write
+    bit at all) is refused with PermissionError; a path leaving the root, or a directory on the way that is or
+    becomes a link, with OutsideRootError."""
+    hooks = list(BEFORE_WRITE_HOOKS)
+
+    def before(real_path: str, old: bytes | None) -> None:
+        for hook in hooks:
+            hook(Path(real_path), old)
+
+    write_bytes_confined(path, root, data, umask=_current_umask(), before=before if hooks else None)
 
 
 def _current_umask() -> int:
@@ -156,5 +120,5 @@ def _umask_at_import() -> int:
 _UMASK_AT_IMPORT = _umask_at_import()
 
 
-def write_text(path: Path, content: str, like: TextFile | None = None) -> None:
-    write_bytes_atomic(path, encode_text(content, like))
+def write_text(path: Path, content: str, like: TextFile | None = None, *, root: Path | str) -> None:
+    write_bytes_atomic(path, encode_text(content, like), root=root)
