@@ -16,7 +16,7 @@ from gemini_tui.styles import stylesheet
 
 if TYPE_CHECKING:
     from gemini_tui.app.screens.main_screen import MainScreen
-    from gemini_tui.core.session import Session
+    from gemini_tui.core.session_face import SessionFace
 
 
 
@@ -33,7 +33,7 @@ class GeminiApp(App[int]):
     COMMANDS: ClassVar = App.COMMANDS | {GeminiCommands}
     BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", "Quit", show=False, priority=True)]
 
-    def __init__(self, session: Session | Callable[[], Session], root: Path | None = None) -> None:
+    def __init__(self, session: SessionFace | Callable[[], SessionFace], root: Path | None = None) -> None:
         super().__init__()
         self._source = session
         self.root = (root or Path.cwd()).resolve()
@@ -46,7 +46,7 @@ class GeminiApp(App[int]):
         gc.set_threshold(*GC_THRESHOLDS)
 
         source = self._source
-        built = hasattr(source, "bus")  # a Session; otherwise a function that builds one
+        built = not callable(source)  # a session; otherwise a function that builds one
         screen = MainScreen(source if built else None, self.root)  # type: ignore[arg-type]
         self.push_screen(screen)
         if not built:
@@ -54,7 +54,7 @@ class GeminiApp(App[int]):
             self.call_after_refresh(self.build_session, screen, source)
 
     @work(thread=True, group="session")
-    def build_session(self, screen: MainScreen, build: Callable[[], Session]) -> None:
+    def build_session(self, screen: MainScreen, build: Callable[[], SessionFace]) -> None:
         try:
             session = build()
         except Exception as exc:  # a bad configuration ends the app with the reason, like the CLI would
@@ -69,7 +69,7 @@ class GeminiApp(App[int]):
             self.push_screen(HelpScreen())
 
 
-def run(session: Session | Callable[[], Session], root: Path | None = None) -> int:
+def run(session: SessionFace | Callable[[], SessionFace], root: Path | None = None) -> int:
     """Run the app until the user quits; returns the process exit code.
 
     Pass a function that builds the session rather than the session itself to have the first frame drawn

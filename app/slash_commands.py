@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import inspect
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from gemini_tui.app.screens.main_screen import MainScreen
@@ -46,10 +45,6 @@ async def run_command(screen: MainScreen, line: str) -> None:
     await cmd.handler(screen, args.strip())
 
 
-async def maybe_await(value: Any) -> Any:
-    return await value if inspect.isawaitable(value) else value
-
-
 @command("help", "Show keys and commands")
 async def _help(screen: MainScreen, args: str) -> None:
     screen.app.action_help()
@@ -57,9 +52,9 @@ async def _help(screen: MainScreen, args: str) -> None:
 
 @command("tools", "List the tools the model can use")
 async def _tools(screen: MainScreen, args: str) -> None:
-    registry = screen.session.registry
-    lines = [f"**{len(registry)} tools**", ""]
-    for tool in sorted(registry.tools, key=lambda t: t.name):
+    tools = screen.session.tools
+    lines = [f"**{len(tools)} tools**", ""]
+    for tool in sorted(tools, key=lambda t: t.name):
         first = (tool.description or "").strip().splitlines()[0] if tool.description else ""
         lines.append(f"- `{tool.name}` ({tool.display_name}): {first}")
     await screen.chat.add_markdown("\n".join(lines))
@@ -71,7 +66,7 @@ async def _mcp(screen: MainScreen, args: str) -> None:
         await screen.chat.add_markdown("No MCP servers configured (`mcpServers` in settings.json).")
         return
     by_server: dict[str, list[str]] = {}
-    for tool in screen.session.registry.tools:
+    for tool in screen.session.tools:
         server = getattr(tool, "server_name", None)
         if server:
             by_server.setdefault(server, []).append(tool.name)
@@ -89,9 +84,8 @@ async def _memory(screen: MainScreen, args: str) -> None:
     sub, _, rest = args.partition(" ")
     match sub or "show":
         case "show":
-            memory = getattr(session, "memory", None)
-            text = getattr(memory, "text", "") if memory is not None else ""
-            files = getattr(memory, "files", ()) if memory is not None else ()
+            memory = session.memory
+            text, files = memory.text, memory.files
             if not text.strip():
                 await screen.chat.add_markdown("Memory is empty. Add a fact with `/memory add <fact>`.")
                 return
@@ -105,29 +99,13 @@ async def _memory(screen: MainScreen, args: str) -> None:
             if not rest.strip():
                 await screen.chat.add_notice("Usage: /memory add <fact>", "error")
                 return
-            tool = session.registry.get("save_memory")
-            if tool is None:
-                await screen.chat.add_notice("The save_memory tool is not enabled.", "error")
-                return
-            from gemini_tui.core.abort import AbortSignal
-
-            params = tool.validate_params({"fact": rest.strip()})
-            result = await tool.execute(params, AbortSignal())
-            await screen.chat.add_notice(str(result.llm_content), "error" if result.error else "info")
-            await _refresh_memory(screen)
+            outcome = await session.add_memory(rest.strip())  # save_memory through the scheduler
+            await screen.chat.add_notice(outcome.text, "info" if outcome.ok else "error")
         case "refresh":
-            await _refresh_memory(screen)
-            memory = getattr(session, "memory", None)
-            count = len(getattr(memory, "files", ()) or ())
+            count = len(session.refresh_memory().files)
             await screen.chat.add_notice(f"Memory refreshed from {count} file(s).")
         case _:
             await screen.chat.add_notice("Usage: /memory show|add <fact>|refresh", "error")
-
-
-async def _refresh_memory(screen: MainScreen) -> None:
-    refresh = getattr(screen.session, "refresh_memory", None)
-    if refresh is not None:
-        await maybe_await(refresh())
 
 
 @command("clear", "Clear the screen and start a new conversation")
@@ -162,17 +140,17 @@ async def _chat(screen: MainScreen, args: str) -> None:
     tag = tag.strip()
     match sub:
         case "list":
-            tags = list(await maybe_await(session.list_chats()))
+            tags = session.list_chats()
             text = "Saved chats:\n" + "\n".join(f"- `{t}`" for t in tags) if tags else "No saved chats."
             await screen.chat.add_markdown(text)
         case "save" | "resume" if not tag:
             await screen.chat.add_notice(f"Usage: /chat {sub} <tag>", "error")
         case "save":
-            await maybe_await(session.save_chat(tag))
+            session.save_chat(tag)
             await screen.chat.add_notice(f"Conversation saved as '{tag}'.")
         case "resume":
             try:
-                await maybe_await(session.resume_chat(tag))
+                session.resume_chat(tag)
             except (KeyError, FileNotFoundError, ValueError) as exc:
                 await screen.chat.add_notice(str(exc).strip("'\""), "error")
                 return

@@ -15,6 +15,7 @@ from gemini_tui.core.models.base import ModelClient
 from gemini_tui.core.registry import ToolRegistry
 from gemini_tui.core.scheduler import ApprovalMode
 from gemini_tui.core.session import Session
+from gemini_tui.core.session_face import McpServers, ToolDiscovery
 from gemini_tui.tools.glob import GlobTool
 from gemini_tui.tools.list_directory import ListDirectoryTool
 from gemini_tui.tools.read_file import ReadFileTool
@@ -67,23 +68,23 @@ def register_extension_tools(registry: ToolRegistry, settings: Settings, workspa
                                      file_name=settings.context_file_names[0]))
 
 
-def attach_discovery(session: Session, settings: Settings, root: Path) -> None:
+def build_discovery(settings: Settings, root: Path) -> ToolDiscovery | None:
     """`tools.discoveryCommand` starts now, on a thread; the session registers its tools (and reports its
     problems) when it ends, so a slow or hanging command never holds up the session being built."""
     if not settings.discovery_command:
-        return
+        return None
     from gemini_tui.core.discovered_tool import BackgroundDiscovery
 
-    session.discovery = BackgroundDiscovery(settings.discovery_command, settings.call_command, cwd=str(root))
+    return BackgroundDiscovery(settings.discovery_command, settings.call_command, cwd=str(root))
 
 
-def attach_mcp(session: Session, settings: Settings, registry: ToolRegistry, root: Path) -> None:
+def build_mcp(settings: Settings, registry: ToolRegistry, bus: EventBus, root: Path) -> McpServers | None:
     """An McpManager for `mcpServers`; it connects when the session starts (the `mcp` SDK loads only then)."""
     if not settings.mcp_servers:
-        return
+        return None
     from gemini_tui.core.mcp import McpManager
 
-    session.mcp = McpManager(settings.mcp_servers, registry, session.bus, root=root)
+    return McpManager(settings.mcp_servers, registry, bus, root=root)
 
 
 # -- the model -------------------------------------------------------------------------------------------------
@@ -158,17 +159,14 @@ def build_session(root: Path | str | None = None, *, model: str | None = None,
     workspace = Workspace(root)
     sessions: list[Session] = []  # save_memory is built before the session whose memory it must refresh
     registry = build_registry(settings, workspace, env, lambda: [s.reload_memory() for s in sessions])
-    session = Session(settings, registry, client, root, bus, approval_mode=mode,
-                      interactive=interactive)
-    sessions.append(session)
-    session.auth = resolve_auth(settings.auth_selected_type, env)
-    session.model_factory = lambda name: model_factory(name, root, env)
-    attach_mcp(session, settings, registry, root)
-    attach_discovery(session, settings, root)
+    bus = bus or EventBus()
     notices = [Notice(text, "warning") for text in settings.notices]
     if offline_notice:
         notices.append(Notice(offline_notice, "warning"))
-    session.notices.extend(notices)
-    for notice in notices:
-        session.bus.publish(notice)
+    session = Session(settings, registry, client, root, bus, approval_mode=mode,
+                      interactive=interactive, mcp=build_mcp(settings, registry, bus, root),
+                      discovery=build_discovery(settings, root), notices=notices)
+    sessions.append(session)
+    session.auth = resolve_auth(settings.auth_selected_type, env)
+    session.model_factory = lambda name: model_factory(name, root, env)
     return session

@@ -7,9 +7,14 @@ import logging
 import os
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gemini_tui.cli import __version__
+
+if TYPE_CHECKING:
+    from gemini_tui.core.session_face import SessionFace
 
 APPROVAL_MODES = ("default", "auto_edit", "plan", "yolo")
 OUTPUT_FORMATS = ("text", "json", "stream-json")
@@ -129,7 +134,7 @@ def _import_genai() -> None:
     import google.genai.types  # noqa: F401
 
 
-def _headless(session: object, prompt: str, output_format: str) -> int:
+def _headless(session: SessionFace, prompt: str, output_format: str) -> int:
     import asyncio
 
     from gemini_tui.core.headless import EXIT_INTERRUPTED, HeadlessPrinter
@@ -147,7 +152,7 @@ def _headless(session: object, prompt: str, output_format: str) -> int:
             presses += 1
             if presses > 1:
                 _exit_now(EXIT_INTERRUPTED)
-            session.cancel()  # type: ignore[attr-defined]
+            session.cancel()
 
         loop = asyncio.get_running_loop()
         try:
@@ -155,11 +160,11 @@ def _headless(session: object, prompt: str, output_format: str) -> int:
         except (NotImplementedError, RuntimeError):
             pass
         try:
-            return await printer.run(session, prompt)  # type: ignore[arg-type]
+            return await printer.run(session, prompt)
         finally:
             # MCP servers are ended here, while the loop runs: left to asyncio.run's final cancel, a server
             # still being ended (one that timed out) could be abandoned half way and hold the exit
-            await session.close()  # type: ignore[attr-defined]
+            await session.close()
 
     try:
         code = asyncio.run(run())
@@ -186,7 +191,7 @@ def _exit_now(code: int) -> None:
     os._exit(code)
 
 
-def _build_interactive(model: str | None, mode: str | None, trust: bool = False) -> object:
+def _build_interactive(model: str | None, mode: str | None, trust: bool = False) -> SessionFace:
     from gemini_tui.cli.assemble import ConfigurationError, build_session
 
     try:
@@ -195,13 +200,13 @@ def _build_interactive(model: str | None, mode: str | None, trust: bool = False)
         raise RuntimeError(f"configuration error: {exc}") from exc
 
 
-def _interactive(session: object) -> int:
+def _interactive(build: Callable[[], SessionFace]) -> int:
     try:
         from gemini_tui.app.main import run
     except ImportError as exc:
         print(f"gemini-tui: the full-screen app is not available ({exc}); use -p PROMPT.", file=sys.stderr)
         return 1
-    return run(session, getattr(session, "root", None) or Path.cwd())  # type: ignore[arg-type]
+    return run(build, Path.cwd())
 
 
 if __name__ == "__main__":

@@ -42,6 +42,7 @@ class ToolCallInfo:
     display_name: str = ""
     started_at: float = 0.0
     ended_at: float | None = None
+    requested_by: str = "model"  # "model"; "user" (a `!command`, `/memory add`); "mention" (an `@path` read)
 
 
 @dataclass(frozen=True)

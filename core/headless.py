@@ -8,7 +8,7 @@ import re
 import time
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from gemini_tui.core.events import (
     CallFinished,
@@ -25,8 +25,10 @@ from gemini_tui.core.events import (
     TurnFinished,
     TurnStarted,
 )
-from gemini_tui.core.session import Session
 from gemini_tui.core.stats import CallDecision, SessionStats
+
+if TYPE_CHECKING:
+    from gemini_tui.core.session_face import SessionFace
 
 
 class OutputFormat(StrEnum):
@@ -123,7 +125,7 @@ class HeadlessPrinter:
         self._seen: set[str] = set()  # calls already announced
         self._ended_with_newline = True
         self._started = time.monotonic()
-        self._session: Session | None = None
+        self._session: SessionFace | None = None
         self.output_closed = False
 
     @property
@@ -151,7 +153,7 @@ class HeadlessPrinter:
         self.err.write(text.rstrip("\n") + "\n")
         self.err.flush()
 
-    async def run(self, session: Session, prompt: str) -> int:
+    async def run(self, session: SessionFace, prompt: str) -> int:
         """Sends `prompt`, printing as events arrive; returns the exit code."""
         self._started = time.monotonic()
         self._session = session
@@ -177,7 +179,7 @@ class HeadlessPrinter:
             await events.aclose()  # type: ignore[attr-defined]
         return self.finish(session, reason)
 
-    def handle(self, event: Event, session: Session) -> None:
+    def handle(self, event: Event, session: SessionFace) -> None:
         match event:
             case TurnStarted(prompt=prompt) if self.format is OutputFormat.stream_json:
                 self._line(type="message", role="user", content=prompt)
@@ -230,7 +232,7 @@ class HeadlessPrinter:
             case Notice(message=message, level=level):
                 self._notice(f"{'Warning' if level == 'warning' else 'Note'}: {message}")
 
-    def finish(self, session: Session, reason: TurnEndReason | None) -> int:
+    def finish(self, session: SessionFace, reason: TurnEndReason | None) -> int:
         ok = reason is TurnEndReason.completed
         failure = self._errors[-1].message if self._errors else (
             "" if ok else f"The run ended: {reason.value if reason else 'unknown'}.")

@@ -7,6 +7,7 @@ import dataclasses
 import logging
 import threading
 import time
+import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -130,12 +131,14 @@ class _Call:
     reviewed: FileDiff | None = None  # the diff the user last saw, for an approved edit
     modified_note: str = ""  # told to the model when the user changed the content
     response: FunctionResponse | None = None
+    result: ToolResult | None = None
+    requested_by: str = "model"
 
     def info(self) -> ToolCallInfo:
         return ToolCallInfo(
             call_id=self.call.id, name=self.call.name, args=dict(self.call.args), state=self.state,
             description=self.description, display_name=self.tool.display_name if self.tool else self.call.name,
-            started_at=self.started_at, ended_at=self.ended_at,
+            started_at=self.started_at, ended_at=self.ended_at, requested_by=self.requested_by,
         )
 
 
@@ -181,6 +184,19 @@ class Scheduler:
 
     async def run(self, calls: list[FunctionCall], abort_signal: AbortSignal) -> list[FunctionResponse]:
         records = [_Call(call) for call in calls]
+        await self._schedule(records, abort_signal)
+        return [record.response for record in records if record.response is not None]
+
+    async def run_for_user(self, name: str, args: dict[str, Any], abort_signal: AbortSignal,
+                           requested_by: str = "user") -> ToolResult:
+        """A call the user asked for (`!command`, `/memory add`, an `@path` read): validated, asked and run like
+        the model's own calls, shown by the same events; returns its result."""
+        record = _Call(FunctionCall(f"{requested_by}-{uuid.uuid4().hex[:8]}", name, args), requested_by=requested_by)
+        await self._schedule([record], abort_signal)
+        assert record.result is not None  # every scheduled call ends in _finish
+        return record.result
+
+    async def _schedule(self, records: list[_Call], abort_signal: AbortSignal) -> None:
         for record in records:
             self._publish(record)
         for record in records:
@@ -196,7 +212,6 @@ class Scheduler:
             batch = []
             await self._run_one(record, abort_signal)
         await self._run_concurrently(batch, abort_signal)
-        return [record.response for record in records if record.response is not None]
 
     async def _run_concurrently(self, batch: list[_Call], abort_signal: AbortSignal) -> None:
         if batch:
@@ -214,6 +229,7 @@ class Scheduler:
         self._publish(record)
 
     def _finish(self, record: _Call, result: ToolResult, state: CallState | None = None) -> None:
+        record.result = result
         record.response = function_response(record.call, result, record.modified_note)
         final = state or (CallState.success if result.ok else CallState.error)
         self._set(record, final)

@@ -1,4 +1,7 @@
-"""The Session: one conversation's turn loop (SPEC.md §2), history, approval mode, stats and saved chats."""
+"""The Session: one conversation's turn loop (SPEC.md §2), approval mode, stats, memory and saved chats.
+
+It is what `core.session_face.SessionFace` describes: front ends call only those verbs. The history and its
+rules live in `core.conversation.Conversation`."""
 
 from __future__ import annotations
 
@@ -10,14 +13,14 @@ import logging
 import os
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator, Awaitable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
 from gemini_tui.core.abort import AbortSignal, finished_unless_aborted
 from gemini_tui.core.config import Settings
-from gemini_tui.core.content import contents_from_json, contents_to_json
 from gemini_tui.core.context import Memory, load_memory
+from gemini_tui.core.conversation import Conversation
 from gemini_tui.core.debug_log import where_details
 from gemini_tui.core.events import (
     ErrorOccurred,
@@ -33,13 +36,12 @@ from gemini_tui.core.events import (
 )
 from gemini_tui.core.grants import GrantStore
 from gemini_tui.core.loop_detection import LoopDetector
+from gemini_tui.core.mentions import MentionError, expand_mentions
 from gemini_tui.core.models.base import (
     CallChunk,
-    Content,
     ContentPart,
     CutShortChunk,
     FunctionCall,
-    FunctionResponse,
     ModelClient,
     ModelError,
     ModelRequest,
@@ -51,8 +53,10 @@ from gemini_tui.core.models.base import (
 )
 from gemini_tui.core.parts import Part, TextPart
 from gemini_tui.core.registry import ToolRegistry
-from gemini_tui.core.scheduler import ApprovalMode, Scheduler
+from gemini_tui.core.scheduler import ApprovalMode, Scheduler, function_response
+from gemini_tui.core.session_face import McpServers, ToolDiscovery, ToolOutcome
 from gemini_tui.core.stats import SessionStats
+from gemini_tui.core.tool import BaseTool, ToolResult
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -67,13 +71,15 @@ what you did. The user reviews edits and commands before they run and may reject
 
 
 class Session:
-    """Runs user prompts to the end, publishing every step on `bus`. One prompt at a time.
+    """Runs user prompts to the end, publishing every step on `bus`. One prompt (or `!command`) at a time.
 
-    `interactive=False` (headless) refuses calls that would need the user's confirmation."""
+    `interactive=False` (headless) refuses calls that would need the user's confirmation. `mcp` and `discovery`
+    are the background services that add tools once started; `notices` are told to every subscriber."""
 
     def __init__(self, settings: Settings, registry: ToolRegistry, model: ModelClient, root: Path,
                  bus: EventBus | None = None, *, approval_mode: ApprovalMode = ApprovalMode.default,
-                 interactive: bool = True) -> None:
+                 interactive: bool = True, mcp: McpServers | None = None, discovery: ToolDiscovery | None = None,
+                 notices: Sequence[Notice] = ()) -> None:
         self.settings = settings
         self.registry = registry
         self.model = model
@@ -81,19 +87,17 @@ class Session:
         self.bus = bus or EventBus()
         self.session_id = str(uuid.uuid4())
         self.stats = SessionStats()
-        self.history: list[Content] = []
+        self.conversation = Conversation()
         self.max_turns = settings.max_session_turns
         self.grants = GrantStore(self.root, settings.gemini_dir)
         self.scheduler = Scheduler(registry, self.bus, self.stats, approval_mode=approval_mode,
                                    allowed=settings.tools_allowed, interactive=interactive, grants=self.grants)
-        self.memory: Memory | None = None
-        self.notices: list[Notice] = []  # startup notices (settings problems, offline model) for late subscribers
+        self._memory: Memory | None = None
+        self._notices: list[Notice] = []  # startup notices (settings problems, offline model) for late subscribers
         self._abort: AbortSignal | None = None
         self._busy = asyncio.Lock()
-        # MCP servers (a core.mcp.McpManager, set by the wiring when mcpServers is configured)
-        self.mcp: Any = None
-        # tools.discoveryCommand running on its thread (a core.discovered_tool.BackgroundDiscovery, set by the wiring)
-        self.discovery: Any = None
+        self.mcp = mcp
+        self.discovery = discovery
         self._discovered: asyncio.Task[None] | None = None
         self._declared: tuple[tuple[tuple[int, str], ...], tuple[dict[str, Any], ...]] | None = None
         self._started = False
@@ -103,6 +107,8 @@ class Session:
         # context files from extensions, each with the directory its imports may read: (file, directory)
         self.extra_context: list[tuple[Path, Path]] = []
         self.include_dirs: list[Path] = []  # the workspace's other directories (context.includeDirectories)
+        for notice in notices:
+            self._notice(notice)
 
     # -- what the front ends read and set --------------------------------------------------------------------
     @property
@@ -142,6 +148,22 @@ class Session:
     def is_running(self) -> bool:
         return self._busy.locked()
 
+    @property
+    def notices(self) -> Sequence[Notice]:
+        return tuple(self._notices)
+
+    @property
+    def history(self) -> Conversation:
+        return self.conversation
+
+    @property
+    def tools(self) -> Sequence[BaseTool[Any]]:
+        return self.registry.tools
+
+    def _notice(self, notice: Notice) -> None:
+        self._notices.append(notice)
+        self.bus.publish(notice)
+
     # -- background services (MCP, command discovery) ----------------------------------------------------------
     async def start(self, wait_s: float | None = 0.0) -> None:
         """Starts connecting MCP servers and registers discovered tools when discovery ends (a front end may call
@@ -175,9 +197,7 @@ class Session:
                     problems.append(f"Discovered tool {tool.name} skipped: a tool with this name is already "
                                     "registered.")
         for text in problems:
-            notice = Notice(text, "warning")
-            self.notices.append(notice)
-            self.bus.publish(notice)
+            self._notice(Notice(text, "warning"))
 
     async def close(self) -> None:
         """Disconnects MCP servers and ends a discovery command still running; call once when the front end
@@ -190,20 +210,33 @@ class Session:
             await self.mcp.close()
 
     # -- memory (GEMINI.md) ----------------------------------------------------------------------------------
-    def reload_memory(self) -> Memory:
+    @property
+    def memory(self) -> Memory:
+        """What every GEMINI.md says, as the model reads it (read on first use)."""
+        return self._memory if self._memory is not None else self.refresh_memory()
+
+    def refresh_memory(self) -> Memory:
         """Re-reads every GEMINI.md (`/memory refresh`, after save_memory)."""
-        before = set(self.memory.problems) if self.memory is not None else set()
-        self.memory = load_memory(self.root, self.settings.home, self.settings.context_file_names,
-                                  include_dirs=self.include_dirs, extra_files=self.extra_context)
-        for problem in self.memory.problems:
+        before = set(self._memory.problems) if self._memory is not None else set()
+        self._memory = load_memory(self.root, self.settings.home, self.settings.context_file_names,
+                                   include_dirs=self.include_dirs, extra_files=self.extra_context)
+        for problem in self._memory.problems:
             if problem not in before:  # said once, not at every reload
                 self.bus.publish(Notice(f"GEMINI.md import: {problem}", "warning"))
-        return self.memory
+        return self._memory
 
-    refresh_memory = reload_memory
+    reload_memory = refresh_memory
+
+    async def add_memory(self, fact: str) -> ToolOutcome:
+        """`/memory add`: save_memory through the scheduler (shown and asked like any call); the tool re-reads
+        the memory when it wrote."""
+        result = await self._run_for_user("save_memory", {"fact": fact})
+        if result is None:
+            return ToolOutcome("The save_memory tool is not enabled.", False, ran=False)
+        return _outcome(result)
 
     def system_instruction(self) -> str:
-        memory = self.memory if self.memory is not None else self.reload_memory()
+        memory = self.memory
         prompt = SYSTEM_PROMPT.format(root=self.root)
         if not memory.text:
             return prompt
@@ -216,21 +249,24 @@ class Session:
             self._abort.abort("cancelled by the user")
 
     async def send(self, prompt: str | list[Part]) -> TurnEndReason:
-        """Runs one user prompt until the model ends its turn with no calls (or stops, fails, is cancelled)."""
+        """Runs one user prompt until the model ends its turn with no calls (or stops, fails, is cancelled).
+        In a text prompt, `@path` mentions are read through `read_many_files` and sent after the text."""
         async with self._busy:
             abort = self._abort = AbortSignal()
             await _unless_aborted(self.start(MCP_WAIT_S), abort)
             prompt_id = uuid.uuid4().hex[:12]
-            parts: list[ContentPart] = [TextPart(prompt)] if isinstance(prompt, str) else list(prompt)
             shown = prompt if isinstance(prompt, str) else "".join(p.text for p in prompt if isinstance(p, TextPart))
             self.bus.publish(TurnStarted(prompt_id, shown))
-            if self.history and self.history[-1].role == "user":
-                # the last prompt got no answer (error, cancel): roles must alternate, so this joins it
-                self.history[-1].parts.extend(parts)
-            else:
-                self.history.append(Content("user", parts))
             try:
+                parts = await self._prompt_parts(prompt, abort)
+                self.conversation.append_user(parts)
                 reason, message = await self._run(abort)
+            except MentionError as exc:
+                # nothing was sent: the prompt stays out of the conversation
+                reason, message = ((TurnEndReason.cancelled, "Request cancelled.") if abort.aborted
+                                   else (TurnEndReason.error, str(exc)))
+                if not abort.aborted:
+                    self.bus.publish(ErrorOccurred(message, "mention"))
             except asyncio.CancelledError:
                 # the front end cancelled the task itself (not through cancel()): stop the calls, keep the history
                 # valid, and still end the turn for every subscriber
@@ -251,10 +287,41 @@ class Session:
 
     def _answer_dangling_calls(self, why: str) -> None:
         """A model turn whose calls got no responses (the loop was cut short) gets error responses for them."""
-        if self.history and self.history[-1].role == "model":
-            calls = [p for p in self.history[-1].parts if isinstance(p, FunctionCall)]
-            if calls:
-                self._answer_unrun(calls, why)
+        self.conversation.answer_pending(why)
+
+    async def _prompt_parts(self, prompt: str | list[Part], abort: AbortSignal) -> list[ContentPart]:
+        if not isinstance(prompt, str):
+            return list(prompt)
+        reader = None
+        if "read_many_files" in self.registry:
+            async def reader(args: dict[str, Any]) -> ToolResult:
+                return await self.scheduler.run_for_user("read_many_files", args, abort, requested_by="mention")
+        expanded = await expand_mentions(prompt, reader)
+        return [TextPart(expanded)] if isinstance(expanded, str) else list(expanded)
+
+    async def _run_for_user(self, tool_name: str, args: dict[str, Any]) -> ToolResult | None:
+        """One tool call the user asked for, through the scheduler, one at a time with prompts (None: the tool
+        is disabled)."""
+        async with self._busy:
+            if tool_name not in self.registry:
+                return None
+            abort = self._abort = AbortSignal()
+            try:
+                return await self.scheduler.run_for_user(tool_name, args, abort)
+            finally:
+                self._abort = None
+
+    async def run_shell(self, command: str) -> ToolOutcome:
+        """A `!command`: run_shell_command through the scheduler (asked like the model's own call, shown in the
+        queue); the command and its output join the conversation, so the model sees them with the next prompt."""
+        result = await self._run_for_user("run_shell_command", {"command": command})
+        if result is None:
+            return ToolOutcome("The shell tool is disabled by the settings.", False, ran=False)
+        outcome = _outcome(result)
+        self.conversation.append_user([TextPart(
+            f"I ran the following shell command:\n```sh\n{command}\n```\n\n"
+            f"This produced the following result:\n```\n{outcome.text}\n```\n")])
+        return outcome
 
     async def _run(self, abort: AbortSignal) -> tuple[TurnEndReason, str]:
         detector = LoopDetector()
@@ -271,7 +338,7 @@ class Session:
                     self.bus.publish(ErrorOccurred(loop, "loop_detected"))
                     return TurnEndReason.loop_detected, loop
             responses = await self.scheduler.run(calls, abort)
-            self.history.append(Content("user", list(responses)))
+            self.conversation.append_responses(responses)
             if abort.aborted:
                 return TurnEndReason.cancelled, "Request cancelled."
         message = (f"Stopped after {self.max_turns} model turns for one prompt (model.maxSessionTurns). "
@@ -288,12 +355,12 @@ class Session:
 
     def _answer_unrun(self, calls: list[FunctionCall], why: str) -> None:
         """Every FunctionCall needs its FunctionResponse, even when the loop stops before running it."""
-        self.history.append(Content("user", [FunctionResponse(c.id, c.name, {"error": why}) for c in calls]))
+        self.conversation.answer_pending(why)
 
     async def _stream_turn(self, abort: AbortSignal,
                            detector: LoopDetector) -> list[FunctionCall] | tuple[TurnEndReason, str]:
         """One model request. Returns its calls, or why the prompt ends here."""
-        request = ModelRequest(tuple(self.history), self.system_instruction(), self._declarations())
+        request = ModelRequest(self.conversation.snapshot(), self.system_instruction(), self._declarations())
         parts: list[ContentPart] = []
         calls: list[FunctionCall] = []
         started = time.monotonic()
@@ -337,20 +404,17 @@ class Session:
         if abort.aborted or stopped is not None:
             self._keep_partial(parts)
             return stopped or (TurnEndReason.cancelled, "Request cancelled.")
-        if parts:
-            self.history.append(Content("model", parts))
+        self.conversation.append_model(parts)
         return calls
 
     def _keep_partial(self, parts: list[ContentPart]) -> None:
         """Text the user saw stays in history; calls that never ran are dropped with it (they have no answer)."""
-        kept = [p for p in parts if isinstance(p, TextPart)]
-        if kept:
-            self.history.append(Content("model", kept))
+        self.conversation.keep_partial(parts)
 
     # -- history and saved chats -----------------------------------------------------------------------------
     def clear(self) -> None:
         """Forgets the conversation (`/clear`); approvals for the session and stats stay."""
-        self.history.clear()
+        self.conversation.clear()
 
     def _chat_dir(self) -> Path:
         project = hashlib.sha256(str(self.root).encode()).hexdigest()[:16]
@@ -364,7 +428,7 @@ class Session:
         """Saves the history under `tag` (in `~/.gemini/tmp/<project>/`); returns the file written."""
         path = self._chat_path(tag)
         path.parent.mkdir(parents=True, exist_ok=True)
-        data = json.dumps(contents_to_json(self.history), ensure_ascii=False).encode("utf-8")
+        data = json.dumps(self.conversation.to_json(), ensure_ascii=False).encode("utf-8")
         # our own file, not the user's: the core may not import tools/, so it writes atomically here itself
         temp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
         with open(temp, "wb") as handle:
@@ -379,8 +443,8 @@ class Session:
         path = self._chat_path(tag)
         if not path.is_file():
             raise FileNotFoundError(f"No saved chat named {tag!r}. Saved: {', '.join(self.list_chats()) or 'none'}.")
-        self.history = contents_from_json(json.loads(path.read_text(encoding="utf-8")))
-        return len(self.history)
+        self.conversation.load(Conversation.from_json(json.loads(path.read_text(encoding="utf-8"))))
+        return len(self.conversation)
 
     def list_chats(self) -> list[str]:
         directory = self._chat_dir()
@@ -388,6 +452,12 @@ class Session:
             return []
         paths = sorted(directory.glob("checkpoint-*.json"), key=lambda p: p.stat().st_mtime)
         return [p.stem.removeprefix("checkpoint-") for p in paths]
+
+
+def _outcome(result: ToolResult) -> ToolOutcome:
+    """What the model would be told of `result`, as text."""
+    response = function_response(FunctionCall("", "", {}), result).response
+    return ToolOutcome(str(response.get("output", response.get("error", ""))), result.error is None)
 
 
 async def _unless_aborted(work: Awaitable[object], abort: AbortSignal) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import gc
 import time
-import uuid
 from collections.abc import AsyncGenerator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -29,8 +28,7 @@ from gemini_tui.app.widgets.status import StatusLine
 from gemini_tui.core.events import Event, McpServerStatusChanged, ToolCallInfo
 
 if TYPE_CHECKING:
-    from gemini_tui.core.abort import AbortSignal
-    from gemini_tui.core.session import Session
+    from gemini_tui.core.session_face import SessionFace
     from gemini_tui.core.tool import ToolResult
 
 QUIT_WINDOW = 1.0  # seconds within which a second Ctrl+C quits
@@ -56,10 +54,10 @@ class MainScreen(Screen[None]):
         Binding("f1", "app.help", "Help"),
     ]
 
-    def __init__(self, session: Session | None, root: Path) -> None:
+    def __init__(self, session: SessionFace | None, root: Path) -> None:
         """`session` may arrive later through `attach`: the first frame does not wait for it to be built."""
         super().__init__()
-        self.session: Session = None  # type: ignore[assignment]  # set by attach before anything reads it
+        self.session: SessionFace = None  # type: ignore[assignment]  # set by attach before anything reads it
         self._initial_session = session
         self.root = root
         self.status = StatusLine(id="status")
@@ -73,7 +71,6 @@ class MainScreen(Screen[None]):
         self.mcp_status: dict[str, McpServerStatusChanged] = {}
         self.busy = False
         self._last_ctrl_c = 0.0
-        self._shell_abort: AbortSignal | None = None
         self._waiting_prompts: list[str] = []  # typed before the session was ready
 
     def compose(self) -> Any:
@@ -100,7 +97,7 @@ class MainScreen(Screen[None]):
     def ready(self) -> bool:
         return self.session is not None
 
-    def attach(self, session: Session) -> None:
+    def attach(self, session: SessionFace) -> None:
         """The session is built: subscribe to its events, show its state, send what was typed meanwhile."""
         self.session = session
         # subscribed before any prompt is sent, so no event of a turn is missed
@@ -122,16 +119,13 @@ class MainScreen(Screen[None]):
     @work(group="services")
     async def start_services(self) -> None:
         """MCP servers and discovered tools start connecting now, not at the first prompt (no waiting here)."""
-        start = getattr(self.session, "start", None)
-        if start is not None:
-            await start(wait_s=0)
+        await self.session.start(wait_s=0)
 
     async def on_unmount(self) -> None:
         gc.unfreeze()
-        close = getattr(self.session, "close", None) if self.ready else None
-        if close is not None:
+        if self.ready:
             try:
-                await asyncio.wait_for(close(), timeout=3)
+                await asyncio.wait_for(self.session.close(), timeout=3)
             except Exception as exc:  # leaving must never hang or crash on a server
                 self.log.warning(f"closing the session: {exc!r}")
 
@@ -156,7 +150,7 @@ class MainScreen(Screen[None]):
     @work(group="notices")
     async def show_startup_notices(self) -> None:
         """Notices published before the app subscribed (settings problems, the offline model)."""
-        for notice in getattr(self.session, "notices", []):
+        for notice in self.session.notices:
             await self.chat.add_notice(notice.message, notice.level)
 
     @work(group="events")
@@ -216,54 +210,23 @@ class MainScreen(Screen[None]):
     async def send(self, text: str) -> None:
         self.set_busy(True)
         try:
-            from gemini_tui.app.mentions import MentionError, expand_mentions
-
             await self.chat.start_turn(text)
-            try:
-                prompt = await expand_mentions(self.session.registry, self.root, text)
-            except MentionError as exc:
-                await self.chat.add_notice(f"✗ {exc}", "error")
-                return
-            await self.session.send(prompt)
+            await self.session.send(text)  # `@path` mentions are read by the session
         finally:
             self.set_busy(False)
 
     @work(group="turn", exclusive=True)
     async def run_shell(self, command: str) -> None:
+        """`!command`: the session runs it through its scheduler (asked like any call) and keeps its output."""
         self.set_busy(True)
         try:
             await self.chat.start_turn(f"!{command}")
-            if self.session.registry.get("run_shell_command") is None:
-                await self.chat.add_notice("The shell tool is disabled by the settings.", "error")
-                return
-            from gemini_tui.core.abort import AbortSignal
-            from gemini_tui.core.models.base import FunctionCall
-
-            # through the scheduler, so the command is confirmed like any other and shows in the queue
-            self._shell_abort = AbortSignal()
-            call = FunctionCall(f"shell-{uuid.uuid4().hex[:8]}", "run_shell_command", {"command": command})
-            self.chat.expand_when_done.add(call.id)  # the user typed the command to see its output: show it open
-            responses = await self.session.scheduler.run([call], self._shell_abort)
+            outcome = await self.session.run_shell(command)
+            if not outcome.ran:
+                await self.chat.add_notice(outcome.text, "error")
             await self.chat.close_streams()
-            self._remember_shell(command, responses)
         finally:
-            self._shell_abort = None
             self.set_busy(False)
-
-    def _remember_shell(self, command: str, responses: list[Any]) -> None:
-        """The command and what it printed join the history, so the model sees them with the next prompt."""
-        from gemini_tui.core.models.base import Content
-        from gemini_tui.core.parts import TextPart
-
-        for response in responses:
-            result = response.response.get("output", response.response.get("error", ""))
-            note = TextPart(f"I ran the following shell command:\n```sh\n{command}\n```\n\n"
-                            f"This produced the following result:\n```\n{result}\n```\n")
-            history = self.session.history
-            if history and history[-1].role == "user":
-                history[-1].parts.append(note)  # roles must alternate: the next prompt joins this entry
-            else:
-                history.append(Content("user", [note]))
 
     def set_busy(self, busy: bool) -> None:
         self.busy = busy
@@ -275,13 +238,13 @@ class MainScreen(Screen[None]):
         from gemini_tui.core.parts import TextPart
 
         for content in self.session.history:
-            texts = [p.text for p in content.parts if isinstance(p, TextPart)]
-            if not texts:
+            text = "\n".join(p.text for p in content.parts if isinstance(p, TextPart))
+            if not text:
                 continue
             if content.role == "user":
-                await self.chat.start_turn("\n".join(texts))
+                await self.chat.start_turn(text)
             else:
-                await self.chat.add_markdown("\n".join(texts))
+                await self.chat.add_markdown(text)
 
     # -- keys ---------------------------------------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -292,8 +255,6 @@ class MainScreen(Screen[None]):
     def action_cancel_turn(self) -> None:
         if self.busy:
             self.session.cancel()
-            if self._shell_abort is not None:
-                self._shell_abort.abort("cancelled by the user")
             self.confirmations.cancel_all()
             self.notify("Cancelling…", timeout=2)
 

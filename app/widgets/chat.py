@@ -119,7 +119,6 @@ class ChatPane(VerticalScroll):
         self.turns: list[TurnBlock] = []
         self.hidden_turns = 0
         self.cards: dict[str, ToolCallCard] = {}
-        self.expand_when_done: set[str] = set()  # call ids whose card opens on its own when the result comes
         self._answer: AnswerBlock | None = None
         self._thought: ThoughtBlock | None = None
         self._pruned_note = Static(classes="pruned-note")
@@ -229,10 +228,9 @@ class ChatPane(VerticalScroll):
     async def finish_call(self, call: ToolCallInfo, result: ToolResult, duration_ms: int) -> None:
         card = await self.add_call(call)
         card.finish(call, result, duration_ms)
-        if call.call_id in self.expand_when_done:
-            self.expand_when_done.discard(call.call_id)
-            if not card.expanded:
-                await card.action_toggle()
+        # a command the user typed (`!ls`, `/memory add`) is run to see its output: its card opens on its own
+        if call.requested_by == "user" and not card.expanded:
+            await card.action_toggle()
 
     async def add_notice(self, message: str, level: str = "info") -> None:
         await self.close_streams()

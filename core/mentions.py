@@ -1,14 +1,20 @@
-"""`@path` mentions in a prompt: the files are read through `read_many_files` and sent along with the text."""
+"""`@path` mentions in a prompt: the files are read through `read_many_files` and sent along with the text.
+
+The session runs the read through its scheduler (so it shows as a call and follows the same rules as any other);
+here is only what a mention is and how its content joins the prompt."""
 
 from __future__ import annotations
 
 import re
-from pathlib import Path
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
-from gemini_tui.core.abort import AbortSignal
 from gemini_tui.core.parts import Part, TextPart
-from gemini_tui.core.registry import ToolRegistry
-from gemini_tui.core.tool import ToolError
+
+if TYPE_CHECKING:
+    from gemini_tui.core.tool import ToolResult
+
+ReadFiles = Callable[[dict[str, Any]], Awaitable["ToolResult"]]
 
 # `@` at the start or after whitespace, then a path where `\ ` escapes a space; a lone `@` or an e-mail is no mention
 _MENTION = re.compile(r"(?:(?<=\s)|^)@((?:\\ |[^\s])+)")
@@ -23,18 +29,15 @@ def find_mentions(text: str) -> list[str]:
     return [m.group(1).replace("\\ ", " ").rstrip(".,;:!?") for m in _MENTION.finditer(text)]
 
 
-async def expand_mentions(registry: ToolRegistry, root: Path, text: str) -> str | list[Part]:
-    """The prompt as sent to the model: the text alone, or the text followed by the mentioned files' content."""
+async def expand_mentions(text: str, read_files: ReadFiles | None) -> str | list[Part]:
+    """The prompt as sent to the model: the text alone, or the text followed by the mentioned files' content.
+    `read_files` runs `read_many_files` with the given arguments (None: the tool is disabled)."""
     paths = [p for p in find_mentions(text) if p]
     if not paths:
         return text
-    tool = registry.get("read_many_files")
-    if tool is None:
+    if read_files is None:
         raise MentionError("@path needs the read_many_files tool, which is disabled by the settings.")
-    params = tool.validate_params({"paths": paths})
-    if isinstance(params, ToolError):
-        raise MentionError(params.message)
-    result = await tool.execute(params, AbortSignal())
+    result = await read_files({"paths": paths})
     if result.error is not None:
         raise MentionError(result.error.message)
     content = [TextPart(result.llm_content)] if isinstance(result.llm_content, str) else list(result.llm_content)

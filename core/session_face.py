@@ -1,0 +1,114 @@
+"""What a front end may do with a session: the verbs the app and headless call, and the services a session is
+given when it is built. Front ends use `SessionFace` and the events on its bus, nothing else of the core's insides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from gemini_tui.core.context import Memory
+    from gemini_tui.core.events import EventBus, Notice, TurnEndReason
+    from gemini_tui.core.models.base import Content
+    from gemini_tui.core.scheduler import ApprovalMode
+    from gemini_tui.core.stats import SessionStats
+    from gemini_tui.core.tool import BaseTool
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    """How a tool run for the user (`!command`, `/memory add`) ended: what the model is told of it, whether it
+    succeeded, and whether it ran at all (False: the tool is disabled; `text` says so)."""
+
+    text: str
+    ok: bool
+    ran: bool = True
+
+
+class SessionFace(Protocol):
+    """One conversation, as every front end sees it. Everything it shows comes from the events on `bus`."""
+
+    bus: EventBus
+    session_id: str
+    root: Path
+    stats: SessionStats
+
+    # -- what it is ----------------------------------------------------------------------------------------------
+    @property
+    def model_name(self) -> str: ...
+    @property
+    def is_offline(self) -> bool: ...
+    @property
+    def is_running(self) -> bool: ...
+    @property
+    def notices(self) -> Sequence[Notice]:
+        """Notices published while the session was built (settings problems, the offline model), for a front
+        end that subscribed after them."""
+        ...
+    @property
+    def approval_mode(self) -> ApprovalMode: ...
+    @approval_mode.setter
+    def approval_mode(self, mode: ApprovalMode) -> None: ...
+    @property
+    def history(self) -> Sequence[Content]: ...
+    @property
+    def tools(self) -> Sequence[BaseTool]:
+        """The tools the model is offered now (MCP and discovered tools join as they arrive)."""
+        ...
+
+    # -- lifetime ------------------------------------------------------------------------------------------------
+    async def start(self, wait_s: float | None = 0.0) -> None:
+        """Starts MCP servers and command discovery (waits up to `wait_s` for them; 0: not at all)."""
+        ...
+    async def close(self) -> None: ...
+
+    # -- turns ---------------------------------------------------------------------------------------------------
+    async def send(self, prompt: str) -> TurnEndReason:
+        """Runs a prompt to its end; `@path` mentions are read (through `read_many_files`) and sent along."""
+        ...
+    async def run_shell(self, command: str) -> ToolOutcome:
+        """A `!command`: through the scheduler (asked like the model's own), and its output joins the
+        conversation for the next prompt."""
+        ...
+    def cancel(self) -> None:
+        """Stops the running prompt or command; every call still gets its response."""
+        ...
+    def clear(self) -> None: ...
+
+    # -- memory --------------------------------------------------------------------------------------------------
+    @property
+    def memory(self) -> Memory: ...
+    def refresh_memory(self) -> Memory: ...
+    async def add_memory(self, fact: str) -> ToolOutcome:
+        """`/memory add`: the save_memory tool through the scheduler, then the memory re-read."""
+        ...
+
+    # -- saved chats ---------------------------------------------------------------------------------------------
+    def save_chat(self, tag: str) -> Path: ...
+    def resume_chat(self, tag: str) -> int: ...
+    def list_chats(self) -> list[str]: ...
+
+
+class ToolDiscovery(Protocol):
+    """`tools.discoveryCommand` running in the background (core.discovered_tool.BackgroundDiscovery)."""
+
+    async def result(self) -> DiscoveryResult: ...
+    def stop(self) -> None: ...
+
+
+class DiscoveryResult(Protocol):
+    @property
+    def tools(self) -> Sequence[BaseTool]: ...
+    @property
+    def errors(self) -> Sequence[str]: ...
+
+
+class McpServers(Protocol):
+    """The configured MCP servers (core.mcp.McpManager): they register their tools as they connect."""
+
+    def start(self) -> None: ...
+    async def wait_ready(self, timeout_s: float | None = None) -> bool: ...
+    async def close(self) -> None: ...
