@@ -89,7 +89,7 @@ async def _memory(screen: MainScreen, args: str) -> None:
             if not text.strip():
                 await screen.chat.add_markdown("Memory is empty. Add a fact with `/memory add <fact>`.")
                 return
-            outline = memory.outline() if hasattr(memory, "outline") else "\n".join(f"└ {f}" for f in files)
+            outline = memory.outline()
             sources = f"```text\n{outline}\n```"  # every file with the files it imports, nested
             # in a fence, as the model reads it: as Markdown, the end-of-context line ran into the last list item
             fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", text)), default=0))
