@@ -76,6 +76,15 @@ class ConfirmationRequested:
 
 
 @dataclass(frozen=True)
+class LoopSuspected:
+    """The model seems to repeat itself (interactive sessions only): the front end asks the user and resolves
+    `future` with True to keep going or False to stop. The stream waits for the answer."""
+
+    message: str
+    future: asyncio.Future[bool]
+
+
+@dataclass(frozen=True)
 class ToolOutputChunk:
     call_id: str
     chunk: str
@@ -158,7 +167,8 @@ class TurnFinished:
 
 
 Event = (
-    TurnStarted | TextDelta | ThoughtDelta | CallStateChanged | ConfirmationRequested | ToolOutputChunk
+    TurnStarted | TextDelta | ThoughtDelta | CallStateChanged | ConfirmationRequested | LoopSuspected
+    | ToolOutputChunk
     | CallFinished | UsageUpdated | Retrying | ErrorOccurred | Notice | TurnFinished | McpServerStatusChanged
 )
 

@@ -25,6 +25,7 @@ from gemini_tui.core.debug_log import where_details
 from gemini_tui.core.events import (
     ErrorOccurred,
     EventBus,
+    LoopSuspected,
     Notice,
     Retrying,
     TextDelta,
@@ -324,7 +325,7 @@ class Session:
         return outcome
 
     async def _run(self, abort: AbortSignal) -> tuple[TurnEndReason, str]:
-        detector = LoopDetector()
+        detector = LoopDetector(enabled=not self.settings.disable_loop_detection)
         for _ in range(self.max_turns):
             outcome = await self._stream_turn(abort, detector)
             if isinstance(outcome, tuple):
@@ -374,6 +375,9 @@ class Session:
                         _append_text(parts, text)
                         self.bus.publish(TextDelta(text))
                         if (loop := detector.check_text(text)) is not None:
+                            if await self._user_keeps_going(abort):
+                                detector.keep_going()
+                                continue
                             stopped = TurnEndReason.loop_detected, loop
                             self.bus.publish(ErrorOccurred(loop, "loop_detected"))
                             break
@@ -406,6 +410,17 @@ class Session:
             return stopped or (TurnEndReason.cancelled, "Request cancelled.")
         self.conversation.append_model(parts)
         return calls
+
+    async def _user_keeps_going(self, abort: AbortSignal) -> bool:
+        """In the app, a suspected text loop is the user's call: True when they say keep going. Headless runs
+        (nobody to ask) stop."""
+        if not self.scheduler.interactive or abort.aborted:
+            return False
+        future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self.bus.publish(LoopSuspected("The model seems to repeat itself.", future))
+        if not await finished_unless_aborted(future, abort) or future.cancelled():
+            return False
+        return future.result() is True
 
     def _keep_partial(self, parts: list[ContentPart]) -> None:
         """Text the user saw stays in history; calls that never ran are dropped with it (they have no answer)."""

@@ -6,12 +6,15 @@ import asyncio
 import time
 from pathlib import Path
 
+import pytest
+
 from gemini_tui.core.confirmation import ConfirmationOutcome
 from gemini_tui.core.events import (
     CallFinished,
     CallState,
     CallStateChanged,
     ErrorOccurred,
+    LoopSuspected,
     Retrying,
     TextDelta,
     ThoughtDelta,
@@ -211,10 +214,42 @@ async def test_same_call_five_times_is_a_loop(gemini_server, make_session, root:
     assert "error" in session.history[-1].parts[0].response
 
 
-async def test_repeating_text_is_a_loop(gemini_server, make_session) -> None:
+async def test_repeating_text_is_a_loop_headless(gemini_server, make_session) -> None:
     gemini_server.script(reply(*[text("I will check the file again now, to be sure of it. ")] * 30))
-    session = make_session()
+    session = make_session(interactive=False)
     assert await session.send("go") is TurnEndReason.loop_detected
+
+
+@pytest.mark.parametrize("keep_going", [False, True])
+async def test_in_the_app_a_suspected_loop_asks(gemini_server, make_session, keep_going: bool) -> None:
+    """Interactive sessions publish LoopSuspected and wait: stop ends the turn, keep going streams on."""
+    sentence = "I will check the file again now, to be sure of it. "
+    gemini_server.script(reply(*[text(sentence)] * 30, text("Finished.")))
+    session = make_session()
+    asked: list[LoopSuspected] = []
+
+    async def answer() -> None:
+        async for event in session.bus.subscribe():
+            if isinstance(event, LoopSuspected):
+                asked.append(event)
+                event.future.set_result(keep_going)
+
+    watcher = asyncio.ensure_future(answer())
+    reason = await session.send("go")
+    watcher.cancel()
+    assert len(asked) == 1 and "repeat itself" in asked[0].message
+    if keep_going:
+        assert reason is TurnEndReason.completed
+        assert session.history[-1].parts[-1].text.endswith("Finished.")
+    else:
+        assert reason is TurnEndReason.loop_detected
+        assert "Finished." not in session.history[-1].parts[-1].text
+
+
+async def test_disable_loop_detection_setting(gemini_server, make_session) -> None:
+    gemini_server.script(reply(*[text("I will check the file again now, to be sure of it. ")] * 30))
+    session = make_session(interactive=False, disable_loop_detection=True)
+    assert await session.send("go") is TurnEndReason.completed
 
 
 async def test_max_turns(gemini_server, make_session, root: Path) -> None:
