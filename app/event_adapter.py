@@ -10,6 +10,7 @@ from gemini_tui.core.events import (
     ConfirmationRequested,
     ErrorOccurred,
     Event,
+    LoopSuspected,
     McpServerStatusChanged,
     Notice,
     Retrying,
@@ -56,6 +57,14 @@ class EventAdapter:
                 screen.finish_call(call, result, duration_ms)
             case ConfirmationRequested():
                 screen.confirmations.add(event)
+            case LoopSuspected(future=future):
+                from gemini_tui.app.screens.loop_question import LoopQuestion
+
+                def answer(keep_going: bool | None) -> None:
+                    if not future.done():
+                        future.set_result(bool(keep_going))
+
+                screen.app.push_screen(LoopQuestion(), callback=answer)
             case UsageUpdated(session_total=total):
                 status.tokens = total
             case Retrying(attempt=attempt, delay_s=delay, reason=reason, discard_partial=discard):
