@@ -106,6 +106,9 @@ async def test_a_turn_ending_in_an_error_says_it_once(root: Path, tmp_path: Path
     async with app.run_test(size=(110, 32)) as pilot:
         screen = main_screen(pilot)
         await type_and_send(pilot, "go")
+        # a suspected loop asks first (issue 11); stopping ends the turn with the loop error
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "LoopQuestion")
+        await pilot.press("s")
         await wait_for(pilot, lambda: not screen.busy and screen.chat.query(".notice"))
         await pilot.pause(0.1)
         notices = [str(n.render()) for n in screen.chat.query(".notice")]
