@@ -33,10 +33,12 @@ class GeminiApp(App[int]):
     COMMANDS: ClassVar = App.COMMANDS | {GeminiCommands}
     BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", "Quit", show=False, priority=True)]
 
-    def __init__(self, session: SessionFace | Callable[[], SessionFace], root: Path | None = None) -> None:
+    def __init__(self, session: SessionFace | Callable[[], SessionFace], root: Path | None = None, *,
+                 first_prompt: str | None = None) -> None:
         super().__init__()
         self._source = session
         self.root = (root or Path.cwd()).resolve()
+        self.first_prompt = first_prompt  # `-i TEXT`: sent once the session is ready
 
     def on_mount(self) -> None:
         from gemini_tui.app.screens.main_screen import MainScreen
@@ -49,6 +51,8 @@ class GeminiApp(App[int]):
         built = not callable(source)  # a session; otherwise a function that builds one
         screen = MainScreen(source if built else None, self.root)  # type: ignore[arg-type]
         self.push_screen(screen)
+        if self.first_prompt:
+            screen.queue_prompt(self.first_prompt)
         if not built:
             # after the first frame is drawn: a thread building the session would slow that frame down
             self.call_after_refresh(self.build_session, screen, source)
@@ -69,11 +73,12 @@ class GeminiApp(App[int]):
             self.push_screen(HelpScreen())
 
 
-def run(session: SessionFace | Callable[[], SessionFace], root: Path | None = None) -> int:
+def run(session: SessionFace | Callable[[], SessionFace], root: Path | None = None, *,
+        first_prompt: str | None = None) -> int:
     """Run the app until the user quits; returns the process exit code.
 
     Pass a function that builds the session rather than the session itself to have the first frame drawn
     before the settings, tools and model are loaded (it is called in a thread right after)."""
-    app = GeminiApp(session, root)
+    app = GeminiApp(session, root, first_prompt=first_prompt)
     result = app.run()
     return result if isinstance(result, int) else (app.return_code or 0)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +16,7 @@ from gemini_tui.core.registry import ToolRegistry
 from gemini_tui.core.scheduler import ApprovalMode
 from gemini_tui.core.session import Session
 from gemini_tui.core.session_face import McpServers, ToolDiscovery
+from gemini_tui.core.user_setup import load_user_setup
 from gemini_tui.tools.glob import GlobTool
 from gemini_tui.tools.list_directory import ListDirectoryTool
 from gemini_tui.tools.read_file import ReadFileTool
@@ -131,7 +132,8 @@ def build_session(root: Path | str | None = None, *, model: str | None = None,
                   bus: EventBus | None = None, env: Mapping[str, str] | None = None, home: Path | None = None,
                   settings: Settings | None = None, prewarm: bool = False, trust: bool = False,
                   model_factory: Callable[[str, Path, Mapping[str, str]], tuple[ModelClient, str | None]]
-                  | None = None) -> Session:
+                  | None = None, extensions: Sequence[str] | None = None,
+                  include_directories: Sequence[str] = ()) -> Session:
     """Loads settings, builds the workspace, registers the tools, picks the model, returns the Session.
 
     `approval_mode` None takes the settings' `general.defaultApprovalMode` (else default). `trust` is --trust.
@@ -142,6 +144,8 @@ def build_session(root: Path | str | None = None, *, model: str | None = None,
     if not root.is_dir():
         raise ConfigurationError(f"the workspace root {root} is not a directory.")
     settings = settings or load_settings(root, home=home, env=dict(env), trust_flag=trust)
+    setup = load_user_setup(settings, root, extensions, include_directories)
+    settings = setup.settings
     mode = ApprovalMode(approval_mode or settings.default_approval_mode or ApprovalMode.default)
     if mode is ApprovalMode.yolo and settings.disable_yolo_mode:
         raise ConfigurationError("yolo mode is disabled by security.disableYoloMode in the settings; run without "
@@ -160,7 +164,7 @@ def build_session(root: Path | str | None = None, *, model: str | None = None,
     sessions: list[Session] = []  # save_memory is built before the session whose memory it must refresh
     registry = build_registry(settings, workspace, env, lambda: [s.reload_memory() for s in sessions])
     bus = bus or EventBus()
-    notices = [Notice(text, "warning") for text in settings.notices]
+    notices = [Notice(text, "warning") for text in [*settings.notices, *setup.notices]]
     if offline_notice:
         notices.append(Notice(offline_notice, "warning"))
     session = Session(settings, registry, client, root, bus, approval_mode=mode,
@@ -169,4 +173,5 @@ def build_session(root: Path | str | None = None, *, model: str | None = None,
     sessions.append(session)
     session.auth = resolve_auth(settings.auth_selected_type, env)
     session.model_factory = lambda name: model_factory(name, root, env)
+    setup.attach(session)
     return session

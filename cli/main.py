@@ -47,6 +47,14 @@ def build_parser() -> argparse.ArgumentParser:
                         help="trust this folder for this run: apply its .gemini/settings.json keys that run "
                              "programs or widen permissions (mcpServers, tools.discoveryCommand, tools.allowed, "
                              "hooks, ...); without it they apply only if ~/.gemini/trustedFolders.json trusts it")
+    parser.add_argument("-i", "--prompt-interactive", metavar="TEXT",
+                        help="start the app and send this prompt first (the app stays open)")
+    parser.add_argument("-e", "--extensions", action="append", metavar="NAME[,NAME]",
+                        help="use only these extensions ('none' for none); default: every installed one")
+    parser.add_argument("-l", "--list-extensions", action="store_true", help="list the installed extensions and exit")
+    parser.add_argument("--include-directories", action="append", default=[], metavar="DIR[,DIR]",
+                        help="more directories that are part of the workspace (besides settings "
+                             "context.includeDirectories)")
     return parser
 
 
@@ -80,8 +88,17 @@ def _has_terminal() -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
+    arguments = sys.argv[1:] if argv is None else argv
+    if arguments[:1] == ["mcp"]:  # `gemini-tui mcp add|list|remove`, as `gemini mcp`
+        from gemini_tui.cli.mcp_command import main as mcp_main
+
+        return mcp_main(arguments[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.list_extensions:
+        return _list_extensions(args.extensions, args.trust)
+    if args.prompt_interactive is not None and args.prompt is not None:
+        parser.error("-i/--prompt-interactive starts the app; it cannot be combined with -p")
     if args.yolo and args.approval_mode not in (None, "yolo"):
         parser.error(f"--yolo contradicts --approval-mode {args.approval_mode}")
     _set_up_logging(args.debug)
@@ -95,9 +112,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("the prompt is empty: give -p TEXT, or pipe the prompt on stdin")
     if prompt is None and not _has_terminal():
         parser.error("no prompt: stdin is not a terminal and gave nothing; use -p TEXT or pipe the prompt")
+    wiring = {"extensions": args.extensions, "include_directories": args.include_directories, "trust": args.trust}
     if prompt is None:
         # the app draws its first frame, then builds the session in a thread: launch stays under 0.5 s
-        return _interactive(lambda: _build_interactive(args.model, mode, args.trust))
+        return _interactive(lambda: _build_interactive(args.model, mode, wiring), args.prompt_interactive)
 
     if args.model != "offline" and any(os.environ.get(name) for name in (
             "GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI")):
@@ -107,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         session = build_session(model=args.model, approval_mode=mode, interactive=False, prewarm=True,
-                                trust=args.trust)
+                                **wiring)  # type: ignore[arg-type]
     except ConfigurationError as exc:
         print(f"gemini-tui: configuration error: {exc}", file=sys.stderr)
         return EXIT_BAD_CONFIG
@@ -191,22 +209,44 @@ def _exit_now(code: int) -> None:
     os._exit(code)
 
 
-def _build_interactive(model: str | None, mode: str | None, trust: bool = False) -> SessionFace:
+def _list_extensions(wanted: list[str] | None, trust: bool) -> int:
+    """`-l`: every installed extension, its version and what it contributes."""
+    from gemini_tui.core.config import load_settings
+    from gemini_tui.core.extensions import find_extensions, select
+
+    root = Path.cwd().resolve()
+    settings = load_settings(root, trust_flag=trust)
+    installed, notices = find_extensions(settings.home, root, workspace_trusted=settings.workspace_trusted)
+    chosen, unknown = select(installed, wanted)
+    for notice in [*notices, *unknown]:
+        print(f"gemini-tui: {notice}", file=sys.stderr)
+    if not installed:
+        print("No extensions installed (~/.gemini/extensions/<name>/gemini-extension.json).")
+    names = {e.name for e in chosen}
+    for extension in installed:
+        state = "" if extension.name in names else " (not enabled by -e)"
+        print(f"{extension.name} {extension.version}".rstrip() + f" [{extension.origin}] {extension.path}{state}")
+        for item in extension.contributions():
+            print(f"  {item}")
+    return 0
+
+
+def _build_interactive(model: str | None, mode: str | None, wiring: dict[str, object]) -> SessionFace:
     from gemini_tui.cli.assemble import ConfigurationError, build_session
 
     try:
-        return build_session(model=model, approval_mode=mode, interactive=True, trust=trust)
+        return build_session(model=model, approval_mode=mode, interactive=True, **wiring)  # type: ignore[arg-type]
     except ConfigurationError as exc:  # the app exits with this message and EXIT_BAD_CONFIG
         raise RuntimeError(f"configuration error: {exc}") from exc
 
 
-def _interactive(build: Callable[[], SessionFace]) -> int:
+def _interactive(build: Callable[[], SessionFace], first_prompt: str | None = None) -> int:
     try:
         from gemini_tui.app.main import run
     except ImportError as exc:
         print(f"gemini-tui: the full-screen app is not available ({exc}); use -p PROMPT.", file=sys.stderr)
         return 1
-    return run(build, Path.cwd())
+    return run(build, Path.cwd(), first_prompt=first_prompt)
 
 
 if __name__ == "__main__":

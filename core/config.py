@@ -7,7 +7,7 @@ import os
 import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -35,6 +35,12 @@ class McpServerConfig(BaseModel):
     trust: bool = False
     include_tools: list[str] | None = Field(default=None, alias="includeTools")
     exclude_tools: list[str] = Field(default_factory=list, alias="excludeTools")
+    # `gemini mcp add -t http|sse` writes {"url": ..., "type": ...}; without `type`, httpUrl is streamable HTTP
+    # and url is SSE
+    type: Literal["stdio", "sse", "http"] | None = None
+    description: str | None = None
+    oauth: dict[str, Any] | None = None  # {enabled, clientId, clientSecret, scopes, redirectUri, ...}
+    auth_provider_type: str | None = Field(default=None, alias="authProviderType")
 
 
 class Settings(BaseModel):

@@ -171,7 +171,10 @@ class HeadlessPrinter:
         consumer = asyncio.ensure_future(consume())
         reason: TurnEndReason | None = None
         try:
-            reason = await session.send(prompt)
+            if prompt.startswith("/"):  # a custom command (`-p "/git:msg fix typo"`), else sent as written
+                reason = await session.send_command(prompt)
+            if reason is None:
+                reason = await session.send(prompt)
         finally:
             await asyncio.wait({consumer}, timeout=5)
             consumer.cancel()

@@ -108,6 +108,8 @@ class Session:
         # context files from extensions, each with the directory its imports may read: (file, directory)
         self.extra_context: list[tuple[Path, Path]] = []
         self.include_dirs: list[Path] = []  # the workspace's other directories (context.includeDirectories)
+        self.commands: dict[str, Any] = {}  # custom commands by name (core.custom_commands.CustomCommand)
+        self.extensions: list[Any] = []  # core.extensions.Extension, for `/extensions`
         for notice in notices:
             self._notice(notice)
 
@@ -285,6 +287,32 @@ class Session:
                 self._abort = None
             self.bus.publish(TurnFinished(prompt_id, reason, message))
             return reason
+
+    async def send_command(self, line: str) -> TurnEndReason | None:
+        """`/name args` for a custom command (or an MCP prompt): its prompt expanded (files read, commands run
+        through the scheduler, so asked like any other) and sent. None when `line` names no such command.
+        Raises CommandError when the expansion fails (a refused command, a missing file)."""
+        from gemini_tui.core.custom_commands import CommandError, expand, split_invocation
+
+        name, args = split_invocation(line)
+        command = self.commands.get(name)
+        if command is None:
+            return None
+        abort = self._abort = AbortSignal()
+        try:
+            parts = await expand(command, args, line, registry=self.registry, run_calls=self.scheduler.run,
+                                 abort=abort)
+        except CommandError as exc:
+            # a whole (failed) turn, so every front end ends it as it ends any other
+            prompt_id = uuid.uuid4().hex[:12]
+            message = f"/{name} was not sent: {exc}"
+            self.bus.publish(TurnStarted(prompt_id, line))
+            self.bus.publish(ErrorOccurred(message, "command_failed"))
+            self.bus.publish(TurnFinished(prompt_id, TurnEndReason.error, message))
+            return TurnEndReason.error
+        finally:
+            self._abort = None
+        return await self.send(parts)
 
     def _answer_dangling_calls(self, why: str) -> None:
         """A model turn whose calls got no responses (the loop was cut short) gets error responses for them."""

@@ -97,6 +97,13 @@ class MainScreen(Screen[None]):
     def ready(self) -> bool:
         return self.session is not None
 
+    def queue_prompt(self, text: str) -> None:
+        """Sends `text` as if typed, now or as soon as the session is ready (`-i TEXT`)."""
+        if self.ready:
+            self.post_message(PromptInput.Submitted(text))
+        else:
+            self._waiting_prompts.append(text)
+
     def attach(self, session: SessionFace) -> None:
         """The session is built: subscribe to its events, show its state, send what was typed meanwhile."""
         self.session = session

@@ -20,6 +20,15 @@ DEFAULT_CALL_TIMEOUT_S = 600.0  # Gemini CLI's default MCP timeout: 10 minutes
 IDLE_CHECK_S = 0.5
 
 
+def transport_of(config: McpServerConfig) -> str:
+    """"stdio", "sse" or "http": `type` when given, else httpUrl (streamable HTTP), url (SSE), command."""
+    if config.type in ("http", "sse"):
+        return config.type
+    if config.type == "stdio" or (config.command and not (config.url or config.http_url)):
+        return "stdio"
+    return "http" if config.http_url else "sse" if config.url else "stdio"
+
+
 class McpUnavailable(Exception):
     """The server is not connected (it failed, crashed or was closed): the call never reached it."""
 
@@ -63,11 +72,7 @@ class McpConnection:
 
     @property
     def transport(self) -> str:
-        if self.config.http_url:
-            return "http"
-        if self.config.url:
-            return "sse"
-        return "stdio"
+        return transport_of(self.config)
 
     @property
     def call_timeout_s(self) -> float:
@@ -96,19 +101,21 @@ class McpConnection:
         """The SDK transport for the configured server (the `mcp` package is imported here, lazily)."""
         config = self.config
         timeout = min(self.call_timeout_s, DEFAULT_CALL_TIMEOUT_S)
-        if config.http_url:
+        transport = self.transport
+        if transport == "http":
+            url = config.http_url or config.url or ""
             import httpx2
             from mcp.client.streamable_http import streamable_http_client
             from mcp.shared._httpx_utils import create_mcp_http_client
 
             http = create_mcp_http_client(headers=config.headers or None,
                                           timeout=httpx2.Timeout(self.connect_timeout_s, read=timeout))
-            return streamable_http_client(config.http_url, http_client=http)
-        if config.url:
+            return streamable_http_client(url, http_client=http)
+        if transport == "sse":
             from mcp.client.sse import sse_client
 
-            return sse_client(config.url, headers=config.headers or None, timeout=self.connect_timeout_s,
-                              sse_read_timeout=timeout)
+            return sse_client(config.url or config.http_url or "", headers=config.headers or None,
+                              timeout=self.connect_timeout_s, sse_read_timeout=timeout)
         if not config.command:
             raise ValueError("no command, url or httpUrl configured")
         from mcp.client.stdio import StdioServerParameters, stdio_client
