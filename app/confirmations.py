@@ -65,7 +65,7 @@ class ConfirmationQueue:
         except ImportError:  # the modal lands separately; until then edits are asked inline
             self.screen.confirm_bar.show(request, len(self.pending))
             return
-        modal = DiffReviewScreen(request.details)
+        modal = DiffReviewScreen(request.details, on_interrupt=self.screen.action_cancel_turn)
         self._modal = modal
         self.screen.app.push_screen(modal, callback=lambda decision: self.resolve(request, decision))
 

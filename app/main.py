@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
 
 
 EXIT_START_FAILED = 3
+QUIT_WINDOW = 1.0  # seconds within which a second Ctrl+C quits
 GC_THRESHOLDS = (20_000, 10, 10)
 
 
@@ -31,7 +33,11 @@ class GeminiApp(App[int]):
     CSS_PATH: ClassVar = [stylesheet(name) for name in (
         "app.tcss", "chat.tcss", "prompt.tcss", "diff_review.tcss", "history.tcss", "displays.tcss")]
     COMMANDS: ClassVar = App.COMMANDS | {GeminiCommands}
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", "Quit", show=False, priority=True)]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
+        # one meaning on every screen (modals included): clear or cancel what is in front; twice quits
+        Binding("ctrl+c", "interrupt", "Clear/cancel (twice quits)", show=False, priority=True),
+    ]
 
     def __init__(self, session: SessionFace | Callable[[], SessionFace], root: Path | None = None, *,
                  first_prompt: str | None = None) -> None:
@@ -39,6 +45,7 @@ class GeminiApp(App[int]):
         self._source = session
         self.root = (root or Path.cwd()).resolve()
         self.first_prompt = first_prompt  # `-i TEXT`: sent once the session is ready
+        self._last_interrupt = 0.0
 
     def on_mount(self) -> None:
         from gemini_tui.app.screens.main_screen import MainScreen
@@ -65,6 +72,20 @@ class GeminiApp(App[int]):
             self.call_from_thread(self.exit, None, EXIT_START_FAILED, f"gemini-tui: {exc}")
             return
         self.call_from_thread(screen.attach, session)
+
+    def action_interrupt(self) -> None:
+        now = time.monotonic()
+        if now - self._last_interrupt < QUIT_WINDOW:
+            self.exit()
+            return
+        self._last_interrupt = now
+        interrupt = getattr(self.screen, "interrupt", None)
+        if interrupt is not None:
+            interrupt()
+            return
+        if len(self.screen_stack) > 1:  # a modal without its own meaning: Ctrl+C closes it, like Esc
+            self.pop_screen()
+        self.notify("Press Ctrl+C again to quit.", timeout=QUIT_WINDOW)
 
     def action_help(self) -> None:
         from gemini_tui.app.screens.help import HelpScreen

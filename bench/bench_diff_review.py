@@ -27,11 +27,18 @@ def source(n: int, mark: str = "", every: int = 0) -> str:
     return "".join(f"def function_{i}(x):  # {mark if every and i % every == 0 else ''}\n" for i in range(n))
 
 
+def long_lines(n: int, mark: str = "", every: int = 0) -> str:
+    """Lines of about 300 characters (JSON-like): each wraps over several screen rows in the review."""
+    return "".join(f'{{"id": {i}, "payload": "{"x" * 250}", "note": "{mark if every and i % every == 0 else ""}"}}\n'
+                   for i in range(n))
+
+
 CASES = {
     "1,000 lines (whole-file highlighting), 50 hunks": (source(1000), source(1000, "changed", 20)),
     "new file of 10,000 lines": ("", source(LINES)),
     "500 hunks in 10,000 lines": (source(LINES), source(LINES, "changed", 20)),
     "every line of 10,000 changed": (source(LINES), source(LINES, "changed", 1)),
+    "10,000 lines of 300 characters, wrapped, 500 hunks": (long_lines(LINES), long_lines(LINES, "changed", 20)),
 }
 
 

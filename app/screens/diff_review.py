@@ -6,13 +6,18 @@ open it watches the file so that a change on disk is shown before anything can b
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
+import shlex
+import subprocess
+import tempfile
 import time
+from collections.abc import Callable
 from typing import ClassVar
 
 from textual import events, on, work
-from textual.app import ComposeResult
+from textual.app import ComposeResult, SuspendNotSupported
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
@@ -50,31 +55,44 @@ class DiffReviewScreen(ModalScreen[Decision]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "approve", "Allow once"),
         Binding("a", "approve_always", "Allow for session"),
-        Binding("n", "reject", "Reject…"),
-        Binding("e", "edit", "Edit"),
+        Binding("r", "reject", "Reject…"),
+        Binding("n", "next_change", "Next change"),
+        Binding("p", "previous_change", "Prev change"),
         Binding("space", "toggle_hunk", "Accept/reject hunk"),
-        Binding("j,down", "next_hunk", "Next hunk"),
-        Binding("k,up", "previous_hunk", "Previous hunk"),
-        Binding("s", "toggle_view", "Unified/side by side"),
+        Binding("e", "edit", "Edit"),
+        Binding("ctrl+e", "external_edit", "$EDITOR"),
+        Binding("w", "toggle_wrap", "Wrap"),
+        Binding("s", "toggle_view", "Split"),
+        Binding("j,down", "next_hunk", "Next hunk", show=False),
+        Binding("k,up", "previous_hunk", "Previous hunk", show=False),
         Binding("pagedown", "page(1)", "Page down", show=False),
         Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("left", "scroll_sideways(-1)", "Scroll left", show=False),
+        Binding("right", "scroll_sideways(1)", "Scroll right", show=False),
         Binding("ctrl+s", "apply_edit", "Apply edit"),
         Binding("escape", "back", "Reject / back"),
     ]
 
     _REVIEW_ACTIONS: ClassVar[set[str]] = {
         "approve", "approve_always", "reject", "edit", "toggle_hunk", "next_hunk", "previous_hunk",
-        "toggle_view", "page",
+        "toggle_view", "page", "next_change", "previous_change", "toggle_wrap", "external_edit",
+        "scroll_sideways",
     }
 
-    def __init__(self, details: EditConfirmation, *, grace_period: float = 0.3) -> None:
+    def __init__(self, details: EditConfirmation, *, grace_period: float = 0.3,
+                 on_interrupt: Callable[[], None] | None = None) -> None:
+        """`on_interrupt` runs on Ctrl+C after the review is dismissed (the app cancels the turn)."""
         super().__init__()
+        self._on_interrupt = on_interrupt
         self.details = details
         self.grace_period = grace_period
         self.shown_diff: FileDiff = details.file_diff
+        self.base_diff: FileDiff = details.file_diff  # the model's proposal as last re-read (shown_diff may be edited)
+        self.edited = False  # shown_diff is the user's own version from $EDITOR
         self.hunks: tuple[Hunk, ...] = ()
         self.rejected: frozenset[int] = frozenset()
         self.current = 0
+        self.change = 0  # index into the view's changes (runs of changed lines)
         self.mode = "review"  # review | reason | edit
         self._ready_at = 0.0
         self._draft: str | None = None  # edited text kept when the file changed during editing
@@ -125,8 +143,11 @@ class DiffReviewScreen(ModalScreen[Decision]):
     def _ready(self) -> bool:
         return time.monotonic() >= self._ready_at and not self._busy
 
-    def _show(self, diff: FileDiff, *, changed: bool = False) -> None:
+    def _show(self, diff: FileDiff, *, changed: bool = False, edited: bool = False) -> None:
         self.shown_diff = diff
+        self.edited = edited
+        if not edited:
+            self.base_diff = diff
         self.hunks = hunks_of(diff.original_content, diff.new_content, diff.diff)
         self.rejected = frozenset()
         self.current = 0
@@ -135,7 +156,8 @@ class DiffReviewScreen(ModalScreen[Decision]):
                       new=diff.new_content)
         view.set_rejected(self.rejected)
         view.current = 0
-        view.scroll_to(y=0, animate=False)
+        self.change = 0
+        view.scroll_to(y=0, x=0, animate=False)
         view.display = self.mode != "edit" and bool(self.hunks)
         self.query_one("#review-empty").display = self.mode != "edit" and not self.hunks
         if changed:
@@ -161,7 +183,17 @@ class DiffReviewScreen(ModalScreen[Decision]):
         else:
             text = "no hunks"
         self.query_one("#review-hunks", Label).update(text)
-        self.query_one("#review-mode", Label).update("side by side" if self.view.split else "unified")
+        view = self.view
+        layout = "side by side" if view.showing_split else "unified"
+        if view.split and not view.showing_split:
+            layout += " (side by side would hide changes)"
+        layout += ", wrapped" if view.wrap else ", not wrapped"
+        if view.changes:
+            layout += f"  change {self.change + 1}/{len(view.changes)}"
+        hidden = view.hidden_change(self.current)
+        if hidden is not None:
+            layout += f"  {'→' if hidden[0] == 'right' else '←'} change at column {hidden[1] + 1}"
+        self.query_one("#review-mode", Label).update(layout)
 
     def _set_mode(self, mode: str) -> None:
         self.mode = mode
@@ -185,6 +217,8 @@ class DiffReviewScreen(ModalScreen[Decision]):
     def _decision(self, outcome: ConfirmationOutcome) -> Decision:
         """Allow the shown diff, applying only the accepted hunks."""
         diff = self.shown_diff
+        if not self.rejected and self.edited:
+            return Decision(ConfirmationOutcome.modify, new_content=diff.new_content, file_diff=diff)
         if not self.rejected:
             return Decision(outcome, file_diff=diff)
         feedback = rejection_feedback(self.hunks, self.rejected, diff.file_path)
@@ -208,7 +242,7 @@ class DiffReviewScreen(ModalScreen[Decision]):
             return False
         finally:
             self._busy = False
-        if _same(latest, self.shown_diff):
+        if _same(latest, self.base_diff):
             return True
         self._show(latest, changed=True)
         return False
@@ -222,6 +256,13 @@ class DiffReviewScreen(ModalScreen[Decision]):
             # a partial approval is a one-off modification; "always" only applies to the whole change
             outcome = ConfirmationOutcome.proceed_always if not self.rejected else ConfirmationOutcome.proceed_once
             self.dismiss(self._decision(outcome))
+
+    def interrupt(self) -> None:
+        """Ctrl+C, as everywhere: cancel what is in front (this review and the turn it belongs to)."""
+        self.dismiss(Decision(ConfirmationOutcome.cancel, file_diff=self.shown_diff))
+        if self._on_interrupt is not None:
+            self._on_interrupt()
+        self.app.notify("Review cancelled. Press Ctrl+C again to quit.", timeout=1.0)
 
     def action_reject(self) -> None:
         if self._ready():
@@ -254,6 +295,54 @@ class DiffReviewScreen(ModalScreen[Decision]):
         self._set_mode("edit")
         editor.focus()
 
+    async def action_external_edit(self) -> None:
+        """The proposal (accepted hunks) in $VISUAL/$EDITOR; what the editor saves is then reviewed as a diff."""
+        if not self._ready():
+            return
+        command = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+        if not command:
+            self.notify("Set $VISUAL or $EDITOR to edit the proposal in your editor (e edits it here).",
+                        severity="warning", timeout=4)
+            return
+        accepted = {h.index for h in self.hunks} - self.rejected
+        proposal = apply_hunks(self.shown_diff.original_content, self.shown_diff.new_content, self.hunks, accepted)
+        base = self.base_diff
+        suffix = os.path.splitext(base.file_path or base.file_name)[1]
+        handle, name = tempfile.mkstemp(prefix="gemini-tui-", suffix=suffix)
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8", newline="") as file:
+                file.write(proposal)
+            code = await self._run_editor([*shlex.split(command), name])
+            with open(name, encoding="utf-8", newline="") as file:
+                text = file.read()
+        except (OSError, ValueError) as exc:
+            self.notify(f"Could not run the editor ({command}): {exc}", severity="error", timeout=5)
+            return
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(name)
+        if code != 0:
+            self.notify(f"The editor exited with status {code}: the proposal is unchanged.", severity="warning")
+            return
+        if text == proposal:
+            self.notify("No change made in the editor.", timeout=2)
+            return
+        edited = FileDiff.between(base.file_path, base.original_content, text, display_name=base.file_name,
+                                  is_new_file=base.is_new_file)
+        self._show(edited, edited=True)
+        self._notice("Your edited version is shown: y applies it (the model is told), Esc rejects.")
+        self._arm()
+
+    async def _run_editor(self, argv: list[str]) -> int:
+        """Run the editor in the terminal (the app steps aside), or in the background when it cannot."""
+        try:
+            with self.app.suspend():
+                return subprocess.call(argv)
+        except SuspendNotSupported:  # headless (tests) or a driver that cannot give the terminal back
+            process = await asyncio.create_subprocess_exec(*argv, stdin=subprocess.DEVNULL,
+                                                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            return await process.wait()
+
     async def action_apply_edit(self) -> None:
         if self.mode != "edit" or not self._ready():
             return
@@ -277,6 +366,7 @@ class DiffReviewScreen(ModalScreen[Decision]):
             self.current = max(0, min(len(self.hunks) - 1, self.current + delta))
             self.view.current = self.current
             self.view.scroll_to_hunk(self.current)
+            self.change = next((i for i, c in enumerate(self.view.changes) if c.hunk == self.current), 0)
             self._update_summary()
 
     def action_next_hunk(self) -> None:
@@ -295,7 +385,36 @@ class DiffReviewScreen(ModalScreen[Decision]):
         if self._ready():
             self.view.split = not self.view.split
             self.view.scroll_to_hunk(self.current)
+            if self.view.split and not self.view.showing_split:
+                self.notify("Side by side would hide changes at this width: shown unified.", timeout=3)
             self._update_summary()
+
+    def action_toggle_wrap(self) -> None:
+        self.view.wrap = not self.view.wrap
+        self._go_to_change(self.change)
+        self._update_summary()
+
+    def _go_to_change(self, index: int) -> None:
+        view = self.view
+        if not view.changes:
+            return
+        self.change = max(0, min(len(view.changes) - 1, index))
+        view.scroll_to_change(self.change)
+        self.current = view.changes[self.change].hunk
+        view.current = self.current
+        self._update_summary()
+
+    def action_next_change(self) -> None:
+        if self._ready():
+            self._go_to_change(self.change + 1)
+
+    def action_previous_change(self) -> None:
+        if self._ready():
+            self._go_to_change(self.change - 1)
+
+    def action_scroll_sideways(self, direction: int) -> None:
+        view = self.view
+        view.scroll_to(x=max(0, view.scroll_x + direction * max(8, view.size.width // 3)), animate=False)
 
     def action_page(self, direction: int) -> None:
         view = self.view
@@ -341,7 +460,7 @@ class DiffReviewScreen(ModalScreen[Decision]):
             self._notice(f"File changed on disk and the edit no longer applies: {exc}")
             self._arm()
             return
-        if not _same(latest, self.shown_diff):
+        if not _same(latest, self.base_diff):
             self._show(latest, changed=True)
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import time
 from collections.abc import AsyncGenerator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -31,7 +30,6 @@ if TYPE_CHECKING:
     from gemini_tui.core.session_face import SessionFace
     from gemini_tui.core.tool import ToolResult
 
-QUIT_WINDOW = 1.0  # seconds within which a second Ctrl+C quits
 WARM_UP_DELAY = 1.0  # seconds after the first frame: the first frame never waits for the model's SDK
 
 
@@ -47,7 +45,7 @@ def history_panel() -> Widget:
 class MainScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel_turn", "Cancel turn"),
-        Binding("ctrl+c", "clear_or_cancel", "Clear/cancel (twice quits)", priority=True),
+        Binding("ctrl+c", "app.interrupt", "Clear/cancel (twice quits)"),  # shown here; the app handles it
         Binding("shift+tab", "cycle_mode", "Approval mode", priority=True),
         Binding("ctrl+y", "toggle_yolo", "YOLO", priority=True),
         Binding("ctrl+b", "toggle_history", "History"),
@@ -70,7 +68,6 @@ class MainScreen(Screen[None]):
         self.adapter = EventAdapter(self)
         self.mcp_status: dict[str, McpServerStatusChanged] = {}
         self.busy = False
-        self._last_ctrl_c = 0.0
         self._waiting_prompts: list[str] = []  # typed before the session was ready
 
     def compose(self) -> Any:
@@ -265,18 +262,14 @@ class MainScreen(Screen[None]):
             self.confirmations.cancel_all()
             self.notify("Cancelling…", timeout=2)
 
-    def action_clear_or_cancel(self) -> None:
-        now = time.monotonic()
-        if now - self._last_ctrl_c < QUIT_WINDOW:
-            self.app.exit()
-            return
-        self._last_ctrl_c = now
+    def interrupt(self) -> None:
+        """Ctrl+C (the app counts the presses; the second quits): clear the prompt, else cancel the turn."""
         if self.prompt.input.text:
             self.prompt.input.clear()
         elif self.busy:
             self.action_cancel_turn()
         else:
-            self.notify("Press Ctrl+C again to quit.", timeout=QUIT_WINDOW)
+            self.notify("Press Ctrl+C again to quit.", timeout=1.0)
 
     def action_cycle_mode(self) -> None:
         if not self.ready:

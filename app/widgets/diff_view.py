@@ -1,17 +1,21 @@
 """A line-based diff widget: unified or side by side, highlighted, with line numbers and a current hunk.
 
-It renders only the rows on screen (Line API), so a 10,000-line diff opens as fast as a 10-line one."""
+It renders only the rows on screen (Line API), so a 10,000-line diff opens as fast as a 10-line one; wrapping
+costs one length per line to lay out, and a wrapped line is drawn once for all the screen rows it takes."""
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import accumulate
 from typing import ClassVar
 
 from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_for_filename
 from pygments.util import ClassNotFound
+from rich.cells import cell_len
 from rich.segment import Segment
 from textual import events
 from textual.content import Content, Span
@@ -23,6 +27,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from gemini_tui.app.widgets.diff_hunks import DiffLine, Hunk, LineKind
+from gemini_tui.app.widgets.word_diff import WordDiff, word_diff
 
 
 @dataclass(frozen=True)
@@ -99,6 +104,12 @@ def _token_spans(text: str, lexer: Lexer) -> list[Span]:
     return spans
 
 
+def text_width(text: str) -> int:
+    """Cells taken by a line once its tabs are expanded (the common ASCII case without measuring each char)."""
+    text = text.expandtabs(4)
+    return len(text) if text.isascii() else cell_len(text)
+
+
 def highlight_line(text: str, lexer: Lexer | None) -> Content:
     """One line highlighted on its own: cheap and lazy (a string spanning lines loses its colour, rarely)."""
     text = text.expandtabs(4)
@@ -115,18 +126,68 @@ def highlight_text(text: str, lexer: Lexer) -> list[Content]:
 
 NO_NEWLINE = " ⏎ no newline at end of file"
 FULL_HIGHLIGHT_MAX_LINES = 1000  # about 0.06 s of lexing per side; bigger files are highlighted line by line, lazily
+MIN_HALF_CODE = 24  # side by side needs this many code columns per half, or it falls back to unified
+HINT_LINES = 200  # the "change beyond the width" hint looks at this many changed lines per hunk
+STRIP_CACHE = 512  # rendered lines kept (a wrapped line is drawn once for all its screen rows)
+
+
+@dataclass(frozen=True)
+class Change:
+    """One run of changed lines: its first row and its hunk."""
+
+    row: int
+    hunk: int
+
+
+def changes_of(rows: Sequence[Row], heights: Sequence[int] | None = None, tall: int = 4) -> list[Change]:
+    """The runs of changed rows; a wrapped row `tall` screen lines or more is a change of its own, so that
+    n reaches the added line of a long line pair and not only the removed one."""
+    context = LineKind.context
+    changes: list[Change] = []
+    previous_changed = previous_tall = False
+    for index, row in enumerate(rows):
+        left, right = row.left, row.right
+        changed = (left is not None and left.kind is not context) or (right is not None and right.kind is not context)
+        is_tall = heights is not None and heights[index] >= tall
+        if changed and (not previous_changed or is_tall or previous_tall):
+            changes.append(Change(index, row.hunk))
+        previous_changed, previous_tall = changed, is_tall
+    return changes
+
+
+def partners_of(hunks: Sequence[Hunk]) -> dict[int, DiffLine]:
+    """Each removed line paired with the added line at the same place in the run that replaced it (by id)."""
+    partners: dict[int, DiffLine] = {}
+    for hunk in hunks:
+        removed: list[DiffLine] = []
+        added: list[DiffLine] = []
+        for line in (*hunk.lines, None):
+            if line is not None and line.kind is LineKind.removed and not added:
+                removed.append(line)
+            elif line is not None and line.kind is LineKind.added:
+                added.append(line)
+            else:
+                for old, new in zip(removed, added, strict=False):
+                    partners[id(old)] = new
+                    partners[id(new)] = old
+                removed, added = ([line] if line is not None and line.kind is LineKind.removed else []), []
+    return partners
 
 
 class DiffView(ScrollView, can_focus=False):
-    """The rows of a diff. The owner sets the hunks, the current hunk and the rejected hunks."""
+    """The rows of a diff. The owner sets the hunks, the current hunk and the rejected hunks.
+
+    Long lines wrap (`wrap`, the default) or scroll sideways; words that changed inside a line are
+    highlighted; side by side shows as unified when its halves would be too narrow to show the changes."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "diff-view--header", "diff-view--header-current", "diff-view--lineno", "diff-view--marker",
         "diff-view--added", "diff-view--removed", "diff-view--context", "diff-view--rejected",
-        "diff-view--blank",
+        "diff-view--blank", "diff-view--added-word", "diff-view--removed-word", "diff-view--hint",
     }
 
-    split: reactive[bool] = reactive(False)
+    split: reactive[bool] = reactive(False)  # what the user asked for; `showing_split` is what is drawn
+    wrap: reactive[bool] = reactive(True)
     current: reactive[int] = reactive(-1)
 
     class HunkClicked(Message):
@@ -141,10 +202,20 @@ class DiffView(ScrollView, can_focus=False):
         self.path = ""
         self.rows: list[Row] = []
         self.hunk_rows: list[int] = []  # first row (the header) of each hunk
+        self.changes: list[Change] = []
+        self.showing_split = False
+        self._starts: list[int] | None = None  # first screen line of each row when wrapping (None: one each)
+        self._layout_key: tuple[object, ...] = ()
         self._lexer: Lexer | None = None
         self._highlight_cache: dict[tuple[str, int], Content] = {}
+        self._word_cache: dict[int, WordDiff] = {}
+        self._strip_cache: dict[tuple[int, str, bool, int], Strip] = {}
+        self._hint_cache: dict[int, tuple[int, int] | None] = {}
+        self._partners: dict[int, DiffLine] = {}
+        self._lengths: dict[int, int] = {}  # cells of each line (by id), with its no-newline marker
         self._number_width = 1
         self._code_width = 0
+        self._changed_width = 0
         self._no_newline_room = 0
         self._texts: dict[str, str | None] = {}
         self._full: dict[str, list[Content] | None] = {}
@@ -156,35 +227,104 @@ class DiffView(ScrollView, can_focus=False):
         self.path = path
         self._lexer = lexer_for(path)
         self._highlight_cache.clear()
+        self._word_cache.clear()
+        self._strip_cache.clear()
+        self._hint_cache.clear()
+        self._partners = partners_of(self.hunks)
         self._texts = {"old": original, "new": new}
-        self._full: dict[str, list[Content] | None] = {}
+        self._full = {}
         last = max((max(h.old_start + h.old_count, h.new_start + h.new_count) for h in self.hunks), default=1)
         self._number_width = len(str(last))
-        self._code_width = max((len(line.text.expandtabs(4)) for h in self.hunks for line in h.lines), default=0)
-        has_marker = any(line.no_newline for h in self.hunks for line in h.lines)
+        lengths = self._lengths = {}
+        code_width = changed_width = 0
+        has_marker = False
+        for hunk in self.hunks:
+            for line in hunk.lines:
+                length = lengths[id(line)] = text_width(line.text) + (len(NO_NEWLINE) if line.no_newline else 0)
+                has_marker = has_marker or line.no_newline
+                code_width = max(code_width, length)
+                if line.kind is not LineKind.context:
+                    changed_width = max(changed_width, length)
         self._no_newline_room = len(NO_NEWLINE) if has_marker else 0
+        # the marker is counted in each line's length already
+        self._code_width = code_width - self._no_newline_room if has_marker else code_width
+        self._changed_width = changed_width - self._no_newline_room if has_marker else changed_width
         self._rebuild()
 
     def set_rejected(self, rejected: frozenset[int]) -> None:
         self.rejected = rejected
+        self._strip_cache.clear()
         self.refresh()
 
     def watch_split(self) -> None:
-        self._rebuild()
+        if self.hunks:
+            self._rebuild()
+
+    def watch_wrap(self) -> None:
+        if self.hunks:
+            self._rebuild()
 
     def watch_current(self) -> None:
         self.refresh()
 
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._strip_cache.clear()  # rendered lines hold the old theme's colours
+
+    # --- layout --------------------------------------------------------------------------------------------
+
+    @property
+    def view_width(self) -> int:
+        return self.scrollable_content_region.width or self.size.width
+
+    def split_fits(self, width: int | None = None) -> bool:
+        """Side by side shows every change: halves wide enough, and (not wrapping) no changed line cut off."""
+        width = self.view_width if width is None else width
+        half_code = width // 2 - self._gutter_width(split=True)
+        if half_code < MIN_HALF_CODE:
+            return False
+        return self.wrap or self._changed_width + self._no_newline_room <= half_code
+
     def _rebuild(self) -> None:
-        self.rows = split_rows(self.hunks) if self.split else unified_rows(self.hunks)
+        self.showing_split = self.split and self.split_fits()
+        self.rows = split_rows(self.hunks) if self.showing_split else unified_rows(self.hunks)
         self.hunk_rows = [i for i, row in enumerate(self.rows) if row.is_header]
+        self._strip_cache.clear()
+        self._layout_key = ()
         self._update_virtual_size()
         self.refresh()
 
+    def _code_room(self, width: int) -> int:
+        """Columns for code in one half (side by side) or in the line (unified)."""
+        if self.showing_split:
+            return max(1, width // 2 - self._gutter_width())
+        return max(1, width - self._gutter_width())
+
     def _update_virtual_size(self) -> None:
+        width = self.view_width
+        key = (width, self.wrap, self.showing_split, len(self.rows), id(self.hunks))
+        if key == self._layout_key:
+            return
+        self._layout_key = key
+        if width <= 0:  # not laid out yet: nothing to measure against
+            self._starts = None
+            self.changes = []
+            self.virtual_size = Size(0, len(self.rows))
+            return
+        if self.wrap:
+            room = self._code_room(width)
+            lengths = self._lengths
+            heights = [1 if row.is_header else max(
+                1, -(-lengths.get(id(row.left), 0) // room), -(-lengths.get(id(row.right), 0) // room))
+                for row in self.rows]
+            self._starts = list(accumulate(heights, initial=0))
+            self.changes = changes_of(self.rows, heights)
+            self.virtual_size = Size(width, self._starts[-1])
+            return
+        self._starts = None
+        self.changes = changes_of(self.rows)
         # long lines scroll sideways (both halves together when side by side) instead of being cut off
-        if self.split:
-            width = self.scrollable_content_region.width
+        if self.showing_split:
             hidden = max(0, self._code_width + self._no_newline_room - (width // 2 - self._gutter_width()))
             virtual_width = width + hidden if hidden else 0
         else:
@@ -192,40 +332,137 @@ class DiffView(ScrollView, can_focus=False):
         self.virtual_size = Size(virtual_width, len(self.rows))
 
     def on_resize(self) -> None:
-        self._update_virtual_size()
+        if self.split and self.showing_split != self.split_fits():
+            self._rebuild()
+        else:
+            self._strip_cache.clear()
+            self._update_virtual_size()
 
-    def _gutter_width(self) -> int:
+    def _gutter_width(self, *, split: bool | None = None) -> int:
         # marker, old number, new number (unified) or one number (side by side), sign
-        numbers = 1 if self.split else 2
+        numbers = 1 if (self.showing_split if split is None else split) else 2
         return 1 + (self._number_width + 1) * numbers + 2
+
+    def screen_line_of(self, row: int) -> int:
+        """The first screen line (in the scrolled content) of a row."""
+        if self._starts is None:
+            return row
+        return self._starts[min(max(0, row), len(self._starts) - 1)]
+
+    def row_at(self, line: int) -> tuple[int, int]:
+        """The row drawn on a content line, and which of its wrapped parts (0 for the first)."""
+        if self._starts is None:
+            return line, 0
+        index = bisect_right(self._starts, line) - 1
+        return index, line - self._starts[index]
+
+    def _row_height(self, row: int) -> int:
+        if self._starts is None:
+            return 1
+        return self._starts[row + 1] - self._starts[row]
 
     def scroll_to_hunk(self, index: int, *, animate: bool = False) -> None:
         if 0 <= index < len(self.hunk_rows):
             top = self.hunk_rows[index]
             end = self.hunk_rows[index + 1] if index + 1 < len(self.hunk_rows) else len(self.rows)
-            if top < self.scroll_y or end > self.scroll_y + self.size.height:
-                self.scroll_to(y=max(0, top - 1), animate=animate)
+            self._bring_into_view(top, end, animate=animate)
+
+    def _bring_into_view(self, top: int, end: int, *, animate: bool = False) -> None:
+        top_line, end_line = self.screen_line_of(top), self.screen_line_of(end)
+        if top_line < self.scroll_y or end_line > self.scroll_y + self.size.height:
+            self.scroll_to(y=max(0, top_line - 1), animate=animate)
+
+    def scroll_to_change(self, index: int) -> None:
+        """Bring a change into view: its rows, and the column where the line changes (the screen line of a
+        wrapped line that holds it, or the scroll position of a line that is not wrapped)."""
+        if not 0 <= index < len(self.changes):
+            return
+        change = self.changes[index]
+        end = self.changes[index + 1].row if index + 1 < len(self.changes) else len(self.rows)
+        end = min(end, next((i for i in range(change.row, len(self.rows))
+                             if self.rows[i].is_header or not self._is_changed(self.rows[i])), len(self.rows)))
+        column = self.change_column(change.row)
+        room = self._code_room(self.view_width)
+        if self.wrap:
+            target = self.screen_line_of(change.row) + column // room
+            height = self.size.height
+            if self.screen_line_of(end) - self.screen_line_of(change.row) <= height:
+                self._bring_into_view(change.row, end)
+            elif not self.scroll_y <= target < self.scroll_y + height - 1:
+                self.scroll_to(y=max(0, target - height // 3), animate=False)
+            return
+        self._bring_into_view(change.row, end)
+        if not self.scroll_x <= column < self.scroll_x + room - 4:
+            self.scroll_to(x=max(0, column - room // 3), animate=False)
+
+    @staticmethod
+    def _is_changed(row: Row) -> bool:
+        return any(line is not None and line.kind is not LineKind.context for line in (row.left, row.right))
+
+    def change_column(self, row: int) -> int:
+        """The column where the first changed line of `row` starts to differ."""
+        for line in (self.rows[row].left, self.rows[row].right):
+            if line is not None and line.kind is not LineKind.context:
+                ranges = self._word_ranges(line)
+                return ranges[0][0] if ranges else 0
+        return 0
 
     def on_click(self, event: events.Click) -> None:
-        y = int(self.scroll_y) + event.y
-        if 0 <= y < len(self.rows):
-            self.post_message(self.HunkClicked(self.rows[y].hunk))
+        row, _ = self.row_at(int(self.scroll_y) + event.y)
+        if 0 <= row < len(self.rows):
+            self.post_message(self.HunkClicked(self.rows[row].hunk))
+
+    # --- changes inside lines ------------------------------------------------------------------------------
+
+    def _word_ranges(self, line: DiffLine) -> tuple[tuple[int, int], ...]:
+        """The changed ranges of a changed line (empty when it has no partner to compare with)."""
+        partner = self._partners.get(id(line))
+        if partner is None:
+            return ()
+        key = id(line) if line.kind is LineKind.removed else id(partner)
+        if (diff := self._word_cache.get(key)) is None:
+            old, new = (line, partner) if line.kind is LineKind.removed else (partner, line)
+            diff = word_diff(old.text.expandtabs(4), new.text.expandtabs(4))
+            self._word_cache[key] = diff
+        return diff.old if line.kind is LineKind.removed else diff.new
+
+    def hidden_change(self, hunk_index: int) -> tuple[str, int] | None:
+        """Not wrapping: ("right" or "left", column) of a change of the hunk outside the visible columns."""
+        if self.wrap or not 0 <= hunk_index < len(self.hunks):
+            return None
+        if hunk_index not in self._hint_cache:
+            columns = [self._word_ranges(line)[0][0] if self._word_ranges(line) else 0
+                       for line in [ln for ln in self.hunks[hunk_index].lines
+                                    if ln.kind is not LineKind.context][:HINT_LINES]]
+            self._hint_cache[hunk_index] = (min(columns), max(columns)) if columns else None
+        span = self._hint_cache[hunk_index]
+        if span is None:
+            return None
+        first, last = span
+        left, room = int(self.scroll_x), self._code_room(self.view_width)
+        if first < left:
+            return "left", first
+        for column in (first, last):
+            if column >= left + room:
+                return "right", column
+        return None
 
     # --- rendering -------------------------------------------------------------------------------------
 
     def render_line(self, y: int) -> Strip:
-        width = self.scrollable_content_region.width
-        index = int(self.scroll_y) + y
+        width = self.view_width
+        self._update_virtual_size()
+        index, part = self.row_at(int(self.scroll_y) + y)
         if index >= len(self.rows):
             return Strip.blank(width, self.rich_style)
         row = self.rows[index]
         if row.is_header:
             return self._header_strip(row.hunk, width)
-        if not self.split:
-            return self._half(row.left, row.hunk, width, numbers=2)
+        if not self.showing_split:
+            return self._half(row.left, row.hunk, width, numbers=2, part=part)
         left_width = width // 2
-        left = self._half(row.left, row.hunk, left_width, numbers=1, side="old")
-        right = self._half(row.right, row.hunk, width - left_width, numbers=1, side="new")
+        left = self._half(row.left, row.hunk, left_width, numbers=1, side="old", part=part)
+        right = self._half(row.right, row.hunk, width - left_width, numbers=1, side="new", part=part)
         return Strip.join([left, right])
 
     def _header_strip(self, hunk_index: int, width: int) -> Strip:
@@ -235,10 +472,16 @@ class DiffView(ScrollView, can_focus=False):
         text = f"{'▶' if current else ' '} {hunk.header}  hunk {hunk.number}/{len(self.hunks)}  {state}"
         component = "diff-view--header-current" if current else "diff-view--header"
         style = self.get_component_rich_style(component)
-        return Strip([Segment(text, style)]).crop_extend(0, width, style)
+        segments = [Segment(text, style)]
+        if (hidden := self.hidden_change(hunk_index)) is not None:
+            direction, column = hidden
+            arrow = "→" if direction == "right" else "←"
+            segments.append(Segment(f"  {arrow} change at column {column + 1}, beyond the visible width "
+                                    "(w wraps, n jumps to it)", self.get_component_rich_style("diff-view--hint")))
+        return Strip(segments).crop_extend(0, width, style)
 
     def _half(self, line: DiffLine | None, hunk_index: int, width: int, *, numbers: int,
-              side: str = "") -> Strip:
+              side: str = "", part: int = 0) -> Strip:
         if line is None:
             style = self.get_component_rich_style("diff-view--blank")
             return Strip.blank(width, style)
@@ -251,28 +494,48 @@ class DiffView(ScrollView, can_focus=False):
         line_style = self.get_visual_style(*components)
         rich_line = line_style.rich_style
         n = self._number_width
-        if numbers == 2:
+        if part:
+            label = " " * ((n + 1) * numbers)
+        elif numbers == 2:
             label = f"{_num(line.old_no, n)} {_num(line.new_no, n)} "
         else:
             label = f"{_num(line.old_no if side == 'old' else line.new_no, n)} "
-        sign = {LineKind.added: "+", LineKind.removed: "-", LineKind.context: " "}[line.kind]
+        sign = {LineKind.added: "+", LineKind.removed: "-", LineKind.context: " "}[line.kind] if not part else "↪"
         marker_style = self.get_component_rich_style("diff-view--marker")
         gutter = [
             Segment("▌" if hunk_index == self.current else " ", marker_style if hunk_index == self.current
                     else rich_line),
             Segment(label, self.get_component_rich_style("diff-view--lineno")),
-            Segment(f"{sign} ", rich_line),
+            Segment(f"{sign} ", rich_line if not part else self.get_component_rich_style("diff-view--lineno")),
         ]
         gutter_width = sum(seg.cell_length for seg in gutter)
         code_width = max(0, width - gutter_width)
-        content = self._highlighted(line, side or ("new" if line.kind is LineKind.added else "old"))
+        code = self._code_strip(line, side or ("new" if line.kind is LineKind.added else "old"), rejected,
+                                components)
+        start = part * code_width if self.wrap else int(self.scroll_x)
+        return Strip.join([Strip(gutter), code.crop_extend(start, start + code_width, rich_line)])
+
+    def _code_strip(self, line: DiffLine, side: str, rejected: bool, components: tuple[str, ...]) -> Strip:
+        """The whole line drawn once (highlighted, changed words marked), cropped per screen row by the caller."""
+        key = (id(line), side, rejected, hash(components))
+        if (cached := self._strip_cache.get(key)) is not None:
+            return cached
+        line_style = self.get_visual_style(*components)
+        content = self._highlighted(line, side)
+        if line.kind is not LineKind.context and not rejected:
+            word = self.get_visual_style(f"{components[0]}-word")
+            for start, end in self._word_ranges(line):
+                if end > start:
+                    content = content.stylize(word, start, end)
         if line.no_newline:
             content = content + Content(NO_NEWLINE)
         segments = [Segment(text, style.rich_style)
                     for text, style in content.render(line_style, end="", parse_style=self._get_style)]
-        scroll_x = int(self.scroll_x)
-        code = Strip(segments).crop_extend(scroll_x, scroll_x + code_width, rich_line)
-        return Strip.join([Strip(gutter), code])
+        strip = Strip(segments)
+        if len(self._strip_cache) >= STRIP_CACHE:
+            self._strip_cache.clear()
+        self._strip_cache[key] = strip
+        return strip
 
     def _highlighted(self, line: DiffLine, side: str) -> Content:
         number = line.old_no if side == "old" and line.old_no is not None else line.new_no or line.old_no or 0

@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from textual.app import App
-from textual.widgets import Input
+from textual.widgets import Input, Label
 
 from gemini_tui.app.screens.diff_review import CHANGED_NOTICE, DiffReviewScreen, ProposalEditor
 from gemini_tui.app.widgets.diff_view import DiffView
@@ -80,16 +80,16 @@ async def test_escape_rejects() -> None:
     assert decision is not None and decision.outcome is ConfirmationOutcome.cancel and decision.feedback is None
 
 
-async def test_n_then_reason_goes_to_the_model() -> None:
-    _, decision = await run_keys(plain("a\n", "b\n"), "n", *"use tabs", "enter")
+async def test_r_then_reason_goes_to_the_model() -> None:
+    _, decision = await run_keys(plain("a\n", "b\n"), "r", *"use tabs", "enter")
     assert decision is not None
     assert (decision.outcome, decision.feedback) == (ConfirmationOutcome.cancel, "use tabs")
 
 
-async def test_n_then_escape_rejects_without_reason() -> None:
+async def test_r_then_escape_rejects_without_reason() -> None:
     app = Harness(plain("a\n", "b\n"))
     async with app.run_test(size=(100, 40)) as pilot:
-        await pilot.press("n")
+        await pilot.press("r")
         assert isinstance(app.focused, Input)
         await pilot.press("y")  # typed into the reason, not an approval
         assert not app.decisions
@@ -243,22 +243,47 @@ async def test_ten_thousand_line_diff_opens_and_scrolls() -> None:
         assert view.current == 10 and view.scroll_y > 0
 
 
-async def test_long_lines_scroll_sideways_in_both_views() -> None:
+def screen_text(view: DiffView) -> str:
+    return "\n".join(view.render_line(y).text for y in range(view.size.height))
+
+
+async def test_long_lines_wrap_by_default_so_the_change_is_on_screen() -> None:
     long_old = "x = '" + "a" * 200 + "END_OLD'\n"
     long_new = "x = '" + "a" * 200 + "END_NEW'\n"
     app = Harness(plain(long_old, long_new))
     async with app.run_test(size=(160, 30)) as pilot:
         view = app.screen.query_one(DiffView)
-        assert view.split and view.virtual_size.width > view.size.width
-        view.scroll_to(x=view.max_scroll_x, animate=False)
         await pilot.pause()
-        row = next(view.render_line(y).text for y in range(4) if "END" in view.render_line(y).text)
-        assert "END_OLD" in row and "END_NEW" in row
-        await pilot.press("s")
+        assert view.wrap and view.showing_split and view.virtual_size.width <= view.size.width
+        # every character of both lines is on screen, in order, across the wrapped rows of each half
+        half, gutter = view.size.width // 2, view._gutter_width()
+        lines = [view.render_line(y).text for y in range(1, view.virtual_size.height)]
+        assert "".join(line[gutter:half] for line in lines).rstrip() == long_old.rstrip("\n")
+        assert "".join(line[half + gutter:] for line in lines).rstrip() == long_new.rstrip("\n")
+
+
+async def test_not_wrapping_falls_back_to_unified_and_n_brings_the_change_into_view() -> None:
+    long_old = "x = '" + "a" * 200 + "END_OLD'\n"
+    long_new = "x = '" + "a" * 200 + "END_NEW'\n"
+    app = Harness(plain(long_old, long_new))
+    async with app.run_test(size=(160, 30)) as pilot:
+        view = app.screen.query_one(DiffView)
+        await pilot.press("w")
         await pilot.pause()
-        view.scroll_to(x=view.max_scroll_x, animate=False)
+        # halves of 160 columns would hide the change: side by side asked, unified shown, and said so
+        assert view.split and not view.showing_split
+        assert "side by side would hide changes" in str(app.screen.query_one("#review-mode", Label).render())
+        assert "END_NEW" not in screen_text(view)
+        assert "change at column 210, beyond the visible width" in screen_text(view)
+        await pilot.press("n")
         await pilot.pause()
-        assert any("END_NEW" in view.render_line(y).text for y in range(4))
+        text = screen_text(view)
+        assert view.scroll_x > 0 and "END_OLD" in text and "END_NEW" in text
+        assert "beyond the visible width" not in text
+        await pilot.press("left", "left", "left")
+        await pilot.press("s")  # unified asked: stays unified
+        await pilot.pause()
+        assert not view.split and not view.showing_split
 
 
 async def test_change_through_a_symlink_is_seen(root: Path) -> None:

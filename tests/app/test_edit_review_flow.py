@@ -47,7 +47,7 @@ async def test_reject_edit_with_reason_leaves_file(root: Path, tmp_path: Path) -
     app = make_app(root, tmp_path, model)
     async with app.run_test(size=(120, 36)) as pilot:
         await open_modal(pilot, "edit")
-        await pilot.press("n")
+        await pilot.press("r")  # n is "next change" in the review
         await pilot.press(*"keep digits")
         await pilot.press("enter")
         await wait_for(pilot, lambda: not main_screen(pilot).busy)

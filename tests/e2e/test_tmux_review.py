@@ -61,7 +61,7 @@ def test_approve_one_edit_and_reject_another(root: Path, tmp_path: Path, server:
         send(terminal, "now the second line")
         terminal.wait_for("Confirm Edit")
         time.sleep(GRACE)
-        terminal.keys("n")
+        terminal.keys("r")
         time.sleep(0.2)
         terminal.type("keep it as is")
         terminal.keys("Enter")

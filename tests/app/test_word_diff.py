@@ -1,0 +1,89 @@
+"""Changes inside a line: generated line pairs, each range checked against what really differs."""
+
+from __future__ import annotations
+
+import random
+import string
+
+from gemini_tui.app.widgets.word_diff import common_affixes, word_diff
+
+ALPHABET = string.ascii_letters + string.digits + " _.,:;(){}[]\"'=+-*/\t"
+
+
+def outside(text: str, ranges: tuple[tuple[int, int], ...]) -> str:
+    kept, at = [], 0
+    for start, end in ranges:
+        kept.append(text[at:start])
+        at = max(at, end)
+    kept.append(text[at:])
+    return "".join(kept)
+
+
+def is_subsequence(small: str, big: str) -> bool:
+    it = iter(big)
+    return all(char in it for char in small)
+
+
+def mutate(rng: random.Random, line: str) -> str:
+    for _ in range(rng.randint(1, 3)):
+        at = rng.randint(0, len(line))
+        match rng.choice(("insert", "delete", "replace")):
+            case "insert":
+                line = line[:at] + "".join(rng.choices(ALPHABET, k=rng.randint(1, 8))) + line[at:]
+            case "delete":
+                line = line[:at] + line[at + rng.randint(1, 8):]
+            case _:
+                line = line[:at] + "".join(rng.choices(ALPHABET, k=rng.randint(1, 8))) + line[at + 3:]
+    return line
+
+
+def test_generated_pairs_mark_every_difference() -> None:
+    rng = random.Random(14)
+    for _ in range(600):
+        old = "".join(rng.choices(ALPHABET, k=rng.choice((0, 5, 40, 300, 3000))))
+        new = mutate(rng, old)
+        diff = word_diff(old, new)
+        if old == new:
+            assert diff.old == () and diff.new == ()
+            continue
+        assert diff.old or diff.new, (old, new)
+        for text, ranges in ((old, diff.old), (new, diff.new)):
+            previous_end = -1
+            for start, end in ranges:
+                assert 0 <= start <= end <= len(text)
+                assert start > previous_end or (start == end == 0)
+                previous_end = end
+        # what is left unmarked on one side is there, in order, on the other: nothing changed goes unmarked
+        assert is_subsequence(outside(old, diff.old), new) or diff.old == ((0, 0),)
+        assert is_subsequence(outside(new, diff.new), old) or diff.new == ((0, 0),)
+
+
+def test_one_change_deep_in_a_minified_line_is_found_where_it_is() -> None:
+    rng = random.Random(6000)
+    for _ in range(50):
+        line = "".join(rng.choices(string.ascii_lowercase + ",:{}", k=rng.randint(5000, 20000)))
+        at = rng.randint(0, len(line) - 1)
+        changed = line[:at] + ("X" if line[at] != "X" else "Y") + line[at + 1:]
+        diff = word_diff(line, changed)
+        (start, end), = diff.new
+        assert start <= at < end and end - start <= 81  # the word around it at most, never the whole line
+
+
+def test_a_word_that_grows_is_highlighted_whole() -> None:
+    diff = word_diff("total = count(items)", "total = counter(items)")
+    assert [("total = counter(items)"[s:e]) for s, e in diff.new] == ["counter"]
+
+
+def test_unrelated_lines_get_no_word_highlight_but_a_start() -> None:
+    diff = word_diff("import os", "return value * 2 + offset")
+    assert diff.old == ((0, 0),) and diff.new == ((0, 0),) and diff.first_column == (0, 0)
+
+
+def test_common_affixes_do_not_overlap() -> None:
+    rng = random.Random(3)
+    for _ in range(300):
+        a = "".join(rng.choices("ab", k=rng.randint(0, 600)))
+        b = "".join(rng.choices("ab", k=rng.randint(0, 600)))
+        prefix, suffix = common_affixes(a, b)
+        assert prefix + suffix <= min(len(a), len(b))
+        assert a[:prefix] == b[:prefix] and a[len(a) - suffix:] == b[len(b) - suffix:]
