@@ -36,7 +36,7 @@ class GeminiApp(App[int]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
         # one meaning on every screen (modals included): clear or cancel what is in front; twice quits
-        Binding("ctrl+c", "interrupt", "Clear/cancel (twice quits)", show=False, priority=True),
+        Binding("ctrl+c", "interrupt", "Clear/cancel (twice quits)", priority=True),
     ]
 
     def __init__(self, session: SessionFace | Callable[[], SessionFace], root: Path | None = None, *,

@@ -21,10 +21,11 @@ from textual.app import ComposeResult, SuspendNotSupported
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Input, Label, Static, TextArea
+from textual.widgets import Input, Label, Static, TextArea
 
 from gemini_tui.app.widgets.diff_hunks import Hunk, apply_hunks, hunks_of, rejection_feedback
 from gemini_tui.app.widgets.diff_view import DiffView
+from gemini_tui.app.widgets.key_bar import KeyBar
 from gemini_tui.core.confirmation import ConfirmationOutcome, Decision, EditConfirmation
 from gemini_tui.core.display import FileDiff
 from gemini_tui.styles import stylesheet
@@ -52,15 +53,18 @@ class DiffReviewScreen(ModalScreen[Decision]):
     CSS_PATH = str(stylesheet("diff_review.tcss"))
     AUTO_FOCUS = ""  # keys go to the screen's bindings until the reason or the editor is opened
 
+    # in order of importance: a narrow key bar keeps the first ones
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "approve", "Allow once"),
         Binding("a", "approve_always", "Allow for session"),
         Binding("r", "reject", "Reject…"),
         Binding("n", "next_change", "Next change"),
         Binding("p", "previous_change", "Prev change"),
+        Binding("ctrl+s", "apply_edit", "Apply edit"),
+        Binding("escape", "back", "Reject / back"),
         Binding("space", "toggle_hunk", "Accept/reject hunk"),
-        Binding("e", "edit", "Edit"),
         Binding("ctrl+e", "external_edit", "$EDITOR"),
+        Binding("e", "edit", "Edit"),
         Binding("w", "toggle_wrap", "Wrap"),
         Binding("s", "toggle_view", "Split"),
         Binding("j,down", "next_hunk", "Next hunk", show=False),
@@ -69,8 +73,6 @@ class DiffReviewScreen(ModalScreen[Decision]):
         Binding("pageup", "page(-1)", "Page up", show=False),
         Binding("left", "scroll_sideways(-1)", "Scroll left", show=False),
         Binding("right", "scroll_sideways(1)", "Scroll right", show=False),
-        Binding("ctrl+s", "apply_edit", "Apply edit"),
-        Binding("escape", "back", "Reject / back"),
     ]
 
     _REVIEW_ACTIONS: ClassVar[set[str]] = {
@@ -116,7 +118,7 @@ class DiffReviewScreen(ModalScreen[Decision]):
                         id="review-reason")
             yield ProposalEditor(id="review-editor", soft_wrap=False, show_line_numbers=True,
                                  tab_behavior="indent")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one("#review-notice").display = False
@@ -124,6 +126,7 @@ class DiffReviewScreen(ModalScreen[Decision]):
         self.query_one("#review-editor").display = False
         self.view.split = self.app.size.width >= SIDE_BY_SIDE_MIN_WIDTH
         self._show(self.details.file_diff)
+        self.call_after_refresh(self._update_summary)  # the changes are counted once the view has a width
         self._arm()
         if self.details.file_path:
             self._watch_file()

@@ -45,7 +45,6 @@ def history_panel() -> Widget:
 class MainScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel_turn", "Cancel turn"),
-        Binding("ctrl+c", "app.interrupt", "Clear/cancel (twice quits)"),  # shown here; the app handles it
         Binding("shift+tab", "cycle_mode", "Approval mode", priority=True),
         Binding("ctrl+y", "toggle_yolo", "YOLO", priority=True),
         Binding("ctrl+b", "toggle_history", "History"),

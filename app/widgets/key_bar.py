@@ -1,4 +1,5 @@
 """The key bar at the bottom: the keys that work right now, redrawn as one line when the bindings change.
+When they do not fit, descriptions shorten, then the least important keys (the last bound) give way.
 
 Textual's Footer builds one widget per key and rebuilds them on every change of focus or state; in a long
 session those rebuilt widgets were kept alive (about 2.5 per change), so this bar renders text instead."""
@@ -10,6 +11,39 @@ from typing import ClassVar
 from rich.text import Text
 from textual.screen import Screen
 from textual.widgets import Static
+
+
+def _shorten(descriptions: list[str]) -> list[str]:
+    """One word each: `Clear/cancel (twice quits)` -> `Clear/cancel`; when two would read the same
+    (`Allow once`, `Allow for session`) the later one keeps its last word instead (`session`)."""
+    short: list[str] = []
+    for description in descriptions:
+        words = description.split(" (")[0].replace(" / ", " ").split()
+        first = words[0].rstrip("…:") if words else description
+        short.append(words[-1].rstrip("…:") if first in short and len(words) > 1 else first)
+    return short
+
+
+def _width(entries: list[tuple[str, str]]) -> int:
+    return sum(len(key) + 2 + (len(description) + 1 if description else 0) for key, description in entries)
+
+
+def fit_keys(entries: list[tuple[str, str, str]], width: int) -> list[tuple[str, str]]:
+    """The keys that fit in `width` cells: whole descriptions, else short ones, else the least important keys
+    (the end of the list) dropped; the help key, which lists every key, is kept to the last."""
+    full = [(key, description) for key, description, _ in entries]
+    if _width(full) <= width:
+        return full
+    short = list(zip([key for key, _ in full], _shorten([description for _, description in full]), strict=True))
+    if _width(short) <= width:
+        return short
+    helps = [entry for entry, (_, _, action) in zip(short, entries, strict=True) if action.endswith("help")]
+    kept = [entry for entry in short if entry not in helps]
+    while kept and _width(kept + helps) > width:
+        kept.pop()
+    while helps and _width(kept + helps) > width:
+        helps.pop()
+    return kept + helps
 
 
 class KeyBar(Static):
@@ -30,22 +64,34 @@ class KeyBar(Static):
         if self.is_attached and screen is self.screen:
             self.call_after_refresh(self.refresh_keys)
 
-    def keys_text(self) -> Text:
-        key_style = self.get_component_rich_style("key-bar--key")
-        description_style = self.get_component_rich_style("key-bar--description")
-        text = Text(no_wrap=True, overflow="ellipsis")
+    def entries(self) -> list[tuple[str, str, str]]:
+        """(key, description, action) of the keys that work now, most important first (binding order)."""
+        entries: list[tuple[str, str, str]] = []
         shown: set[str] = set()
         for active in self.screen.active_bindings.values():
             binding = active.binding
             if not binding.show or not active.enabled or binding.action in shown or not binding.description:
                 continue
             shown.add(binding.action)
-            text.append(f" {self.app.get_key_display(binding)} ", style=key_style)
-            text.append(f"{binding.description} ", style=description_style)
+            entries.append((self.app.get_key_display(binding), binding.description, binding.action))
         if self.app.ENABLE_COMMAND_PALETTE:
-            text.append(" ^p ", style=key_style)
-            text.append("palette ", style=description_style)
+            entries.append(("^p", "palette", "command_palette"))
+        return entries
+
+    def keys_text(self, width: int | None = None) -> Text:
+        key_style = self.get_component_rich_style("key-bar--key")
+        description_style = self.get_component_rich_style("key-bar--description")
+        if width is None:
+            width = self.size.width or self.app.size.width
+        text = Text(no_wrap=True, overflow="ellipsis")
+        for key, description in fit_keys(self.entries(), width):
+            text.append(f" {key} ", style=key_style)
+            if description:
+                text.append(f"{description} ", style=description_style)
         return text
+
+    def on_resize(self) -> None:
+        self.refresh_keys()
 
     def refresh_keys(self) -> None:
         if self.is_attached:  # a modal's bar may be asked after its screen closed
