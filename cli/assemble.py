@@ -13,6 +13,7 @@ from gemini_tui.core.config import Settings, load_settings
 from gemini_tui.core.events import EventBus, Notice
 from gemini_tui.core.models.base import ModelClient
 from gemini_tui.core.registry import ToolRegistry
+from gemini_tui.core.sandbox import Sandbox, build_sandbox, sandbox_request
 from gemini_tui.core.scheduler import ApprovalMode
 from gemini_tui.core.session import Session
 from gemini_tui.core.session_face import McpServers, ToolDiscovery
@@ -45,38 +46,47 @@ FILE_TOOLS: tuple[type[Any], ...] = (
 
 
 def build_registry(settings: Settings, workspace: Workspace, env: Mapping[str, str] | None = None,
-                   on_memory_saved: Callable[[], Any] | None = None) -> ToolRegistry:
+                   on_memory_saved: Callable[[], Any] | None = None, sandbox: Sandbox | None = None) -> ToolRegistry:
     """Every built-in tool the settings allow (`tools.core` / `tools.exclude`)."""
     registry = ToolRegistry(allow=settings.tools_core, deny=settings.tools_exclude)
     for cls in FILE_TOOLS:
         registry.register(cls(workspace))
-    register_extension_tools(registry, settings, workspace, env, on_memory_saved)
+    register_extension_tools(registry, settings, workspace, env, on_memory_saved, sandbox)
     return registry
+
+
+def build_command_sandbox(settings: Settings, root: Path, env: Mapping[str, str], flag: bool,
+                          included: Sequence[Path] = ()) -> Sandbox:
+    """The sandbox commands run in (`--sandbox`, `GEMINI_SANDBOX`, `tools.sandbox`), the root and the included
+    directories writable; checked by starting it once. One asked for and unusable refuses every command."""
+    request = sandbox_request(flag, env, settings.sandbox, settings.sandbox_network)
+    return build_sandbox(request, [root, *included], env)
 
 
 # -- extensions: shell, web, memory, command discovery. MCP servers connect later (async), see start_mcp. --------
 def register_extension_tools(registry: ToolRegistry, settings: Settings, workspace: Workspace,
                              env: Mapping[str, str] | None = None,
-                             on_memory_saved: Callable[[], Any] | None = None) -> None:
+                             on_memory_saved: Callable[[], Any] | None = None,
+                             sandbox: Sandbox | None = None) -> None:
     """The built-ins beyond the file system, and tools found by `tools.discoveryCommand`."""
     env = os.environ if env is None else env
 
     rules = ShellRules(core=settings.tools_core, exclude=settings.tools_exclude, allowed=settings.tools_allowed)
-    registry.register(ShellTool(workspace, rules))
+    registry.register(ShellTool(workspace, rules, sandbox=sandbox))
     registry.register(WebFetchTool(allow_private=settings.web_fetch_private_addresses))
     registry.register(WebSearchTool(api_key(env), base_url=env.get("GOOGLE_GEMINI_BASE_URL") or None))
     registry.register(SaveMemoryTool(settings.gemini_dir, on_saved=on_memory_saved,
                                      file_name=settings.context_file_names[0]))
 
 
-def build_discovery(settings: Settings, root: Path) -> ToolDiscovery | None:
+def build_discovery(settings: Settings, root: Path, sandbox: Sandbox | None = None) -> ToolDiscovery | None:
     """`tools.discoveryCommand` starts now, on a thread; the session registers its tools (and reports its
     problems) when it ends, so a slow or hanging command never holds up the session being built."""
     if not settings.discovery_command:
         return None
     from gemini_tui.core.discovered_tool import BackgroundDiscovery
 
-    return BackgroundDiscovery(settings.discovery_command, settings.call_command, cwd=str(root))
+    return BackgroundDiscovery(settings.discovery_command, settings.call_command, cwd=str(root), sandbox=sandbox)
 
 
 def build_mcp(settings: Settings, registry: ToolRegistry, bus: EventBus, root: Path) -> McpServers | None:
@@ -131,12 +141,14 @@ def build_session(root: Path | str | None = None, *, model: str | None = None,
                   approval_mode: ApprovalMode | str | None = ApprovalMode.default, interactive: bool = True,
                   bus: EventBus | None = None, env: Mapping[str, str] | None = None, home: Path | None = None,
                   settings: Settings | None = None, prewarm: bool = False, trust: bool = False,
+                  sandbox: bool = False,
                   model_factory: Callable[[str, Path, Mapping[str, str]], tuple[ModelClient, str | None]]
                   | None = None, extensions: Sequence[str] | None = None,
                   include_directories: Sequence[str] = ()) -> Session:
     """Loads settings, builds the workspace, registers the tools, picks the model, returns the Session.
 
-    `approval_mode` None takes the settings' `general.defaultApprovalMode` (else default). `trust` is --trust.
+    `approval_mode` None takes the settings' `general.defaultApprovalMode` (else default). `trust` is --trust,
+    `sandbox` --sandbox.
     Problems with settings and the offline notice are in `session.notices` (and published on its bus).
     Raises ConfigurationError when the configuration makes a run impossible."""
     env = os.environ if env is None else env
@@ -162,14 +174,19 @@ def build_session(root: Path | str | None = None, *, model: str | None = None,
         warm()
     workspace = Workspace(root)
     sessions: list[Session] = []  # save_memory is built before the session whose memory it must refresh
-    registry = build_registry(settings, workspace, env, lambda: [s.reload_memory() for s in sessions])
+    command_sandbox = build_command_sandbox(settings, root, env, sandbox, setup.include_dirs)
+    registry = build_registry(settings, workspace, env, lambda: [s.reload_memory() for s in sessions],
+                              command_sandbox)
     bus = bus or EventBus()
     notices = [Notice(text, "warning") for text in [*settings.notices, *setup.notices]]
+    if command_sandbox.problem is not None:
+        notices.append(Notice(f"Shell commands will be refused: {command_sandbox.problem}", "error"))
     if offline_notice:
         notices.append(Notice(offline_notice, "warning"))
     session = Session(settings, registry, client, root, bus, approval_mode=mode,
                       interactive=interactive, mcp=build_mcp(settings, registry, bus, root),
-                      discovery=build_discovery(settings, root), notices=notices)
+                      discovery=build_discovery(settings, root, command_sandbox), notices=notices,
+                      sandbox=command_sandbox)
     sessions.append(session)
     session.auth = resolve_auth(settings.auth_selected_type, env)
     session.model_factory = lambda name: model_factory(name, root, env)

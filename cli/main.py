@@ -43,6 +43,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-d", "--debug", action="store_true",
                         help="write a debug log (with tracebacks) to ~/.gemini/tmp/gemini-tui-debug-*.log; "
                              "error messages name the file")
+    parser.add_argument("-s", "--sandbox", action="store_true",
+                        help="run shell commands, !commands and discovered tools in a bubblewrap sandbox (also "
+                             "GEMINI_SANDBOX=true or settings tools.sandbox); refused if it cannot start")
     parser.add_argument("--trust", action="store_true",
                         help="trust this folder for this run: apply its .gemini/settings.json keys that run "
                              "programs or widen permissions (mcpServers, tools.discoveryCommand, tools.allowed, "
@@ -112,7 +115,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("the prompt is empty: give -p TEXT, or pipe the prompt on stdin")
     if prompt is None and not _has_terminal():
         parser.error("no prompt: stdin is not a terminal and gave nothing; use -p TEXT or pipe the prompt")
-    wiring = {"extensions": args.extensions, "include_directories": args.include_directories, "trust": args.trust}
+    wiring = {"extensions": args.extensions, "include_directories": args.include_directories, "trust": args.trust,
+              "sandbox": args.sandbox}
     if prompt is None:
         # the app draws its first frame, then builds the session in a thread: launch stays under 0.5 s
         return _interactive(lambda: _build_interactive(args.model, mode, wiring), args.prompt_interactive)

@@ -54,6 +54,7 @@ from gemini_tui.core.models.base import (
 )
 from gemini_tui.core.parts import Part, TextPart
 from gemini_tui.core.registry import ToolRegistry
+from gemini_tui.core.sandbox import Sandbox
 from gemini_tui.core.scheduler import ApprovalMode, Scheduler, function_response
 from gemini_tui.core.session_face import McpServers, ToolDiscovery, ToolOutcome
 from gemini_tui.core.stats import SessionStats
@@ -80,7 +81,7 @@ class Session:
     def __init__(self, settings: Settings, registry: ToolRegistry, model: ModelClient, root: Path,
                  bus: EventBus | None = None, *, approval_mode: ApprovalMode = ApprovalMode.default,
                  interactive: bool = True, mcp: McpServers | None = None, discovery: ToolDiscovery | None = None,
-                 notices: Sequence[Notice] = ()) -> None:
+                 notices: Sequence[Notice] = (), sandbox: Sandbox | None = None) -> None:
         self.settings = settings
         self.registry = registry
         self.model = model
@@ -99,6 +100,8 @@ class Session:
         self._busy = asyncio.Lock()
         self.mcp = mcp
         self.discovery = discovery
+        # how commands run: bubblewrap, nothing, or refused (built by the wiring; the status line and /about)
+        self.sandbox = sandbox or Sandbox()
         self._discovered: asyncio.Task[None] | None = None
         self._declared: tuple[tuple[tuple[int, str], ...], tuple[dict[str, Any], ...]] | None = None
         self._started = False

