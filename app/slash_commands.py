@@ -1,4 +1,4 @@
-"""Slash commands: `/help /tools /mcp /memory /clear /stats /chat /quit`, each a small async function."""
+"""Slash commands: `/help /tools /mcp /memory /clear /stats /about /chat /quit`, each a small async function."""
 
 from __future__ import annotations
 
@@ -130,6 +130,17 @@ async def _stats(screen: MainScreen, args: str) -> None:
     decisions = ", ".join(f"{d.value}: {n}" for d, n in stats.decisions().items())
     lines.append(f"Decisions: {decisions}")
     lines.append(f"Lines: +{stats.lines_added} −{stats.lines_removed}")
+    await screen.chat.add_markdown("\n".join(lines))
+
+
+@command("about", "Version, model, root, and whether commands run in a sandbox")
+async def _about(screen: MainScreen, args: str) -> None:
+    from gemini_tui import __version__
+
+    session = screen.session
+    lines = ["**About gemini-tui**", "", f"- version: {__version__}", f"- model: {session.model_name}",
+             f"- root: {session.root}", f"- approval mode: {session.approval_mode}",
+             f"- {session.sandbox.describe()}: {session.sandbox.explain()}"]
     await screen.chat.add_markdown("\n".join(lines))
 
 

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from gemini_tui.core.context import Memory
     from gemini_tui.core.events import EventBus, Notice, TurnEndReason
     from gemini_tui.core.models.base import Content
+    from gemini_tui.core.sandbox import Sandbox
     from gemini_tui.core.scheduler import ApprovalMode
     from gemini_tui.core.stats import SessionStats
     from gemini_tui.core.tool import BaseTool
@@ -35,6 +36,7 @@ class SessionFace(Protocol):
     session_id: str
     root: Path
     stats: SessionStats
+    sandbox: Sandbox  # how commands run: `describe()` for the status line, `explain()` for /about
 
     # -- what it is ----------------------------------------------------------------------------------------------
     @property

@@ -108,6 +108,7 @@ class MainScreen(Screen[None]):
         self.status.model_name = session.model_name
         self.status.is_offline = session.is_offline
         self.status.approval_mode = str(session.approval_mode)
+        self.status.sandbox = session.sandbox.describe()
         self.pump_events(events)
         self.show_startup_notices()
         self.mount_history_panel()

@@ -1,4 +1,4 @@
-"""The status line: model (flagged when offline), approval mode, root, tokens used, MCP servers."""
+"""The status line: model (flagged when offline), approval mode, root, tokens used, MCP servers, sandbox."""
 
 from __future__ import annotations
 
@@ -35,6 +35,7 @@ class StatusLine(Static):
     tokens: reactive[int] = reactive(0)
     busy: reactive[bool] = reactive(False)
     mcp: reactive[dict[str, str]] = reactive(dict, always_update=True)
+    sandbox: reactive[str] = reactive("")  # "sandbox: bwrap", "no sandbox", "sandbox unavailable"
 
     def render(self) -> Text:
         text = Text(no_wrap=True, overflow="ellipsis")
@@ -45,6 +46,9 @@ class StatusLine(Static):
         text.append("  │  ")
         mode_style = {"default": "", "auto_edit": "bold", "yolo": "bold reverse"}.get(self.approval_mode, "")
         text.append(f"mode: {self.approval_mode}", style=mode_style)
+        if self.sandbox:  # right after the mode: both say what runs, and how
+            text.append("  │  ")
+            text.append(self.sandbox, style="bold reverse" if self.sandbox == "sandbox unavailable" else "")
         text.append("  │  ")
         text.append(short_root(self.root))
         text.append("  │  ")
