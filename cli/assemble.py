@@ -79,6 +79,22 @@ def register_extension_tools(registry: ToolRegistry, settings: Settings, workspa
                                      file_name=settings.context_file_names[0]))
 
 
+def attach_sessions(session: Session, settings: Settings, root: Path) -> None:
+    """Autosave into `~/.gemini/tmp/<project>/chats/`, after pruning old sessions as
+    `general.sessionRetention` asks."""
+    from gemini_tui.core.session_store import SessionStore, parse_age, project_dir
+
+    store = SessionStore(project_dir(settings.gemini_dir, root))
+    session.enable_autosave(store)
+    if settings.session_retention_enabled and (settings.session_retention_max_count
+                                               or settings.session_retention_max_age):
+        age = parse_age(settings.session_retention_max_age) if settings.session_retention_max_age else None
+        try:
+            store.prune(max_count=settings.session_retention_max_count, max_age_s=age)
+        except OSError as exc:
+            session.report(f"Old sessions could not be pruned: {exc}")
+
+
 def build_discovery(settings: Settings, root: Path, sandbox: Sandbox | None = None) -> ToolDiscovery | None:
     """`tools.discoveryCommand` starts now, on a thread; the session registers its tools (and reports its
     problems) when it ends, so a slow or hanging command never holds up the session being built."""
@@ -191,4 +207,5 @@ def build_session(root: Path | str | None = None, *, model: str | None = None,
     session.auth = resolve_auth(settings.auth_selected_type, env)
     session.model_factory = lambda name: model_factory(name, root, env)
     setup.attach(session)
+    attach_sessions(session, settings, root)
     return session

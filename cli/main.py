@@ -58,6 +58,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--include-directories", action="append", default=[], metavar="DIR[,DIR]",
                         help="more directories that are part of the workspace (besides settings "
                              "context.includeDirectories)")
+    parser.add_argument("-r", "--resume", nargs="?", const="latest", metavar="latest|N|ID",
+                        help="continue a saved session of this project: the latest (default), number N of "
+                             "--list-sessions, or its id; works with -p too")
+    parser.add_argument("--list-sessions", action="store_true", help="list this project's saved sessions and exit")
+    parser.add_argument("--delete-session", metavar="N|ID", help="delete a saved session (number or id) and exit")
     return parser
 
 
@@ -106,6 +111,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--yolo contradicts --approval-mode {args.approval_mode}")
     _set_up_logging(args.debug)
     mode = "yolo" if args.yolo else args.approval_mode  # None: settings general.defaultApprovalMode, else default
+    if args.list_sessions or args.delete_session:
+        from gemini_tui.cli.sessions import manage_sessions
+
+        return manage_sessions(list_them=args.list_sessions, delete=args.delete_session)
 
     piped = _read_stdin(required=args.prompt is None).strip()
     prompt = "\n\n".join(part for part in (piped, args.prompt) if part) if args.prompt is not None else (
@@ -119,7 +128,8 @@ def main(argv: list[str] | None = None) -> int:
               "sandbox": args.sandbox}
     if prompt is None:
         # the app draws its first frame, then builds the session in a thread: launch stays under 0.5 s
-        return _interactive(lambda: _build_interactive(args.model, mode, wiring), args.prompt_interactive)
+        return _interactive(lambda: _build_interactive(args.model, mode, wiring, args.resume),
+                            args.prompt_interactive)
 
     if args.model != "offline" and any(os.environ.get(name) for name in (
             "GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI")):
@@ -133,6 +143,11 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigurationError as exc:
         print(f"gemini-tui: configuration error: {exc}", file=sys.stderr)
         return EXIT_BAD_CONFIG
+    if args.resume is not None:
+        from gemini_tui.cli.sessions import resume_or_explain
+
+        if not resume_or_explain(session, args.resume):
+            return 1
     code = _headless(session, prompt, args.output_format)
     if argv is None:  # the console script, not a caller in this process: skip interpreter teardown
         _exit_now(code)
@@ -235,13 +250,19 @@ def _list_extensions(wanted: list[str] | None, trust: bool) -> int:
     return 0
 
 
-def _build_interactive(model: str | None, mode: str | None, wiring: dict[str, object]) -> SessionFace:
+def _build_interactive(model: str | None, mode: str | None, wiring: dict[str, object],
+                       resume: str | None = None) -> SessionFace:
     from gemini_tui.cli.assemble import ConfigurationError, build_session
 
     try:
-        return build_session(model=model, approval_mode=mode, interactive=True, **wiring)  # type: ignore[arg-type]
+        session = build_session(model=model, approval_mode=mode, interactive=True, **wiring)  # type: ignore[arg-type]
     except ConfigurationError as exc:  # the app exits with this message and EXIT_BAD_CONFIG
         raise RuntimeError(f"configuration error: {exc}") from exc
+    if resume is not None:
+        from gemini_tui.cli.sessions import resume_or_explain
+
+        resume_or_explain(session, resume, to_stderr=False)  # the app shows the notice and starts afresh
+    return session
 
 
 def _interactive(build: Callable[[], SessionFace], first_prompt: str | None = None) -> int:

@@ -69,6 +69,11 @@ class Settings(BaseModel):
     withheld: list[str] = Field(default_factory=list)  # "<file>: <key>" not applied: the folder is not trusted
     sandbox: bool | str | None = None  # tools.sandbox: true or "bwrap" runs commands in bubblewrap (core/sandbox.py)
     sandbox_network: bool = False  # tools.sandboxNetwork: sandboxed commands may use the network
+    checkpointing_enabled: bool = True  # general.checkpointing.enabled: snapshot files before changing tools
+    compression_threshold: float = 0.5  # model.compressionThreshold: compress past this share of the window
+    session_retention_enabled: bool = True  # general.sessionRetention.enabled
+    session_retention_max_count: int | None = None  # general.sessionRetention.maxCount
+    session_retention_max_age: str | None = None  # general.sessionRetention.maxAge ("30d", "12h")
     home: Path = Field(default_factory=lambda: gemini_home())
     files: list[Path] = Field(default_factory=list)  # the settings files that were read
     notices: list[str] = Field(default_factory=list)
@@ -187,6 +192,19 @@ def _bool_or_str(value: Any) -> bool | str:
     return value if isinstance(value, bool | str) else json.dumps(value)
 
 
+def _fraction(value: Any) -> float:
+    if isinstance(value, int | float) and not isinstance(value, bool) and 0 < value <= 1:
+        return float(value)
+    raise ValueError("must be a number above 0 and at most 1 (a share of the context window)")
+
+
+def _age(value: Any) -> str:
+    from gemini_tui.core.session_store import parse_age
+
+    parse_age(value)
+    return str(value)
+
+
 def _positive_int(value: Any) -> int:
     if isinstance(value, int) and not isinstance(value, bool) and value > 0:
         return value
@@ -220,8 +238,15 @@ _KEYS: dict[str, tuple[tuple[str, ...], Callable[[Any], Any]]] = {
     "disable_always_allow": (("security.disableAlwaysAllow",), _bool),
     "sandbox": (("tools.sandbox", "sandbox"), _bool_or_str),
     "sandbox_network": (("tools.sandboxNetwork",), _bool),
+    "checkpointing_enabled": (("general.checkpointing.enabled", "checkpointing.enabled"), _bool),
+    "compression_threshold": (("model.compressionThreshold",), _fraction),
+    "session_retention_enabled": (("general.sessionRetention.enabled",), _bool),
+    "session_retention_max_count": (("general.sessionRetention.maxCount",), _positive_int),
+    "session_retention_max_age": (("general.sessionRetention.maxAge",), _age),
 }
-_SECTIONS = ("tools", "model", "context", "general", "security")
+_SECTIONS = ("tools", "model", "context", "general", "security", "checkpointing")
+
+
 def _asks_sandbox(value: bool | str | None) -> bool:
     return value is not None and value is not False and str(value).strip().lower() not in (
         "", "0", "false", "no", "off", "none")
@@ -276,7 +301,8 @@ def interpret(data: dict[str, Any], path: Path, notices: list[str]) -> dict[str,
     unknown = [key for key in data if key not in used and key not in _SECTIONS]
     for section in _SECTIONS:
         if isinstance(data.get(section), dict):
-            unknown += [f"{section}.{key}" for key in data[section] if f"{section}.{key}" not in used]
+            unknown += [f"{section}.{key}" for key in data[section]
+                        if f"{section}.{key}" not in used and not any(u.startswith(f"{section}.{key}.") for u in used)]
         elif section in data and section not in used:
             unknown.append(section)
     if unknown:

@@ -5,7 +5,7 @@ Events flow one way; the only way back is resolving a `ConfirmationRequested.fut
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
@@ -183,10 +183,18 @@ class EventBus:
 
     def __init__(self) -> None:
         self._subscribers: list[_Subscriber] = []
+        self._taps: list[Callable[[Event], None]] = []
 
     def publish(self, event: Event) -> None:
+        for tap in self._taps:
+            tap(event)
         for sub in self._subscribers:
             sub.queue.put_nowait(event)
+
+    def tap(self, listener: Callable[[Event], None]) -> None:
+        """Calls `listener` synchronously on every event as it is published (autosave must see each event
+        before the turn can end; a queue read later could miss the last ones on a kill)."""
+        self._taps.append(listener)
 
     def subscribe(self) -> AsyncIterator[Event]:
         """An async iterator of every event published from now on, until `close()`."""

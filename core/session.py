@@ -7,10 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
-import json
 import logging
-import os
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Sequence
@@ -24,6 +21,7 @@ from gemini_tui.core.conversation import Conversation
 from gemini_tui.core.debug_log import where_details
 from gemini_tui.core.events import (
     ErrorOccurred,
+    Event,
     EventBus,
     LoopSuspected,
     Notice,
@@ -57,6 +55,9 @@ from gemini_tui.core.registry import ToolRegistry
 from gemini_tui.core.sandbox import Sandbox
 from gemini_tui.core.scheduler import ApprovalMode, Scheduler, function_response
 from gemini_tui.core.session_face import McpServers, ToolDiscovery, ToolOutcome
+from gemini_tui.core.session_record import LoadedSession
+from gemini_tui.core.session_recorder import SessionRecorder
+from gemini_tui.core.session_store import SessionStore, SessionSummary
 from gemini_tui.core.stats import SessionStats
 from gemini_tui.core.tool import BaseTool, ToolResult
 
@@ -113,6 +114,11 @@ class Session:
         self.include_dirs: list[Path] = []  # the workspace's other directories (context.includeDirectories)
         self.commands: dict[str, Any] = {}  # custom commands by name (core.custom_commands.CustomCommand)
         self.extensions: list[Any] = []  # core.extensions.Extension, for `/extensions`
+        # autosave (the wiring calls `enable_autosave`); `resumed` is the session file read back, for the front end
+        # to redraw what the user saw
+        self.store: SessionStore | None = None
+        self.recorder: SessionRecorder | None = None
+        self.resumed: LoadedSession | None = None
         for notice in notices:
             self._notice(notice)
 
@@ -169,6 +175,10 @@ class Session:
     def _notice(self, notice: Notice) -> None:
         self._notices.append(notice)
         self.bus.publish(notice)
+
+    def report(self, message: str, level: str = "warning") -> None:
+        """A notice from the wiring (a session that could not be resumed, ...), kept for late subscribers."""
+        self._notice(Notice(message, level))
 
     # -- background services (MCP, command discovery) ----------------------------------------------------------
     async def start(self, wait_s: float | None = 0.0) -> None:
@@ -266,6 +276,7 @@ class Session:
             try:
                 parts = await self._prompt_parts(prompt, abort)
                 self.conversation.append_user(parts)
+                self._autosave()
                 reason, message = await self._run(abort)
             except MentionError as exc:
                 # nothing was sent: the prompt stays out of the conversation
@@ -288,6 +299,7 @@ class Session:
                 self.bus.publish(ErrorOccurred(message, "internal"))
             finally:
                 self._abort = None
+                self._autosave(end=True)
             self.bus.publish(TurnFinished(prompt_id, reason, message))
             return reason
 
@@ -353,6 +365,7 @@ class Session:
         self.conversation.append_user([TextPart(
             f"I ran the following shell command:\n```sh\n{command}\n```\n\n"
             f"This produced the following result:\n```\n{outcome.text}\n```\n")])
+        self._autosave(end=True)
         return outcome
 
     async def _run(self, abort: AbortSignal) -> tuple[TurnEndReason, str]:
@@ -371,6 +384,7 @@ class Session:
                     return TurnEndReason.loop_detected, loop
             responses = await self.scheduler.run(calls, abort)
             self.conversation.append_responses(responses)
+            self._autosave()
             if abort.aborted:
                 return TurnEndReason.cancelled, "Request cancelled."
         message = (f"Stopped after {self.max_turns} model turns for one prompt (model.maxSessionTurns). "
@@ -440,6 +454,7 @@ class Session:
             self._keep_partial(parts)
             return stopped or (TurnEndReason.cancelled, "Request cancelled.")
         self.conversation.append_model(parts)
+        self._autosave()
         return calls
 
     async def _user_keeps_going(self, abort: AbortSignal) -> bool:
@@ -457,48 +472,103 @@ class Session:
         """Text the user saw stays in history; calls that never ran are dropped with it (they have no answer)."""
         self.conversation.keep_partial(parts)
 
-    # -- history and saved chats -----------------------------------------------------------------------------
+    # -- autosave, resume and bookmarks (`/chat`) -------------------------------------------------------------
+    def enable_autosave(self, store: SessionStore) -> None:
+        """Saves this session as it goes into `store` (its file appears with the first prompt)."""
+        self.store = store
+        self.bus.tap(self._record_event)
+        self._start_recording()
+
+    def _start_recording(self) -> None:
+        assert self.store is not None
+        writer = self.store.new_writer(self.session_id, self.root, self.model_name)
+        self._set_recorder(SessionRecorder(writer, lambda: self.conversation))
+
+    def _set_recorder(self, recorder: SessionRecorder) -> None:
+        if self.recorder is not None:
+            self.recorder.close()
+        self.recorder = recorder
+        recorder.on_failure = self.report
+
+    def _record_event(self, event: Event) -> None:
+        if self.recorder is not None:
+            self.recorder.on_event(event)
+
+    def _autosave(self, *, end: bool = False) -> None:
+        if self.recorder is not None:
+            self.recorder.flush(end_answer=end)
+
+    def resume(self, which: str = "latest") -> LoadedSession:
+        """Continues a saved session (`latest`, its number in `list_sessions()`, or its id): its history is what
+        the model sees next, and new turns go on in its file. Raises LookupError or NotASession."""
+        if self.store is None:
+            raise LookupError("Sessions are not saved in this run, so none can be resumed.")
+        if self.is_running:
+            raise RuntimeError("A prompt is running: wait for it to end (or cancel it) before resuming.")
+        loaded = self.store.load(self.store.find(which).path)
+        self.load_session(loaded)
+        return loaded
+
+    def load_session(self, loaded: LoadedSession) -> None:
+        assert self.store is not None
+        self.conversation.load(loaded.history)  # made valid: calls cut off by a kill are answered
+        self.session_id = loaded.id
+        recorder = SessionRecorder(self.store.writer_for(loaded), lambda: self.conversation,
+                                   prompts=len(loaded.prompts))
+        same = 0
+        while same < min(len(loaded.history), len(self.conversation)) and \
+                loaded.history[same] == self.conversation[same]:
+            same += 1
+        recorder.sync_saved(self.conversation[:same])  # what load changed is written with the next turn
+        self._set_recorder(recorder)
+        self.resumed = loaded
+        for problem in loaded.problems:
+            self.report(problem)
+
+    def list_sessions(self) -> list[SessionSummary]:
+        return self.store.summaries() if self.store is not None else []
+
+    def delete_session(self, which: str) -> SessionSummary:
+        if self.store is None:
+            raise LookupError("Sessions are not saved in this run.")
+        return self.store.delete(which, current=self.session_id)
+
     def clear(self) -> None:
-        """Forgets the conversation (`/clear`); approvals for the session and stats stay."""
+        """Forgets the conversation (`/clear`) and starts a new saved session; approvals and stats stay."""
         self.conversation.clear()
-
-    def _chat_dir(self) -> Path:
-        project = hashlib.sha256(str(self.root).encode()).hexdigest()[:16]
-        return self.settings.home / ".gemini" / "tmp" / project
-
-    def _chat_path(self, tag: str) -> Path:
-        safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in tag.strip()) or "default"
-        return self._chat_dir() / f"checkpoint-{safe}.json"
+        self.resumed = None
+        if self.store is not None:
+            self.session_id = str(uuid.uuid4())
+            self._start_recording()
 
     def save_chat(self, tag: str) -> Path:
-        """Saves the history under `tag` (in `~/.gemini/tmp/<project>/`); returns the file written."""
-        path = self._chat_path(tag)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        data = json.dumps(self.conversation.to_json(), ensure_ascii=False).encode("utf-8")
-        # our own file, not the user's: the core may not import tools/, so it writes atomically here itself
-        temp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
-        with open(temp, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, path)
-        return path
+        """`/chat save <tag>`: a named bookmark at this point of the saved session; returns its file."""
+        tag = tag.strip()
+        if not tag:
+            raise ValueError("A bookmark needs a name: /chat save <tag>.")
+        if self.recorder is None:
+            raise LookupError("Sessions are not saved in this run, so there is nothing to bookmark.")
+        self.recorder.add({"kind": "bookmark", "tag": tag, "at": time.time()})
+        self.recorder.flush(end_answer=True)
+        if self.recorder.failed:
+            raise OSError(self.recorder.failed)
+        return self.recorder.writer.path
 
     def resume_chat(self, tag: str) -> int:
-        """Replaces the history with a saved one; returns the number of contents loaded."""
-        path = self._chat_path(tag)
-        if not path.is_file():
+        """`/chat resume <tag>`: continues from the bookmark in a new session (the bookmarked one stays as it
+        was); returns the number of history entries loaded."""
+        if self.store is None:
+            raise LookupError("Sessions are not saved in this run.")
+        if self.is_running:
+            raise RuntimeError("A prompt is running: wait for it to end (or cancel it) first.")
+        found = self.store.bookmarks().get(tag.strip())
+        if found is None:
             raise FileNotFoundError(f"No saved chat named {tag!r}. Saved: {', '.join(self.list_chats()) or 'none'}.")
-        self.conversation.load(Conversation.from_json(json.loads(path.read_text(encoding="utf-8"))))
+        self.load_session(self.store.fork(found, str(uuid.uuid4())))
         return len(self.conversation)
 
     def list_chats(self) -> list[str]:
-        directory = self._chat_dir()
-        if not directory.is_dir():
-            return []
-        paths = sorted(directory.glob("checkpoint-*.json"), key=lambda p: p.stat().st_mtime)
-        return [p.stem.removeprefix("checkpoint-") for p in paths]
-
+        return list(self.store.bookmarks()) if self.store is not None else []
 
 def _outcome(result: ToolResult) -> ToolOutcome:
     """What the model would be told of `result`, as text."""

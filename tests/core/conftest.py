@@ -20,6 +20,7 @@ from gemini_tui.core.models.retry import RetryPolicy
 from gemini_tui.core.registry import ToolRegistry
 from gemini_tui.core.scheduler import ApprovalMode
 from gemini_tui.core.session import Session
+from gemini_tui.core.session_store import SessionStore, project_dir
 from gemini_tui.core.tool import BaseTool, CallContext, ToolErrorKind, ToolKind, ToolParams, ToolResult
 from tests.fakes.gemini_server import FakeGeminiServer
 
@@ -162,8 +163,10 @@ def make_session(gemini_server: FakeGeminiServer, root: Path, home: Path,
         for tool in tools.values():
             registry.register(tool)
         model = GeminiModel("gemini-2.5-pro", "test-key", base_url=gemini_server.base_url, policy=FAST_RETRIES)
-        return Session(Settings(home=home, **settings), registry, model, root, EventBus(), approval_mode=mode,
-                       interactive=interactive)
+        session = Session(Settings(home=home, **settings), registry, model, root, EventBus(), approval_mode=mode,
+                          interactive=interactive)
+        session.enable_autosave(SessionStore(project_dir(home / ".gemini", root)))
+        return session
 
     return make
 

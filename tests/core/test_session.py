@@ -16,12 +16,12 @@ async def test_save_resume_list_chats(gemini_server, make_session, root: Path, h
     gemini_server.script(reply(text("Reading."), call("read_note", name="a")), reply(text("A.")))
     session = make_session()
     await session.send("read a")
-    path = session.save_chat("my work")
-    assert path.parent.parent == home / ".gemini" / "tmp"
+    path = session.save_chat("my work")  # a bookmark in the autosaved session file
+    assert path.parent.name == "chats" and path.parent.parent.parent == home / ".gemini" / "tmp"
     saved = list(session.history)
     session.clear()
     assert session.history == []
-    assert session.list_chats() == ["my_work"]
+    assert session.list_chats() == ["my work"]
     assert session.resume_chat("my work") == 4
     assert session.history == saved
     gemini_server.script(reply(text("Still here.")))
