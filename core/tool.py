@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 from abc import ABC, abstractmethod
@@ -10,13 +11,13 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, ClassVar, Generic, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError
 
 from gemini_tui.core.abort import AbortSignal
 from gemini_tui.core.confirmation import ConfirmationDetails
 from gemini_tui.core.debug_log import where_details
 from gemini_tui.core.display import Display, ErrorDisplay
-from gemini_tui.core.parts import Part
+from gemini_tui.core.parts import Part, TextPart
 from gemini_tui.core.schema import clean_schema
 
 log = logging.getLogger(__name__)
@@ -97,9 +98,51 @@ class CallContext:
 
 
 class ToolParams(BaseModel):
-    """Base for every tool's parameter model: unknown fields are an error the model can read."""
+    """Base for every tool's parameter model. Unknown parameters are dropped (the result says so); Gemini CLI's
+    own names for them, in `gemini_cli_names`, are renamed to ours (a field name) or accepted unused (None)."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+    gemini_cli_names: ClassVar[dict[str, str | None]] = {}
+    _ignored: tuple[str, ...] = PrivateAttr(default=())
+
+    @classmethod
+    def accepted_names(cls) -> set[str]:
+        """Every name a field answers to: its own, its alias, its validation aliases."""
+        names: set[str] = set()
+        for name, info in cls.model_fields.items():
+            names.add(name)
+            if info.alias:
+                names.add(info.alias)
+            choices = getattr(info.validation_alias, "choices", None)
+            if isinstance(info.validation_alias, str):
+                names.add(info.validation_alias)
+            for choice in choices or ():
+                if isinstance(choice, str):
+                    names.add(choice)
+        return names
+
+    @classmethod
+    def sort_out(cls, raw: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+        """The arguments with Gemini CLI's names renamed or dropped, and the unknown names that were dropped."""
+        if cls.model_config.get("extra") == "allow":
+            return dict(raw), []
+        accepted = cls.accepted_names()
+        args: dict[str, Any] = {}
+        unknown: list[str] = []
+        for key, value in raw.items():
+            if key in accepted:
+                args[key] = value
+            elif key in cls.gemini_cli_names:
+                target = cls.gemini_cli_names[key]
+                if target is not None and target not in raw:
+                    args[target] = value
+            else:
+                unknown.append(str(key))
+        return args, unknown
+
+    @property
+    def ignored(self) -> tuple[str, ...]:
+        return self._ignored
 
 
 P = TypeVar("P", bound=ToolParams)
@@ -123,10 +166,15 @@ class BaseTool(ABC, Generic[P]):
 
     def validate_params(self, raw: Mapping[str, Any] | None) -> P | ToolError:
         """Pydantic validation, then the tool's own checks; the error names the field and the way out."""
+        args, unknown = self.Params.sort_out(raw or {})
         try:
-            params = self.Params.model_validate(dict(raw or {}))
+            params = self.Params.model_validate(args)
         except ValidationError as exc:
-            return ToolError(ToolErrorKind.invalid_params, format_validation_error(self.name, exc))
+            message = format_validation_error(self.name, exc)
+            if unknown:  # a misspelt name is the likely cause of a missing one
+                message += f" (unknown parameter(s) given: {', '.join(repr(name) for name in unknown)})"
+            return ToolError(ToolErrorKind.invalid_params, message)
+        params._ignored = tuple(unknown)
         problem = self.check_params(params)  # type: ignore[arg-type]
         if problem is not None:
             return problem
@@ -150,7 +198,8 @@ class BaseTool(ABC, Generic[P]):
         if abort_signal.aborted:
             return ToolResult.failure(ToolErrorKind.cancelled, f"{self.name} was cancelled before it started.")
         try:
-            return await self._execute(params, abort_signal, context or CallContext())
+            return _with_ignored_note(await self._execute(params, abort_signal, context or CallContext()), params,
+                                      self.Params)
         except PermissionError as exc:  # a file the user protected (e.g. read-only): their choice, not a bug
             where = f"{exc.filename}: " if exc.filename else ""
             return ToolResult.failure(ToolErrorKind.permission_denied,
@@ -162,6 +211,18 @@ class BaseTool(ABC, Generic[P]):
 
     @abstractmethod
     async def _execute(self, params: P, abort_signal: AbortSignal, context: CallContext) -> ToolResult: ...
+
+
+def _with_ignored_note(result: ToolResult, params: ToolParams, model: type[ToolParams]) -> ToolResult:
+    """Tells the model which of its parameters were not used, so a misspelt one does not go unnoticed."""
+    if not params.ignored:
+        return result
+    names = ", ".join(sorted(model.model_fields))
+    note = f"(Note: ignored unknown parameter(s) {', '.join(params.ignored)}; this tool takes {names}.)"
+    content = result.llm_content
+    added: str | list[Part] = (f"{content}\n\n{note}" if content else note) if isinstance(content, str) else [
+        *content, TextPart(note)]
+    return dataclasses.replace(result, llm_content=added)
 
 
 def format_validation_error(tool_name: str, exc: ValidationError) -> str:

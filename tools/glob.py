@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 from pathlib import Path
+from typing import ClassVar
 
 from pydantic import Field
 
@@ -18,6 +19,7 @@ MAX_LISTED = 2000  # more paths than this would flood the model's context; the c
 
 
 class GlobParams(ToolParams):
+    gemini_cli_names: ClassVar[dict[str, str | None]] = {"dir_path": "path", "respect_gemini_ignore": None}
     pattern: str = Field(description="The glob pattern to match, e.g. '**/*.py', 'src/**/*.{ts,tsx}', '*.md'. "
                                      "A pattern without '/' matches file names at any depth.")
     path: str | None = Field(default=None, description="The absolute path of the directory to search in. "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 from pathlib import Path
+from typing import ClassVar
 
 from pydantic import AliasChoices, Field
 
@@ -16,6 +17,8 @@ from gemini_tui.tools.workspace.glob_pattern import compile_glob
 
 
 class ListDirectoryParams(ToolParams):
+    gemini_cli_names: ClassVar[dict[str, str | None]] = {"file_filtering_options": None,
+                                                         "respect_gemini_ignore": None}
     path: str = Field(validation_alias=AliasChoices("path", "dir_path"),
                       description="The absolute path of the directory to list (a path relative to the root "
                                   "directory also works).")

@@ -7,6 +7,7 @@ import base64
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
 from pydantic import Field
 
@@ -33,6 +34,7 @@ DEFAULT_EXCLUDED_FILES = tuple(compile_glob(p) for p in (
 
 
 class ReadManyFilesParams(ToolParams):
+    gemini_cli_names: ClassVar[dict[str, str | None]] = {"file_filtering_options": None}
     paths: list[str] = Field(min_length=1, description="Files, directories or glob patterns, relative to the "
                                                        "root directory or absolute, e.g. ['src/**/*.ts', "
                                                        "'README.md'].")

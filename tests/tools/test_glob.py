@@ -89,8 +89,9 @@ async def test_no_match_and_failures(workspace: Workspace, root: Path) -> None:
     assert outside.error and outside.error.kind is ToolErrorKind.path_outside_root
     empty = await run(tool, pattern=" ")
     assert empty.error and empty.error.kind is ToolErrorKind.invalid_params
+    # unknown parameters no longer fail the call (issue 11): it runs, and the result names what was ignored
     unknown = await run(tool, pattern="*", colour="red")
-    assert unknown.error and "colour" in unknown.error.message
+    assert unknown.ok and "ignored unknown parameter(s) colour" in str(unknown.llm_content)
 
 
 async def test_aborted_call_returns_cancelled(workspace: Workspace, root: Path) -> None:

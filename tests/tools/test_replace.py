@@ -62,8 +62,9 @@ async def test_create_on_empty_old_string(tool: ReplaceTool, root: Path) -> None
 @pytest.mark.parametrize(
     ("setup", "raw", "kind", "start"),
     [
-        (None, {"file_path": "rel.txt", "old_string": "a", "new_string": "b"}, ToolErrorKind.path_not_absolute,
-         "File path must be absolute: rel.txt"),
+        # a relative path is resolved under the root (issue 11), like the other tools do
+        (None, {"file_path": "rel.txt", "old_string": "a", "new_string": "b"}, ToolErrorKind.file_not_found,
+         "File not found: {root}/rel.txt"),
         (None, {"file_path": "/etc/hosts", "old_string": "a", "new_string": "b"}, ToolErrorKind.path_outside_root,
          "Path is outside the root directory"),
         (None, {"file_path": "{root}/missing.txt", "old_string": "a", "new_string": "b"},
@@ -209,3 +210,12 @@ async def test_a_change_between_planning_and_writing_is_not_overwritten(tool: Re
     assert target.read_text() == "a\nb\nc\n"
     fresh = tool._plan(params)
     assert _write_unless_changed(fresh, root) and target.read_text() == "A\nb\nc\n"
+
+
+async def test_relative_file_path_is_under_the_root(tool: ReplaceTool, root: Path) -> None:
+    (root / "sub").mkdir()
+    (root / "sub/f.txt").write_text("alpha\n")
+    result = await run(tool, file_path="sub/f.txt", old_string="alpha", new_string="beta")
+    assert result.ok and (root / "sub/f.txt").read_text() == "beta\n"
+    escape = await run(tool, file_path="../outside.txt", old_string="", new_string="x")
+    assert escape.error is not None and escape.error.kind is ToolErrorKind.path_outside_root

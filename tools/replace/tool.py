@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 from pydantic import Field
 
@@ -20,7 +20,11 @@ from gemini_tui.tools.workspace.text_file import TextFile, read_text, write_text
 
 
 class ReplaceParams(ToolParams):
-    file_path: str = Field(description="The absolute path to the file to modify. Must start with '/'.")
+    # Gemini CLI's smart edit sends a one-line `instruction`; its own bookkeeping fields ride along too
+    gemini_cli_names: ClassVar[dict[str, str | None]] = {
+        "instruction": None, "modified_by_user": None, "ai_proposed_content": None, "absolute_path": "file_path"}
+    file_path: str = Field(description="The absolute path of the file to modify (a path relative to the root "
+                                       "directory also works).")
     old_string: str = Field(
         description="The exact literal text to replace, including whitespace and indentation. It must identify "
         "the place uniquely: include at least 3 lines of context before and after the target. Empty to create "
@@ -62,10 +66,6 @@ class ReplaceTool(BaseTool[ReplaceParams]):
         self.workspace = workspace
 
     def check_params(self, params: ReplaceParams) -> ToolError | None:
-        if not os.path.isabs(params.file_path):
-            return ToolError(ToolErrorKind.path_not_absolute,
-                             f"File path must be absolute: {params.file_path}. "
-                             f"Use a path under the root directory {self.workspace.root}.")
         try:
             self.workspace.resolve(params.file_path)
         except WorkspaceError as exc:

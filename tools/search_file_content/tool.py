@@ -11,7 +11,7 @@ import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import Field
 
@@ -38,6 +38,7 @@ Engine = Literal["rg", "git", "python"]
 
 
 class SearchParams(ToolParams):
+    gemini_cli_names: ClassVar[dict[str, str | None]] = {"dir_path": "path"}
     pattern: str = Field(description=r"The regular expression to search for (Python/ripgrep syntax, matched "
                                      r"case-insensitively, one line at a time), e.g. 'function\s+myFunction'.")
     path: str | None = Field(default=None, description="The absolute path of the directory to search. Defaults "

@@ -37,6 +37,7 @@ class Ending(StrEnum):
 
 
 class ShellParams(ToolParams):
+    gemini_cli_names: ClassVar[dict[str, str | None]] = {"dir_path": "directory"}
     command: str = Field(description="Exact bash command to execute as `bash -c <command>`.")
     description: str | None = Field(
         default=None, description="Brief description of the command for the user. Be specific and concise.")
