@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
+import logging
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -20,6 +22,8 @@ if TYPE_CHECKING:
     from gemini_tui.core.session_face import SessionFace
 
 
+
+log = logging.getLogger(__name__)
 
 EXIT_START_FAILED = 3
 QUIT_WINDOW = 1.0  # seconds within which a second Ctrl+C quits
@@ -48,6 +52,9 @@ class GeminiApp(App[int]):
         self._last_interrupt = 0.0
 
     def on_mount(self) -> None:
+        # whatever asyncio would print on its own (a task's error nobody retrieved, a generator closed at the
+        # loop's shutdown) goes to the debug log: nothing may be written over the screen or the restored terminal
+        asyncio.get_running_loop().set_exception_handler(_log_loop_error)
         from gemini_tui.app.screens.main_screen import MainScreen
 
         # A Textual screen holds many objects; with the default thresholds, full collections of them ran every
@@ -92,6 +99,11 @@ class GeminiApp(App[int]):
 
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
+
+
+def _log_loop_error(_loop: asyncio.AbstractEventLoop, context: dict[str, object]) -> None:
+    error = context.get("exception")
+    log.debug("asyncio: %s", context.get("message"), exc_info=error if isinstance(error, BaseException) else None)
 
 
 def run(session: SessionFace | Callable[[], SessionFace], root: Path | None = None, *,

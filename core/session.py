@@ -586,6 +586,7 @@ async def _unless_aborted(work: Awaitable[object], abort: AbortSignal) -> None:
 async def until_aborted(stream: AsyncIterator[T], abort: AbortSignal) -> AsyncIterator[T]:
     """Items of `stream` until it ends or `abort` fires, even while it waits on a slow server."""
     aborted = asyncio.ensure_future(abort.wait())
+    step: asyncio.Future[T] | None = None
     try:
         while True:
             step = asyncio.ensure_future(anext(stream))
@@ -604,6 +605,12 @@ async def until_aborted(stream: AsyncIterator[T], abort: AbortSignal) -> AsyncIt
             yield item
     finally:
         aborted.cancel()
+        if step is not None and not step.done():
+            # the consumer went away mid-wait (cancelled): stop the step first, or the stream is still running
+            # when aclose() comes, fails with "asynchronous generator is already running", and is left for
+            # the loop's shutdown to report on the user's terminal
+            step.cancel()
+            await asyncio.gather(step, return_exceptions=True)
         aclose = getattr(stream, "aclose", None)
         if aclose is not None:
             with contextlib.suppress(Exception):

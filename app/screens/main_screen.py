@@ -8,12 +8,12 @@ from collections.abc import AsyncGenerator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Static
+from textual.widgets import Input, Static, TextArea
 
 from gemini_tui.app.confirmations import ConfirmationQueue
 from gemini_tui.app.event_adapter import EventAdapter
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from gemini_tui.core.session_face import SessionFace
     from gemini_tui.core.tool import ToolResult
 
+HISTORY_BESIDE_MIN_WIDTH = 80  # narrower than this, the history panel covers the chat while it is open
 WARM_UP_DELAY = 1.0  # seconds after the first frame: the first frame never waits for the model's SDK
 
 
@@ -49,6 +50,14 @@ class MainScreen(Screen[None]):
         Binding("ctrl+y", "toggle_yolo", "YOLO", priority=True),
         Binding("ctrl+b", "toggle_history", "History"),
         Binding("f1", "app.help", "Help"),
+        Binding("escape", "focus_prompt", "Back to the prompt", show=False),
+        # the chat scrolls while the prompt keeps the focus (Home/End only when the prompt is empty)
+        Binding("pageup", "scroll_chat('page_up')", "Scroll up", show=False, priority=True),
+        Binding("pagedown", "scroll_chat('page_down')", "Scroll down", show=False, priority=True),
+        Binding("home", "scroll_chat('home')", "Top", show=False, priority=True),
+        Binding("end", "scroll_chat('end')", "Bottom", show=False, priority=True),
+        Binding("ctrl+home", "scroll_chat('top')", "Top", show=False, priority=True),
+        Binding("ctrl+end", "scroll_chat('bottom')", "Bottom", show=False, priority=True),
     ]
 
     def __init__(self, session: SessionFace | None, root: Path) -> None:
@@ -187,6 +196,7 @@ class MainScreen(Screen[None]):
     @on(PromptInput.Submitted)
     async def submitted(self, event: PromptInput.Submitted) -> None:
         text = event.text
+        self.chat.follow()  # whatever was sent, its answer (and any confirmation) happens in view
         if not self.ready:
             self._waiting_prompts.append(text)
             self.notify("Starting up: your prompt is sent as soon as the session is ready.", timeout=2)
@@ -254,6 +264,10 @@ class MainScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "cancel_turn":
             return self.busy
+        if action == "focus_prompt":
+            return not self.busy and self.focused is not self.prompt.input
+        if action == "scroll_chat":
+            return self._scroll_key_is_for(str(parameters[0])) == "chat"
         return True
 
     def action_cancel_turn(self) -> None:
@@ -289,8 +303,44 @@ class MainScreen(Screen[None]):
         self.status.approval_mode = str(mode)
         self.notify(f"Approval mode: {mode}", timeout=2)
 
+    def action_focus_prompt(self) -> None:
+        self.focus_prompt()
+
+    def action_scroll_chat(self, where: str) -> None:
+        self.chat.scroll_page(where)
+
+    def _scroll_key_is_for(self, where: str) -> str:
+        """Who a scrolling key belongs to: the chat, or the focused widget (the history list, a typed text)."""
+        focused = self.focused
+        if focused is not None and self.history.display and self.history in focused.ancestors_with_self:
+            return "widget"
+        if where in ("home", "end") and focused is not None \
+                and (getattr(focused, "text", "") or getattr(focused, "value", "")):
+            return "widget"  # Home/End move the cursor in a prompt that has text; Ctrl+Home/End still scroll
+        return "chat"
+
+    def on_key(self, event: events.Key) -> None:
+        """A printable key typed while the focus is on the chat (a card) goes to the prompt, not nowhere."""
+        focused = self.focused
+        if not event.is_printable or event.character is None or focused is self.prompt.input:
+            return
+        if isinstance(focused, Input | TextArea) or (focused is not None and self.confirm_bar in
+                                                     focused.ancestors_with_self):
+            return  # typing somewhere already, or answering a confirmation (its keys are its own)
+        event.stop()
+        self.focus_prompt()
+        self.prompt.input.insert(event.character)
+
+    def on_resize(self) -> None:
+        self._fit_history()
+
+    def _fit_history(self) -> None:
+        # beside the chat the panel needs 40 columns and the chat as many; narrower, it takes the whole body
+        self.set_class(self.history.display and self.size.width < HISTORY_BESIDE_MIN_WIDTH, "-history-full")
+
     def action_toggle_history(self) -> None:
         self.history.display = not self.history.display
+        self._fit_history()
         if self.history.display:
             filters = self.history.query("Input")
             (filters.first() if filters else self.history).focus()

@@ -9,6 +9,7 @@ from textual import on
 from textual.binding import BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.events import Click
+from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -112,10 +113,14 @@ class TurnBlock(Vertical):
 
 
 class ChatPane(VerticalScroll):
-    """Follows the bottom while anchored; scrolling up releases the anchor until the user returns to the end."""
+    """Follows the bottom while anchored; scrolling up releases the anchor until the user returns to the end.
+    Output that arrives meanwhile shows a "new output below" line at the bottom of the pane."""
+
+    unseen: reactive[bool] = reactive(False)
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
+        self._below = Static("↓ new output below · End or PageDown to see it", classes="new-output")
         self.turns: list[TurnBlock] = []
         self.hidden_turns = 0
         self.cards: dict[str, ToolCallCard] = {}
@@ -125,10 +130,47 @@ class ChatPane(VerticalScroll):
 
     def compose(self) -> Any:
         yield self._pruned_note
+        yield self._below
 
     def on_mount(self) -> None:
         self._pruned_note.display = False
+        self._below.display = False
         self.anchor()
+
+    # -- following the output -----------------------------------------------------------------------------------
+    @property
+    def scrolled_away(self) -> bool:
+        """The user scrolled up: new output does not pull the view down."""
+        return self._anchor_released and self.scroll_y < self.max_scroll_y
+
+    def follow(self) -> None:
+        """Back to the bottom, following new output again (sending anything does this)."""
+        self.unseen = False
+        self.anchor()
+
+    def _output_added(self) -> None:
+        if self.scrolled_away:
+            self.unseen = True
+
+    def watch_unseen(self, unseen: bool) -> None:
+        self._below.display = unseen
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if self.unseen and new_value >= self.max_scroll_y:
+            self.unseen = False
+
+    def scroll_page(self, where: str) -> None:
+        """PageUp/PageDown/Home/End from anywhere on the main screen (the prompt keeps the focus)."""
+        match where:
+            case "page_up":
+                self.scroll_page_up(animate=False)
+            case "page_down":
+                self.scroll_page_down(animate=False)
+            case "home" | "top":
+                self.scroll_home(animate=False)
+            case _:
+                self.follow()
         self.set_interval(0.5, self._tick_running)
 
     def _tick_running(self) -> None:
@@ -188,6 +230,7 @@ class ChatPane(VerticalScroll):
             self._answer = AnswerBlock()
             await (await self._turn()).mount(self._answer)
         await self._answer.write(delta)
+        self._output_added()
 
     async def add_thought(self, delta: str) -> None:
         if self._answer is not None:
@@ -198,6 +241,7 @@ class ChatPane(VerticalScroll):
             self._thought = ThoughtBlock()
             await (await self._turn()).mount(self._thought)
         await self._thought.write(delta)
+        self._output_added()
 
     async def close_streams(self) -> None:
         """End the answer and thought being streamed: the next text starts a new block."""
@@ -223,6 +267,7 @@ class ChatPane(VerticalScroll):
         card = ToolCallCard(call)
         self.cards[call.call_id] = card
         await (await self._turn()).mount(card)
+        self._output_added()
         return card
 
     async def finish_call(self, call: ToolCallInfo, result: ToolResult, duration_ms: int) -> None:
@@ -235,6 +280,7 @@ class ChatPane(VerticalScroll):
     async def add_notice(self, message: str, level: str = "info") -> None:
         await self.close_streams()
         await (await self._turn()).mount(Static(Text(message), classes=f"notice -{level}"))
+        self._output_added()
 
     async def add_markdown(self, markdown: str) -> None:
         """Output of a slash command: Markdown that is not part of the conversation."""
@@ -242,6 +288,7 @@ class ChatPane(VerticalScroll):
 
         await self.close_streams()
         await (await self._turn()).mount(Markdown(markdown, classes="command-output"))
+        self._output_added()
 
     async def clear(self) -> None:
         await self.close_streams()
