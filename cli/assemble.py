@@ -80,12 +80,19 @@ def register_extension_tools(registry: ToolRegistry, settings: Settings, workspa
 
 
 def attach_sessions(session: Session, settings: Settings, root: Path) -> None:
-    """Autosave into `~/.gemini/tmp/<project>/chats/`, after pruning old sessions as
-    `general.sessionRetention` asks."""
+    """Autosave into `~/.gemini/tmp/<project>/chats/` (after pruning old sessions as `general.sessionRetention`
+    asks), and checkpoints in a shadow repository unless `general.checkpointing.enabled` is false."""
     from gemini_tui.core.session_store import SessionStore, parse_age, project_dir
 
     store = SessionStore(project_dir(settings.gemini_dir, root))
     session.enable_autosave(store)
+    if settings.checkpointing_enabled:
+        from gemini_tui.core.checkpointing import Checkpointer, shadow_dir
+        from gemini_tui.core.checkpoints import ShadowRepo
+        from gemini_tui.tools.workspace.restore import ConfinedRestorer
+
+        repo = ShadowRepo(root, shadow_dir(settings.gemini_dir, root))
+        session.enable_checkpoints(Checkpointer(repo, ConfinedRestorer(root), session.report))
     if settings.session_retention_enabled and (settings.session_retention_max_count
                                                or settings.session_retention_max_age):
         age = parse_age(settings.session_retention_max_age) if settings.session_retention_max_age else None

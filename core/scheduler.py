@@ -8,7 +8,7 @@ import logging
 import threading
 import time
 import uuid
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -39,9 +39,12 @@ from gemini_tui.core.models.base import FunctionCall, FunctionResponse
 from gemini_tui.core.parts import InlineDataPart, TextPart
 from gemini_tui.core.registry import ToolRegistry, tool_rule_name
 from gemini_tui.core.stats import CallDecision, SessionStats
-from gemini_tui.core.tool import BaseTool, CallContext, ToolErrorKind, ToolResult
+from gemini_tui.core.tool import BaseTool, CallContext, ToolErrorKind, ToolKind, ToolResult
 
 log = logging.getLogger(__name__)
+
+# Kinds of tool that never change the workspace's files: no checkpoint before them.
+NO_FILE_CHANGES = frozenset({ToolKind.read, ToolKind.search, ToolKind.think, ToolKind.fetch})
 
 # How long a tool may take to notice an abort before its task is cancelled outright.
 ABORT_GRACE_S = 2.0
@@ -176,6 +179,9 @@ class Scheduler:
         # "allow for the session" and "allow always" (the latter kept in ~/.gemini for this workspace)
         self.grants = grants if grants is not None else GrantStore(Path.cwd(), None)
         self.interactive = interactive
+        # checkpoints: awaited around every approved call that can change files (edits, commands, MCP tools)
+        self.before_change: Callable[[ToolCallInfo], Awaitable[None]] | None = None
+        self.after_change: Callable[[ToolCallInfo], Awaitable[None]] | None = None
 
     @property
     def always_allowed(self) -> set[str]:
@@ -280,7 +286,12 @@ class Scheduler:
         if not await self._approve(record, signal):
             return
         self._set(record, CallState.scheduled)
+        changes_files = record.tool.kind not in NO_FILE_CHANGES
+        if changes_files and self.before_change is not None:
+            await self.before_change(record.info())
         await self._execute(record, signal)
+        if changes_files and self.after_change is not None:
+            await self.after_change(record.info())
 
     def _cancel(self, record: _Call, message: str) -> None:
         self._finish(record, ToolResult.failure(ToolErrorKind.cancelled, message), CallState.cancelled)

@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from gemini_tui.core.abort import AbortSignal, finished_unless_aborted
+from gemini_tui.core.checkpointing import Checkpointer, RestoreOutcome
+from gemini_tui.core.checkpoints import RestorePlan
 from gemini_tui.core.config import Settings
 from gemini_tui.core.context import Memory, load_memory
 from gemini_tui.core.conversation import Conversation
@@ -28,6 +30,7 @@ from gemini_tui.core.events import (
     Retrying,
     TextDelta,
     ThoughtDelta,
+    ToolCallInfo,
     TurnEndReason,
     TurnFinished,
     TurnStarted,
@@ -55,7 +58,7 @@ from gemini_tui.core.registry import ToolRegistry
 from gemini_tui.core.sandbox import Sandbox
 from gemini_tui.core.scheduler import ApprovalMode, Scheduler, function_response
 from gemini_tui.core.session_face import McpServers, ToolDiscovery, ToolOutcome
-from gemini_tui.core.session_record import LoadedSession
+from gemini_tui.core.session_record import CheckpointRecord, LoadedSession, PromptMark, prompt_position
 from gemini_tui.core.session_recorder import SessionRecorder
 from gemini_tui.core.session_store import SessionStore, SessionSummary
 from gemini_tui.core.stats import SessionStats
@@ -119,6 +122,8 @@ class Session:
         self.store: SessionStore | None = None
         self.recorder: SessionRecorder | None = None
         self.resumed: LoadedSession | None = None
+        self.checkpointer: Checkpointer | None = None  # set by the wiring unless general.checkpointing is off
+        self.prompt_marks: list[PromptMark] = []  # every prompt's text and where it starts in the conversation
         for notice in notices:
             self._notice(notice)
 
@@ -272,6 +277,7 @@ class Session:
             await _unless_aborted(self.start(MCP_WAIT_S), abort)
             prompt_id = uuid.uuid4().hex[:12]
             shown = prompt if isinstance(prompt, str) else "".join(p.text for p in prompt if isinstance(p, TextPart))
+            self.prompt_marks.append(PromptMark(shown, prompt_position(self.conversation)))
             self.bus.publish(TurnStarted(prompt_id, shown))
             try:
                 parts = await self._prompt_parts(prompt, abort)
@@ -472,6 +478,103 @@ class Session:
         """Text the user saw stays in history; calls that never ran are dropped with it (they have no answer)."""
         self.conversation.keep_partial(parts)
 
+    # -- checkpoints, restore, undo and rewind ----------------------------------------------------------------
+    def enable_checkpoints(self, checkpointer: Checkpointer) -> None:
+        """Snapshots before every call that can change files (the wiring gives the shadow repository)."""
+        self.checkpointer = checkpointer
+        self.scheduler.before_change = self._checkpoint_before
+        self.scheduler.after_change = self._checkpoint_after
+
+    async def _checkpoint_before(self, call: ToolCallInfo) -> None:
+        assert self.checkpointer is not None
+        position = self.prompt_marks[-1].position if self.prompt_marks else len(self.conversation)
+        record = await self.checkpointer.before(call, self.session_id, position, max(0, len(self.prompt_marks) - 1))
+        if record is not None and self.recorder is not None:
+            self.recorder.add({"kind": "checkpoint", "id": record.id, "tool": record.tool,
+                               "description": record.description, "created": record.created,
+                               "position": record.position, "prompt_index": record.prompt_index})
+            self._autosave()
+
+    async def _checkpoint_after(self, call: ToolCallInfo) -> None:
+        assert self.checkpointer is not None
+        await self.checkpointer.after()
+
+    def list_checkpoints(self) -> list[CheckpointRecord]:
+        return list(self.checkpointer.records) if self.checkpointer is not None else []
+
+    def _checkpoints(self) -> Checkpointer:
+        if self.checkpointer is None:
+            raise LookupError("Checkpoints are off (general.checkpointing.enabled is false).")
+        if self.checkpointer.disabled and not self.checkpointer.records:
+            raise LookupError(f"No checkpoints: {self.checkpointer.disabled}")
+        if self.is_running:
+            raise RuntimeError("A turn is running: wait for it to end (or press Esc to cancel it), then restore.")
+        return self.checkpointer
+
+    async def plan_restore(self, which: str) -> tuple[CheckpointRecord, RestorePlan]:
+        """What `/restore <which>` would change (nothing is written yet)."""
+        checkpoints = self._checkpoints()
+        record = checkpoints.find(which)
+        return record, await checkpoints.plan(record)
+
+    async def restore(self, record: CheckpointRecord, plan: RestorePlan, *,
+                      conversation: bool = True) -> RestoreOutcome:
+        """Puts the files of `plan` back and (with `conversation`) rewinds to the prompt that led to the call."""
+        outcome = await self._checkpoints().restore(plan)
+        if conversation:
+            self.rewind_conversation(record.prompt_index, fallback_position=record.position)
+        return outcome
+
+    async def plan_undo(self) -> tuple[CheckpointRecord, RestorePlan]:
+        checkpoints = self._checkpoints()
+        if not checkpoints.records:
+            raise LookupError("Nothing to undo: no file-changing call has run in this session.")
+        record = checkpoints.records[-1]
+        return record, await checkpoints.plan(record)
+
+    async def undo(self, record: CheckpointRecord, plan: RestorePlan) -> RestoreOutcome:
+        """`/undo`: the files changed by the last file-changing call go back; the model is told with the next
+        prompt. The checkpoint is used up, so another `/undo` goes one further back."""
+        checkpoints = self._checkpoints()
+        outcome = await checkpoints.restore(plan)
+        checkpoints.records = [r for r in checkpoints.records if r.id != record.id]
+        self.conversation.append_user([TextPart(
+            f"[The user undid the last change: {record.tool} ({record.description}). Files back as before it: "
+            f"{', '.join(c.path for c in plan.changes) or 'none changed'}.]")])
+        if self.recorder is not None:
+            self.recorder.add({"kind": "uncheckpoint", "id": record.id})
+            self._autosave()
+        return outcome
+
+    def rewind_conversation(self, prompt_index: int, *, fallback_position: int | None = None) -> str:
+        """Drops prompt number `prompt_index` (0-based) and everything after it; returns its text."""
+        if self.is_running:
+            raise RuntimeError("A turn is running: wait for it to end (or press Esc to cancel it), then rewind.")
+        if prompt_index < len(self.prompt_marks):
+            mark = self.prompt_marks[prompt_index]
+            position, text = mark.position, mark.text
+        elif fallback_position is not None:
+            position, text = fallback_position, ""
+        else:
+            raise LookupError(f"No prompt {prompt_index + 1} in this session.")
+        self.conversation.truncate_to(min(position, len(self.conversation)))
+        del self.prompt_marks[prompt_index:]
+        if self.checkpointer is not None:
+            self.checkpointer.forget_from(prompt_index)
+        if self.recorder is not None:
+            self.recorder.prompts = min(self.recorder.prompts, prompt_index)
+            self.recorder.add({"kind": "rewind", "prompt": prompt_index})
+            self._autosave()
+        return text
+
+    async def plan_rewind_files(self, prompt_index: int) -> tuple[CheckpointRecord, RestorePlan] | None:
+        """The files as they were before prompt `prompt_index` changed anything (None: it changed nothing)."""
+        checkpoints = self._checkpoints()
+        later = [r for r in checkpoints.records if r.prompt_index >= prompt_index]
+        if not later:
+            return None
+        return later[0], await checkpoints.plan(later[0])
+
     # -- autosave, resume and bookmarks (`/chat`) -------------------------------------------------------------
     def enable_autosave(self, store: SessionStore) -> None:
         """Saves this session as it goes into `store` (its file appears with the first prompt)."""
@@ -522,6 +625,11 @@ class Session:
         recorder.sync_saved(self.conversation[:same])  # what load changed is written with the next turn
         self._set_recorder(recorder)
         self.resumed = loaded
+        self.prompt_marks = [PromptMark(str(p.data.get("text", "")), int(p.data.get("position", 0)))
+                             for p in loaded.prompts]
+        if self.checkpointer is not None:
+            self.checkpointer.records = [c for c in loaded.checkpoints]
+            self.checkpointer.agent_state = None
         for problem in loaded.problems:
             self.report(problem)
 
@@ -537,6 +645,9 @@ class Session:
         """Forgets the conversation (`/clear`) and starts a new saved session; approvals and stats stay."""
         self.conversation.clear()
         self.resumed = None
+        self.prompt_marks = []
+        if self.checkpointer is not None:
+            self.checkpointer.records = []
         if self.store is not None:
             self.session_id = str(uuid.uuid4())
             self._start_recording()

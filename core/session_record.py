@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -74,6 +75,20 @@ class TranscriptEntry:
 
     kind: str
     data: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class PromptMark:
+    """A prompt the user sent and where it starts in the conversation (what a rewind goes back to)."""
+
+    text: str
+    position: int
+
+
+def prompt_position(history: Sequence[Content]) -> int:
+    """Where the next prompt starts: after the history, or with the last entry when that is a prompt that got no
+    answer (the new one joins it)."""
+    return len(history) - 1 if history and history[-1].role == "user" else len(history)
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from typing import Any
 from gemini_tui.core.content import contents_to_json
 from gemini_tui.core.events import CallFinished, ErrorOccurred, Event, TextDelta, TurnStarted
 from gemini_tui.core.models.base import Content
-from gemini_tui.core.session_record import display_to_json
+from gemini_tui.core.session_record import display_to_json, prompt_position
 from gemini_tui.core.session_store import SessionWriter
 
 log = logging.getLogger(__name__)
@@ -43,7 +43,7 @@ class SessionRecorder:
             case TurnStarted(prompt=prompt):
                 self._end_answer()
                 self._pending.append({"kind": "prompt", "text": prompt, "at": time.time(),
-                                      "position": len(self._history())})
+                                      "position": prompt_position(self._history())})
                 self.prompts += 1
             case TextDelta(text=text):
                 self._answer.append(text)
