@@ -7,7 +7,7 @@ from functools import partial
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from gemini_tui.app.slash_commands import COMMANDS
+from gemini_tui.app.slash_commands import COMMANDS, session_commands
 
 
 class GeminiCommands(Provider):
@@ -24,6 +24,8 @@ class GeminiCommands(Provider):
             (f"/{name}", cmd.help, partial(screen.run_slash, f"/{name}"))
             for name, cmd in COMMANDS.items() if cmd.usage == f"/{name}"
         ]
+        entries += [(f"/{name}", help_text, partial(screen.run_slash, f"/{name}"))
+                    for name, help_text in session_commands(screen.session).items()]
         entries += [
             ("Approval mode: cycle", "default → auto_edit → yolo", screen.action_cycle_mode),
             ("Approval mode: toggle yolo", "run every tool without asking", screen.action_toggle_yolo),

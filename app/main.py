@@ -96,9 +96,12 @@ class GeminiApp(App[int]):
 
     def action_help(self) -> None:
         from gemini_tui.app.screens.help import HelpScreen
+        from gemini_tui.app.screens.main_screen import MainScreen
+        from gemini_tui.app.slash_commands import session_commands
 
+        main = next((s for s in self.screen_stack if isinstance(s, MainScreen)), None)
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen())
+            self.push_screen(HelpScreen(session_commands(main.session) if main and main.ready else None))
 
 
 def _log_loop_error(_loop: asyncio.AbstractEventLoop, context: dict[str, object]) -> None:

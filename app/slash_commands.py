@@ -36,9 +36,21 @@ def command_help() -> dict[str, str]:
     return {name: cmd.help for name, cmd in COMMANDS.items()}
 
 
+def session_commands(session: object) -> dict[str, str]:
+    """The session's own commands (custom commands, extensions' and MCP prompts): name -> one-line help."""
+    commands = getattr(session, "commands", None) or {}
+    return {name: f"{cmd.description} ({cmd.origin})" for name, cmd in sorted(commands.items())}
+
+
 async def run_command(screen: MainScreen, line: str) -> None:
     name, _, args = line[1:].strip().partition(" ")
     cmd = COMMANDS.get(name.lower())
+    if cmd is None and name in (getattr(screen.session, "commands", None) or {}):
+        if screen.busy:  # the turn worker is exclusive: starting another would cancel the running one
+            await screen.chat.add_notice("A turn is running: wait for it, or press Esc to cancel it.", "error")
+            return
+        screen.send_command(line.strip())  # a custom command: expanded by the session, sent as a prompt
+        return
     if cmd is None:
         await screen.chat.add_notice(f"Unknown command: /{name}. Type /help for the list.", "error")
         return
@@ -175,3 +187,6 @@ async def _chat(screen: MainScreen, args: str) -> None:
 @command("quit", "Leave gemini-tui")
 async def _quit(screen: MainScreen, args: str) -> None:
     screen.app.exit()
+
+
+from gemini_tui.app import setup_commands  # noqa: E402,F401  (registers /auth /model /extensions /directory)

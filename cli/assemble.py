@@ -195,7 +195,7 @@ def build_session(root: Path | str | None = None, *, model: str | None = None,
         client.idle_timeout_s = settings.stream_idle_timeout_s
     if prewarm and callable(warm := getattr(client, "prewarm", None)):
         warm()
-    workspace = Workspace(root)
+    workspace = Workspace(root, setup.include_dirs)
     sessions: list[Session] = []  # save_memory is built before the session whose memory it must refresh
     command_sandbox = build_command_sandbox(settings, root, env, sandbox, setup.include_dirs)
     registry = build_registry(settings, workspace, env, lambda: [s.reload_memory() for s in sessions],
@@ -215,4 +215,5 @@ def build_session(root: Path | str | None = None, *, model: str | None = None,
     session.model_factory = lambda name: model_factory(name, root, env)
     setup.attach(session)
     attach_sessions(session, settings, root)
+    session.workspace = workspace  # `/directory add` widens the tools' gate
     return session

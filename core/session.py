@@ -115,6 +115,7 @@ class Session:
         # context files from extensions, each with the directory its imports may read: (file, directory)
         self.extra_context: list[tuple[Path, Path]] = []
         self.include_dirs: list[Path] = []  # the workspace's other directories (context.includeDirectories)
+        self.workspace: Any = None  # the tools' gate (tools.workspace.Workspace), given by the wiring
         self.commands: dict[str, Any] = {}  # custom commands by name (core.custom_commands.CustomCommand)
         self.extensions: list[Any] = []  # core.extensions.Extension, for `/extensions`
         # autosave (the wiring calls `enable_autosave`); `resumed` is the session file read back, for the front end
@@ -308,6 +309,19 @@ class Session:
                 self._autosave(end=True)
             self.bus.publish(TurnFinished(prompt_id, reason, message))
             return reason
+
+    def add_directory(self, directory: str) -> Path:
+        """`/directory add`: `directory` becomes part of the workspace for every tool, `@path` and GEMINI.md
+        imports. Raises ValueError when it is not a directory."""
+        if self.workspace is None:
+            raise ValueError("this session has no workspace to widen")
+        try:
+            added = Path(self.workspace.add_directory(directory))
+        except Exception as exc:  # the gate's WorkspaceError: core does not import tools
+            raise ValueError(str(exc)) from exc
+        if added not in self.include_dirs and added != self.root:
+            self.include_dirs.append(added)
+        return added
 
     async def send_command(self, line: str) -> TurnEndReason | None:
         """`/name args` for a custom command (or an MCP prompt): its prompt expanded (files read, commands run

@@ -68,14 +68,19 @@ class GlobTool(BaseTool[GlobParams]):
             return ToolResult.failure(exc.kind, exc.message)
         if not directory.is_dir():
             return ToolResult.failure(ToolErrorKind.not_a_directory, f"Path is not a directory: {directory}")
-        paths = await asyncio.to_thread(self.find, directory, params, abort_signal)
+        if not params.path and self.workspace.included:  # no path: every workspace directory, as Gemini CLI
+            paths = await asyncio.to_thread(self.find, self.workspace.roots, params, abort_signal)
+            where = ", ".join(map(str, self.workspace.roots))
+        else:
+            paths = await asyncio.to_thread(self.find, directory, params, abort_signal)
+            where = str(directory)
         if abort_signal.aborted:
             return ToolResult.failure(ToolErrorKind.cancelled, "glob was cancelled.")
         if not paths:
-            message = f'No files found matching pattern "{params.pattern}" within {directory}'
+            message = f'No files found matching pattern "{params.pattern}" within {where}'
             return ToolResult(message, FileList(message, ()))
         shown = paths[:MAX_LISTED]
-        header = (f'Found {len(paths)} file(s) matching "{params.pattern}" within {directory}, '
+        header = (f'Found {len(paths)} file(s) matching "{params.pattern}" within {where}, '
                   "sorted by modification time (newest first):")
         lines = [header, *shown]
         if len(paths) > len(shown):
@@ -84,19 +89,22 @@ class GlobTool(BaseTool[GlobParams]):
         display = FileList(title, tuple(self.workspace.relative(p) for p in shown))
         return ToolResult("\n".join(lines), display)
 
-    def find(self, directory: Path, params: GlobParams, abort_signal: AbortSignal | None = None) -> list[str]:
-        """Absolute paths of the matching files, newest first (ties by path). Runs in a worker thread."""
-        pattern = params.pattern.strip()
-        prefix = str(directory).rstrip(os.sep) + os.sep
-        if pattern.startswith(prefix):  # an absolute pattern under the searched directory
-            pattern = pattern[len(prefix):]
-        glob = compile_glob(pattern, case_sensitive=params.case_sensitive)
+    def find(self, directory: Path | list[Path], params: GlobParams,
+             abort_signal: AbortSignal | None = None) -> list[str]:
+        """Absolute paths of the matching files under `directory` (or several), newest first (ties by path).
+        Runs in a worker thread."""
         found: list[tuple[float, str]] = []
-        for item in self.workspace.scan(directory, respect_git_ignore=params.respect_git_ignore,
-                                        abort_signal=abort_signal, wanted=glob.wants):
-            try:
-                found.append((-item.entry.stat().st_mtime, item.path))
-            except OSError:
-                continue
+        for top in directory if isinstance(directory, list) else [directory]:
+            pattern = params.pattern.strip()
+            prefix = str(top).rstrip(os.sep) + os.sep
+            if pattern.startswith(prefix):  # an absolute pattern under the searched directory
+                pattern = pattern[len(prefix):]
+            glob = compile_glob(pattern, case_sensitive=params.case_sensitive)
+            for item in self.workspace.scan(top, respect_git_ignore=params.respect_git_ignore,
+                                            abort_signal=abort_signal, wanted=glob.wants):
+                try:
+                    found.append((-item.entry.stat().st_mtime, item.path))
+                except OSError:
+                    continue
         found.sort()
         return [path for _, path in found]

@@ -70,7 +70,7 @@ class WriteFileTool(BaseTool[WriteFileParams]):
         return EditConfirmation(f"Confirm Write: {diff.file_name}", str(path), diff, refresh)
 
     def _diff(self, path: Path, content: str) -> FileDiff:
-        current = _current(path, self.workspace.root)
+        current = _current(path, self.workspace.root_for(path))
         return FileDiff.between(str(path), current.content if current else "", content,
                                 display_name=self.workspace.relative(path), is_new_file=current is None)
 
@@ -86,14 +86,14 @@ class WriteFileTool(BaseTool[WriteFileParams]):
         if problem is not None:
             return ToolResult.failure(problem.kind, problem.message)
         try:
-            current = _current(path, self.workspace.root)
+            current = _current(path, self.workspace.root_for(path))
             original = current.content if current else ""
             if reviewed is not None and original != reviewed:
                 return ToolResult.failure(
                     ToolErrorKind.file_changed,
                     f"File changed on disk after the user reviewed the change, so nothing was written: {path}. "
                     "Read the file again and write it again.")
-            write_text(path, content, current, root=self.workspace.root)
+            write_text(path, content, current, root=self.workspace.root_for(path))
         except OutsideRootError as exc:
             return ToolResult.failure(ToolErrorKind.path_outside_root,
                                       f"Nothing was written to {path}: {exc.strerror}. Use a path inside the root "

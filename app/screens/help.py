@@ -44,7 +44,7 @@ PROMPT_FORMS = [
 ]
 
 
-def help_markdown() -> str:
+def help_markdown(custom: dict[str, str] | None = None) -> str:
     def table(rows: list[tuple[str, str]]) -> list[str]:
         return ["| key | what it does |", "|---|---|", *(f"| `{key}` | {what} |" for key, what in rows)]
 
@@ -54,11 +54,18 @@ def help_markdown() -> str:
         "## Confirmations", *table(REVIEW_KEYS), "",
         "## In the prompt", *table(PROMPT_FORMS), "",
         "## Slash commands", *table(commands), "",
+        *(["## Custom commands", *table([(f"/{n}", h) for n, h in custom.items()]), ""] if custom else []),
         "Press `Esc`, `q` or `F1` to close.",
     ])
 
 
 class HelpScreen(ModalScreen[None]):
+    """`custom`: the session's own commands (custom commands, MCP prompts), name -> help."""
+
+    def __init__(self, custom: dict[str, str] | None = None) -> None:
+        super().__init__()
+        self.custom = custom or {}
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "dismiss", "Close"),
         Binding("q", "dismiss", "Close", show=False),
@@ -67,7 +74,7 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> Any:
         with VerticalScroll(id="help-body"):
-            yield Markdown(help_markdown(), id="help-text")
+            yield Markdown(help_markdown(self.custom), id="help-text")
         yield KeyBar()  # over the main screen's bar, whose keys do not work while the help is open
 
     def action_dismiss(self, result: None = None) -> None:  # type: ignore[override]

@@ -17,7 +17,7 @@ from textual.widgets import Input, Static, TextArea
 
 from gemini_tui.app.confirmations import ConfirmationQueue
 from gemini_tui.app.event_adapter import EventAdapter
-from gemini_tui.app.slash_commands import command_help, run_command
+from gemini_tui.app.slash_commands import command_help, run_command, session_commands
 from gemini_tui.app.widgets.chat import ChatPane
 from gemini_tui.app.widgets.confirm_bar import ConfirmBar
 from gemini_tui.app.widgets.key_bar import KeyBar
@@ -118,6 +118,7 @@ class MainScreen(Screen[None]):
         self.status.is_offline = session.is_offline
         self.status.approval_mode = str(session.approval_mode)
         self.status.sandbox = session.sandbox.describe()
+        self.prompt.commands.update(session_commands(session))  # custom commands complete like built-ins
         self.pump_events(events)
         self.show_startup_notices()
         self.mount_history_panel()
@@ -226,6 +227,16 @@ class MainScreen(Screen[None]):
         try:
             await self.chat.start_turn(text)
             await self.session.send(text)  # `@path` mentions are read by the session
+        finally:
+            self.set_busy(False)
+
+    @work(group="turn", exclusive=True)
+    async def send_command(self, line: str) -> None:
+        """A custom command (`/git:msg fix typo`): the session expands it (running its `!{...}` through the
+        scheduler, asked like any command) and sends it; the turn was started by `run_slash`."""
+        self.set_busy(True)
+        try:
+            await self.session.send_command(line)
         finally:
             self.set_busy(False)
 

@@ -112,7 +112,7 @@ class ReplaceTool(BaseTool[ReplaceParams]):
             return _Outcome(path, None, error=ToolError(
                 ToolErrorKind.edit_no_change,
                 f"No changes to apply. The old_string and new_string are identical in file: {shown}"))
-        before = read_text(path, root=self.workspace.root)
+        before = read_text(path, root=self.workspace.root_for(path))
         plan = plan_edit(before.content, params.old_string, params.new_string, params.expected_replacements,
                          explain=explain)
         if isinstance(plan, EditMiss):
@@ -151,7 +151,8 @@ class ReplaceTool(BaseTool[ReplaceParams]):
         if context.reviewed_content is not None:
             current = outcome.before.content if outcome.before else ""
             if outcome.before is None and outcome.path.exists():
-                current = await asyncio.to_thread(lambda: read_text(outcome.path, root=self.workspace.root).content)
+                top = self.workspace.root_for(outcome.path)
+                current = await asyncio.to_thread(lambda: read_text(outcome.path, root=top).content)
             if current != context.reviewed_content:
                 return ToolResult.failure(
                     ToolErrorKind.file_changed,
@@ -162,7 +163,7 @@ class ReplaceTool(BaseTool[ReplaceParams]):
         if abort_signal.aborted:
             return ToolResult.failure(ToolErrorKind.cancelled, f"Edit of {outcome.path} was cancelled.")
         try:
-            written = await asyncio.to_thread(_write_unless_changed, outcome, self.workspace.root)
+            written = await asyncio.to_thread(_write_unless_changed, outcome, self.workspace.root_for(outcome.path))
         except OutsideRootError as exc:
             return ToolResult.failure(ToolErrorKind.path_outside_root,
                                       f"Nothing was written to {outcome.path}: {exc.strerror}. Use a path inside "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import mimetypes
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from enum import StrEnum
 from pathlib import Path
 from typing import NamedTuple
@@ -102,15 +102,43 @@ _Chain = tuple[DirectoryRules, ...]  # the rules of each ancestor with ignore fi
 
 
 class Workspace:
-    """The root directory and everything needed to stay inside it.
+    """The root directory (and any included directories: `context.includeDirectories`, `--include-directories`,
+    `/directory add`) and everything needed to stay inside them. An included directory is part of the workspace
+    with the same gate as the root; relative paths still resolve against the root.
 
     Ignore rules are compiled once per directory and cached, keyed by the ignore files' mtimes and sizes."""
 
-    def __init__(self, root: str | os.PathLike[str]) -> None:
+    def __init__(self, root: str | os.PathLike[str], include: Iterable[str | os.PathLike[str]] = ()) -> None:
         self.root = Path(os.path.realpath(root))
         self._root_str = str(self.root)
         self._root_prefix = self._root_str.rstrip(os.sep) + os.sep
+        self.included: list[Path] = []
         self._rules: dict[tuple[str, bool], tuple[tuple[tuple[int, int], ...], IgnoreRules]] = {}
+        for directory in include:
+            self.add_directory(directory)
+
+    @property
+    def roots(self) -> list[Path]:
+        """The root first, then the included directories: every directory the tools may use (and the sandbox
+        must let them write)."""
+        return [self.root, *self.included]
+
+    def add_directory(self, directory: str | os.PathLike[str]) -> Path:
+        """Makes `directory` (absolute, `~`, or relative to the root) part of the workspace; returns its real
+        path. Raises WorkspaceError when it is not a directory."""
+        text = os.path.expanduser(os.fspath(directory))
+        real = Path(os.path.realpath(text if os.path.isabs(text) else os.path.join(self._root_str, text)))
+        if not real.is_dir():
+            raise WorkspaceError(ToolErrorKind.file_not_found, f"Not a directory: {directory}.")
+        if not self.contains_str(str(real)):
+            self.included.append(real)
+        return real
+
+    def root_for(self, real_path: str | os.PathLike[str]) -> Path:
+        """The workspace directory holding `real_path` (the deepest, when one is inside another)."""
+        path = os.fspath(real_path)
+        holders = [r for r in self.roots if path == str(r) or path.startswith(str(r).rstrip(os.sep) + os.sep)]
+        return max(holders, key=lambda r: len(str(r))) if holders else self.root
 
     # ----- paths -------------------------------------------------------------------------------------------
     def resolve(self, path: str | os.PathLike[str], *, must_exist: bool = False) -> Path:
@@ -132,9 +160,10 @@ class Workspace:
         except OSError as exc:
             raise WorkspaceError(ToolErrorKind.path_outside_root, f"{exc.strerror}: {text}.") from exc
         if not self.contains_str(real):
+            also = f" or the included directories ({', '.join(map(str, self.included))})" if self.included else ""
             raise WorkspaceError(
                 ToolErrorKind.path_outside_root,
-                f"Path is outside the root directory ({self.root}): {text}. "
+                f"Path is outside the root directory ({self.root}){also}: {text}. "
                 "Use a path inside the root directory.",
             )
         if must_exist and not os.path.exists(real):
@@ -142,7 +171,9 @@ class Workspace:
         return Path(real)
 
     def contains_str(self, real_path: str) -> bool:
-        return real_path == self._root_str or real_path.startswith(self._root_prefix)
+        if real_path == self._root_str or real_path.startswith(self._root_prefix):
+            return True
+        return any(real_path == str(d) or real_path.startswith(str(d).rstrip(os.sep) + os.sep) for d in self.included)
 
     def relative(self, path: Path | str, start: Path | None = None) -> str:
         """`path` relative to `start` (default the root), with `/` separators; `.` for the start itself."""
@@ -188,11 +219,14 @@ class Workspace:
         path = str(path)
         if is_dir is None:
             is_dir = os.path.isdir(path)
-        if path == self._root_str or not self.contains_str(path):
+        if not self.contains_str(path):
             return False
-        parts = path[len(self._root_prefix):].split(os.sep)
+        top = str(self.root_for(path))
+        if path == top:
+            return False
+        parts = path[len(top.rstrip(os.sep) + os.sep):].split(os.sep)
         chain: _Chain = ()
-        current = self._root_str
+        current = top
         for index, part in enumerate(parts):
             chain = self._extend(chain, current, respect_git_ignore)
             part_is_dir = is_dir if index == len(parts) - 1 else True
@@ -225,10 +259,11 @@ class Workspace:
     def _chain_to(self, start: str, respect_git_ignore: bool) -> _Chain:
         """The rules of the root and every directory down to `start`'s parent, prefixed for `start`'s entries."""
         chain: _Chain = ()
-        if start == self._root_str:
+        top = str(self.root_for(start))
+        if start == top:
             return chain
-        current = self._root_str
-        for part in start[len(self._root_prefix):].split(os.sep):
+        current = top
+        for part in start[len(top.rstrip(os.sep) + os.sep):].split(os.sep):
             chain = self._extend(chain, current, respect_git_ignore)
             chain = tuple(rules.descend(part) for rules in chain)
             current = os.path.join(current, part)
