@@ -321,6 +321,9 @@ class Session:
             raise ValueError(str(exc)) from exc
         if added not in self.include_dirs and added != self.root:
             self.include_dirs.append(added)
+            sandbox = getattr(self, "sandbox", None)
+            if sandbox is not None:  # commands in the sandbox may write there too, like in the root
+                sandbox.add_writable([added])
         return added
 
     async def send_command(self, line: str) -> TurnEndReason | None:
