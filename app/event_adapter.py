@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING
 
 from gemini_tui.core.events import (
@@ -21,6 +22,20 @@ from gemini_tui.core.events import (
     TurnStarted,
     UsageUpdated,
 )
+from gemini_tui.core.terminal_text import clean_value
+
+
+def shown(event: Event) -> Event:
+    """The event as it may be shown: every string cleaned of terminal controls (core/terminal_text.py). A command's
+    live output keeps its carriage returns (the queue's preview shows the last redraw); a confirmation keeps its
+    details as they are (an accepted edit writes them), and its widgets clean what they show."""
+    match event:
+        case ToolOutputChunk():
+            return clean_value(event, keep_cr=True)
+        case ConfirmationRequested():
+            return dataclasses.replace(event, call=clean_value(event.call))
+    return clean_value(event)
+
 
 if TYPE_CHECKING:
     from gemini_tui.app.screens.main_screen import MainScreen
@@ -34,6 +49,7 @@ class EventAdapter:
         self._last_error: str | None = None
 
     async def handle(self, event: Event) -> None:
+        event = shown(event)
         screen = self.screen
         chat, queue, status = screen.chat, screen.queue, screen.status
         match event:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 import time
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -26,6 +25,7 @@ from gemini_tui.core.events import (
     TurnStarted,
 )
 from gemini_tui.core.stats import CallDecision, SessionStats
+from gemini_tui.core.terminal_text import clean_terminal_text
 
 if TYPE_CHECKING:
     from gemini_tui.core.session_face import SessionFace
@@ -41,19 +41,6 @@ class OutputFormat(StrEnum):
 EXIT_OK = 0
 EXIT_FAILED = 1  # the run failed: API error, loop, turn limit, cancelled
 EXIT_INTERRUPTED = 130
-
-
-# ESC sequences (CSI with its parameters, OSC up to BEL or ST, two-byte escapes), then any ESC, 8-bit CSI/OSC or
-# BEL left over (a sequence split across two deltas loses its ESC here, so its tail prints as harmless text)
-_TERMINAL_CONTROLS = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves, clearing
-                                r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC: titles, hyperlinks, clipboard
-                                r"|\x1b[@-Z\\-_]|[\x1b\x9b\x9d\x07]")
-
-
-def strip_terminal_controls(text: str) -> str:
-    """Model text without terminal escape sequences: headless output must not drive the user's terminal (Gemini
-    CLI strips them too)."""
-    return _TERMINAL_CONTROLS.sub("", text)
 
 
 def _now() -> str:
@@ -141,6 +128,8 @@ class HeadlessPrinter:
         nothing more is printed, and no edit or command runs for output nobody reads."""
         if self.output_closed:
             return
+        if self.format is OutputFormat.text:
+            text = clean_terminal_text(text)  # tool results and messages too; JSON escapes control bytes itself
         try:
             self.out.write(text)
             self.out.flush()
@@ -150,7 +139,7 @@ class HeadlessPrinter:
                 self._session.cancel()
 
     def _notice(self, text: str) -> None:
-        self.err.write(text.rstrip("\n") + "\n")
+        self.err.write(clean_terminal_text(text.rstrip("\n")) + "\n")
         self.err.flush()
 
     async def run(self, session: SessionFace, prompt: str) -> int:
@@ -187,7 +176,7 @@ class HeadlessPrinter:
             case TurnStarted(prompt=prompt) if self.format is OutputFormat.stream_json:
                 self._line(type="message", role="user", content=prompt)
             case TextDelta(text=text):
-                text = strip_terminal_controls(text)
+                text = clean_terminal_text(text)  # headless output must not drive the user's terminal either
                 self._current.append(text)
                 if self.format is OutputFormat.text:
                     self._write(text)

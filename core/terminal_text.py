@@ -8,14 +8,20 @@ Command output may keep its colours (`keep_sgr`): an SGR sequence only sets colo
 
 from __future__ import annotations
 
+import dataclasses
 import re
+from enum import Enum
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 # One alternative per kind of sequence, 7-bit (ESC ...) and 8-bit (C1) introducers alike. A string sequence
-# (OSC, DCS, SOS, PM, APC) runs to its terminator (BEL for OSC, ST = ESC \ or 0x9C) or, when cut off, to the end.
+# (OSC, DCS, SOS, PM, APC) runs to its terminator (BEL for OSC, ST = ESC \ or 0x9C) or, when cut off, to the end
+# of its line: cleaning never joins or splits lines, so a diff's two sides stay aligned.
 _SEQUENCE = re.compile(
     r"(?P<csi>(?:\x1b\[|\x9b)(?P<params>[0-?]*)(?P<inter>[ -/]*)(?P<final>[@-~]))"
-    r"|(?:\x1b\]|\x9d)[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c|$)"
-    r"|(?:\x1b[PX^_]|[\x90\x98\x9e\x9f])[^\x1b\x9c]*(?:\x1b\\|\x9c|$)"
+    r"|(?:\x1b\]|\x9d)[^\x07\x1b\x9c\n]*(?:\x07|\x1b\\|\x9c|(?=\n)|$)"
+    r"|(?:\x1b[PX^_]|[\x90\x98\x9e\x9f])[^\x1b\x9c\n]*(?:\x1b\\|\x9c|(?=\n)|$)"
     r"|(?:\x1b\[|\x9b)[0-?]*[ -/]*$"  # a CSI cut off by the end of the text
     r"|\x1b[ -/]*[0-~]"  # two-byte escapes and charset designations: ESC c (reset), ESC 7, ESC ( B, ESC =
 )
@@ -67,3 +73,35 @@ def has_terminal_controls(text: str) -> bool:
     """Whether `text` holds any byte a terminal would act on (tab and newline aside): what tests assert never
     reaches the screen."""
     return bool(_CONTROL.search(text))
+
+
+def clean_value(value: T, *, keep_sgr: bool = False, keep_cr: bool = False) -> T:
+    """`value` with every string in it cleaned: strings, dict keys and values, lists, tuples and (frozen)
+    dataclasses, copied only where something changed. Other objects (futures, enums, numbers) pass as they are.
+    For what is shown, never for what is written: a file's bytes must stay the bytes the user has."""
+    return _clean_any(value, keep_sgr, keep_cr)  # type: ignore[no-any-return]
+
+
+def _clean_any(value: Any, keep_sgr: bool, keep_cr: bool) -> Any:
+    if isinstance(value, Enum):
+        return value
+    if isinstance(value, str):
+        return clean_terminal_text(value, keep_sgr=keep_sgr, keep_cr=keep_cr)
+    if isinstance(value, dict):
+        return {_clean_any(k, keep_sgr, keep_cr): _clean_any(v, keep_sgr, keep_cr) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        cleaned = [_clean_any(item, keep_sgr, keep_cr) for item in value]
+        if all(a is b for a, b in zip(cleaned, value, strict=True)):
+            return value
+        return type(value)(cleaned) if not hasattr(value, "_fields") else type(value)(*cleaned)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        changes = {}
+        for item in dataclasses.fields(value):
+            if not item.init:
+                continue
+            old = getattr(value, item.name)
+            new = _clean_any(old, keep_sgr, keep_cr)
+            if new is not old and new != old:
+                changes[item.name] = new
+        return dataclasses.replace(value, **changes) if changes else value
+    return value

@@ -29,8 +29,17 @@ def factory_for(display_type: type) -> WidgetFactory:
 
 
 def widget_for(display: object) -> Widget:
-    """The widget for one `return_display` value; unknown types get the generic fallback."""
-    return factory_for(type(display))(display)
+    """The widget for one `return_display` value; unknown types get the generic fallback. What it shows is
+    cleaned of terminal controls first (command output keeps its colours)."""
+    import dataclasses
+
+    from gemini_tui.core.display import ShellOutput
+    from gemini_tui.core.terminal_text import clean_terminal_text, clean_value
+
+    shown = clean_value(display)
+    if isinstance(display, ShellOutput):  # its output keeps colours and progress-bar redraws; its display parses them
+        shown = dataclasses.replace(shown, output=clean_terminal_text(display.output, keep_sgr=True, keep_cr=True))
+    return factory_for(type(display))(shown)
 
 
 def _load_builtins() -> None:

@@ -28,6 +28,7 @@ from gemini_tui.app.widgets.diff_view import DiffView
 from gemini_tui.app.widgets.key_bar import KeyBar
 from gemini_tui.core.confirmation import ConfirmationOutcome, Decision, EditConfirmation
 from gemini_tui.core.display import FileDiff
+from gemini_tui.core.terminal_text import clean_terminal_text
 from gemini_tui.styles import stylesheet
 
 log = logging.getLogger(__name__)
@@ -104,7 +105,7 @@ class DiffReviewScreen(ModalScreen[Decision]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="review"):
-            yield Label(self.details.title or "Review edit", id="review-title")
+            yield Label(clean_terminal_text(self.details.title or "Review edit"), id="review-title")
             with Horizontal(id="review-summary"):
                 yield Label("", id="review-path")
                 yield Label("", id="review-added", classes="added")
@@ -176,7 +177,8 @@ class DiffReviewScreen(ModalScreen[Decision]):
     def _update_summary(self) -> None:
         diff = self.shown_diff
         path = diff.file_path or diff.file_name
-        self.query_one("#review-path", Label).update(f"{path}{' (new file)' if diff.is_new_file else ''}")
+        self.query_one("#review-path", Label).update(
+            clean_terminal_text(f"{path}{' (new file)' if diff.is_new_file else ''}"))
         self.query_one("#review-added", Label).update(f"+{sum(h.added for h in self.hunks)}")
         self.query_one("#review-removed", Label).update(f"-{sum(h.removed for h in self.hunks)}")
         if self.hunks:

@@ -22,6 +22,7 @@ from gemini_tui.app.widgets.call_format import (
     short,
 )
 from gemini_tui.core.events import CallState, ToolCallInfo
+from gemini_tui.core.terminal_text import clean_terminal_text
 
 if TYPE_CHECKING:
     from gemini_tui.app.widgets.answer import AnswerBlock, ThoughtBlock
@@ -194,7 +195,7 @@ class ChatPane(VerticalScroll):
         self.turns.append(turn)
         await self.mount(turn)
         if prompt is not None:
-            await turn.mount(Static(Text(prompt), classes="user-prompt"))
+            await turn.mount(Static(Text(clean_terminal_text(prompt)), classes="user-prompt"))
         await self._prune()
         if len(self.turns) > LIVE_TURNS:
             await self._freeze(self.turns[-LIVE_TURNS - 1])
@@ -279,7 +280,7 @@ class ChatPane(VerticalScroll):
 
     async def add_notice(self, message: str, level: str = "info") -> None:
         await self.close_streams()
-        await (await self._turn()).mount(Static(Text(message), classes=f"notice -{level}"))
+        await (await self._turn()).mount(Static(Text(clean_terminal_text(message)), classes=f"notice -{level}"))
         self._output_added()
 
     async def add_markdown(self, markdown: str) -> None:
@@ -287,7 +288,7 @@ class ChatPane(VerticalScroll):
         from textual.widgets import Markdown
 
         await self.close_streams()
-        await (await self._turn()).mount(Markdown(markdown, classes="command-output"))
+        await (await self._turn()).mount(Markdown(clean_terminal_text(markdown), classes="command-output"))
         self._output_added()
 
     async def clear(self) -> None:

@@ -20,6 +20,7 @@ from gemini_tui.core.confirmation import (
     McpConfirmation,
 )
 from gemini_tui.core.events import ConfirmationRequested
+from gemini_tui.core.terminal_text import clean_terminal_text
 
 
 def describe(request: ConfirmationRequested) -> tuple[str, str]:
@@ -90,8 +91,8 @@ class ConfirmBar(Vertical, can_focus=True):
         self.shown_at = time.monotonic()
         title, body = describe(request)
         count = f"  (+{waiting} more waiting)" if waiting else ""
-        self.title_line.update(Text(f"⚠ {title}{count}", style="bold"))
-        self.body.update(Text(body))
+        self.title_line.update(Text(clean_terminal_text(f"⚠ {title}{count}"), style="bold"))
+        self.body.update(Text(clean_terminal_text(body)))
         keys = f"y allow once · a {always_label(request)}"
         if isinstance(request.details, McpConfirmation):
             keys += f" · s allow every tool of {request.details.server_name}"

@@ -28,6 +28,7 @@ from textual.strip import Strip
 
 from gemini_tui.app.widgets.diff_hunks import DiffLine, Hunk, LineKind
 from gemini_tui.app.widgets.word_diff import WordDiff, word_diff
+from gemini_tui.core.terminal_text import clean_terminal_text
 
 
 @dataclass(frozen=True)
@@ -112,7 +113,7 @@ def text_width(text: str) -> int:
 
 def highlight_line(text: str, lexer: Lexer | None) -> Content:
     """One line highlighted on its own: cheap and lazy (a string spanning lines loses its colour, rarely)."""
-    text = text.expandtabs(4)
+    text = clean_terminal_text(text).expandtabs(4)
     if lexer is None or not text:
         return Content(text)
     return Content(text, spans=_token_spans(text, lexer))
@@ -120,7 +121,7 @@ def highlight_line(text: str, lexer: Lexer | None) -> Content:
 
 def highlight_text(text: str, lexer: Lexer) -> list[Content]:
     """A whole file highlighted at once, one Content per line (multi-line strings keep their colour)."""
-    text = text.expandtabs(4)
+    text = clean_terminal_text(text).expandtabs(4)
     return Content(text, spans=_token_spans(text, lexer)).split("\n", allow_blank=True)
 
 
