@@ -33,7 +33,7 @@ def test_each_kind_is_removed_or_made_visible(name: str, keep_sgr: bool) -> None
     assert "\x1b" not in cleaned and cleaned.startswith("before ")
     if "cut off" not in name and name != "lone ESC":  # those run on to the end of the line (or eat ESC SP a)
         assert cleaned.endswith(" after"), (name, cleaned)
-    assert "pwned" not in cleaned or "OSC" not in name and "title" not in name  # a title is never shown
+    assert "pwned" not in cleaned or ("OSC" not in name and "title" not in name)  # a title is never shown
 
 
 def test_plain_text_colours_and_line_structure() -> None:
