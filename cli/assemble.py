@@ -102,6 +102,17 @@ def attach_sessions(session: Session, settings: Settings, root: Path) -> None:
             session.report(f"Old sessions could not be pruned: {exc}")
 
 
+def attach_edit_fixer(session: Session, settings: Settings, registry: ToolRegistry) -> None:
+    """`replace`'s model tier asks the session's current model (never the offline one), unless
+    tools.disableLLMCorrection is set."""
+    from gemini_tui.core.edit_fixer import ModelEditFixer
+
+    tool = registry.get("replace")
+    if not isinstance(tool, ReplaceTool) or settings.disable_llm_correction:
+        return
+    tool.fixer = ModelEditFixer(lambda: session.model, session.stats)
+
+
 def build_discovery(settings: Settings, root: Path, sandbox: Sandbox | None = None) -> ToolDiscovery | None:
     """`tools.discoveryCommand` starts now, on a thread; the session registers its tools (and reports its
     problems) when it ends, so a slow or hanging command never holds up the session being built."""
@@ -211,6 +222,7 @@ def build_session(root: Path | str | None = None, *, model: str | None = None,
                       discovery=build_discovery(settings, root, command_sandbox), notices=notices,
                       sandbox=command_sandbox)
     sessions.append(session)
+    attach_edit_fixer(session, settings, registry)
     session.auth = resolve_auth(settings.auth_selected_type, env)
     session.model_factory = lambda name: model_factory(name, root, env)
     setup.attach(session)

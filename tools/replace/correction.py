@@ -1,17 +1,21 @@
 """Planning a `replace` edit: the exact match, then a deterministic correction ladder; pure functions, no I/O.
 
 When `old_string` is not found verbatim, these fixes are tried in order, each on its own and after unescaping
-over-escaped strings: line endings (LF text against CRLF regions), trailing whitespace, and indentation (a
-constant shift, tabs for spaces or the reverse; `new_string` is re-indented to match). A correction is used only
-when it finds exactly the expected number of places, so it can fail but never pick a different place than an
-exact match would have."""
+over-escaped strings: line endings (LF text against CRLF regions), trailing whitespace, indentation (a
+constant shift, tabs for spaces or the reverse; `new_string` is re-indented to match), then whitespace-flexible
+matching (non-blank lines equal once all whitespace is removed, blank lines between them free) and the same with
+quote styles equal. The flexible tiers write the lines new_string keeps from old_string as the file has them. A
+correction is used only when it finds exactly the expected number of places, so it can fail but never pick a
+different place than an exact match would have (the model tier, tools/replace/model_tier.py, comes after)."""
 
 from __future__ import annotations
 
 import bisect
+import re
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from functools import cached_property
 
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "'": "'", "`": "`", "\\": "\\", "\n": "\n"}
@@ -125,7 +129,8 @@ def _trailing_whitespace(view: _Lines, old: str, new: str) -> list[Span]:
         for f, o in zip(flines, olines, strict=True):
             if f.rstrip() != o.rstrip():
                 return None
-        return lambda text: text
+        # the lines new_string keeps from old_string are written as the file has them (no stray trailing spaces)
+        return lambda text: _keep_file_lines(text, olines, flines, str.rstrip, False)
 
     return _line_windows(view, old, new, match)
 
@@ -180,11 +185,100 @@ def reindent(text: str, shift: int, tab_size: int, use_tabs: bool) -> str:
     return "\n".join(out)
 
 
+_SPACE = re.compile(r"\s+")
+
+
+def _squash(line: str) -> str:
+    """A line without any whitespace: `function  myFunc( a, b )` and `function myFunc(a, b)` agree."""
+    return _SPACE.sub("", line)
+
+
+def _squash_quotes(line: str) -> str:
+    return _squash(line).replace('"', "'").replace("`", "'")
+
+
+def _flexible(normalize: Callable[[str], str]) -> Matcher:
+    """Non-blank lines equal once `normalize`d (blank lines between them may differ in number). The matched
+    region's own text replaces every line of `new_string` that is one of `old_string`'s lines, so what the
+    edit keeps stays as the file had it; the lines it changes are shifted by the first line's indentation."""
+
+    def matcher(view: _Lines, old: str, new: str) -> list[Span]:
+        olines, ends_with_newline = _old_lines(old)
+        wanted = [normalize(line) for line in olines if line.strip()]
+        if not wanted or not any(wanted):
+            return []
+        index: dict[str, list[int]] = defaultdict(list)
+        for number, line in enumerate(view.lines):
+            if line.strip():
+                index[normalize(line)].append(number)
+        spans: list[Span] = []
+        free_from = 0
+        for start in index.get(wanted[0], ()):
+            if start < free_from:
+                continue
+            matched = [start]
+            cursor = start + 1
+            for target in wanted[1:]:
+                while cursor < len(view.lines) and not view.lines[cursor].strip():
+                    cursor += 1
+                if cursor >= len(view.lines) or normalize(view.lines[cursor]) != target:
+                    break
+                matched.append(cursor)
+                cursor += 1
+            if len(matched) != len(wanted):
+                continue
+            last = matched[-1]
+            if ends_with_newline and last + 1 >= len(view.lines):
+                continue
+            kept_old = [line for line in olines if line.strip()]
+            use_tabs = view.lines[start].startswith("\t")
+            begin = view.starts[start]
+            end = view.starts[last + 1] if ends_with_newline else view.starts[last] + len(view.lines[last])
+            rewritten = _keep_file_lines(new, kept_old, [view.lines[n] for n in matched], normalize, use_tabs)
+            spans.append((begin, end, rewritten))
+            free_from = last + 1
+        return spans
+
+    return matcher
+
+
+def _width(line: str) -> int:
+    return len(_split_indent(line)[0].expandtabs(4))
+
+
+def _keep_file_lines(new: str, olines: list[str], flines: list[str], normalize: Callable[[str], str],
+                     use_tabs: bool) -> str:
+    """`new` with the lines it keeps from old_string written as the file has them (`flines` are the file's
+    lines matched by `olines`, blank ones left out). Lines it changes or adds take the indentation shift of
+    the old line they replace, or of the one above them."""
+    pairs = [(o, f) for o, f in zip(olines, flines, strict=True) if o.strip()]
+    if not pairs:
+        return new
+    old_keys = [normalize(o) for o, _ in pairs]
+    shifts = [_width(f) - _width(o) for o, f in pairs]
+    lines = new.split("\n")
+    new_keys = [normalize(line) if line.strip() else "\0" for line in lines]
+    out = list(lines)
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, old_keys, new_keys, autojunk=False).get_opcodes():
+        for j in range(j1, j2):
+            if tag == "equal":
+                out[j] = pairs[i1 + j - j1][1]
+            elif lines[j].strip():
+                i = min(i1 + j - j1, i2 - 1) if tag == "replace" else i1 - 1 if i1 > 0 else 0
+                shift = shifts[min(i, len(shifts) - 1)]
+                out[j] = lines[j] if shift == 0 else reindent(lines[j], shift, 4, use_tabs)
+    return "\n".join(out)
+
+
 _LADDER: tuple[tuple[str | None, Matcher], ...] = (
     (None, _exact),
     ("ignored trailing whitespace", _trailing_whitespace),
     *((f"matched with different indentation and re-indented new_string (tab width {size})", _indentation(size))
       for size in _TAB_SIZES),
+    ("matched ignoring whitespace inside and between lines; unchanged lines kept as the file has them",
+     _flexible(_squash)),
+    ("matched ignoring whitespace and quote style; unchanged lines kept as the file has them",
+     _flexible(_squash_quotes)),
 )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
@@ -12,8 +13,10 @@ from pydantic import Field
 from gemini_tui.core.abort import AbortSignal
 from gemini_tui.core.confirmation import EditConfirmation
 from gemini_tui.core.display import FileDiff
+from gemini_tui.core.edit_fixer import EditFix, EditFixer
 from gemini_tui.core.tool import BaseTool, CallContext, ToolError, ToolErrorKind, ToolKind, ToolParams, ToolResult
 from gemini_tui.tools.replace.correction import EditMiss, EditPlan, plan_edit
+from gemini_tui.tools.replace.model_tier import accept_fix, fix_request
 from gemini_tui.tools.workspace import FileType, Workspace, WorkspaceError, sniff_file
 from gemini_tui.tools.workspace.confined import OutsideRootError
 from gemini_tui.tools.workspace.text_file import TextFile, read_text, write_text
@@ -44,6 +47,7 @@ class _Outcome:
     occurrences: int = 0
     correction: str | None = None
     error: ToolError | None = None
+    miss: EditMiss | None = None  # why the ladder found no place (the model tier may still)
 
     @property
     def is_new_file(self) -> bool:
@@ -62,8 +66,39 @@ class ReplaceTool(BaseTool[ReplaceParams]):
         "whose content is new_string. The user reviews the change as a diff before it is written."
     )
 
-    def __init__(self, workspace: Workspace) -> None:
+    def __init__(self, workspace: Workspace, fixer: EditFixer | None = None) -> None:
         self.workspace = workspace
+        self.fixer = fixer  # the model tier (set by the session; None: off, offline model, disableLLMCorrection)
+        self._fixes: dict[tuple[str, str, str, int], EditFix | None] = {}  # one model request per edit
+
+    async def _planned(self, params: ReplaceParams, explain: bool = True) -> _Outcome:
+        """The ladder's plan; when it finds no place, the model tier's."""
+        outcome = await asyncio.to_thread(self._plan, params, explain)
+        if outcome.miss is None or outcome.before is None or self.fixer is None:
+            return outcome
+        return await self._model_fix(params, outcome)
+
+    async def _model_fix(self, params: ReplaceParams, outcome: _Outcome) -> _Outcome:
+        assert outcome.before is not None and self.fixer is not None
+        content = outcome.before.content
+        key = (hashlib.sha256(content.encode("utf-8", "surrogatepass")).hexdigest(), params.old_string,
+               params.new_string, params.expected_replacements)
+        if key in self._fixes:
+            fix = self._fixes[key]
+        else:
+            request = await asyncio.to_thread(fix_request, str(outcome.path), content, params.old_string,
+                                              params.new_string, params.expected_replacements, outcome.miss)
+            fix = await self.fixer(request)
+            if len(self._fixes) >= 64:
+                self._fixes.pop(next(iter(self._fixes)))
+            self._fixes[key] = fix
+        if fix is None:
+            return outcome
+        new_content = accept_fix(content, fix, params.old_string, params.new_string, params.expected_replacements)
+        if new_content is None:
+            return outcome
+        how = f"was corrected by the model ({fix.explanation or 'no explanation'})"
+        return _Outcome(outcome.path, outcome.before, new_content, params.expected_replacements, how)
 
     def check_params(self, params: ReplaceParams) -> ToolError | None:
         try:
@@ -116,7 +151,7 @@ class ReplaceTool(BaseTool[ReplaceParams]):
         plan = plan_edit(before.content, params.old_string, params.new_string, params.expected_replacements,
                          explain=explain)
         if isinstance(plan, EditMiss):
-            return _Outcome(path, before, error=_miss_error(plan, shown, params.expected_replacements))
+            return _Outcome(path, before, error=_miss_error(plan, shown, params.expected_replacements), miss=plan)
         assert isinstance(plan, EditPlan)
         if plan.new_content == before.content:
             return _Outcome(path, before, error=ToolError(
@@ -130,24 +165,26 @@ class ReplaceTool(BaseTool[ReplaceParams]):
                                 display_name=self.workspace.relative(outcome.path), is_new_file=outcome.is_new_file)
 
     async def should_confirm_execute(self, params: ReplaceParams, abort_signal: AbortSignal) -> EditConfirmation | None:
-        outcome = await asyncio.to_thread(self._plan, params, False)
+        outcome = await self._planned(params, False)
         if outcome.error is not None:
             return None  # execute reports the error; there is nothing to review
 
         async def refresh() -> FileDiff:
-            fresh = await asyncio.to_thread(self._plan, params, False)
+            fresh = await self._planned(params, False)
             if fresh.error is not None:
                 raise ValueError(fresh.error.message)
             return self._diff(fresh)
 
-        return EditConfirmation(f"Confirm Edit: {self.workspace.relative(outcome.path)}", str(outcome.path),
-                                self._diff(outcome), refresh)
+        title = f"Confirm Edit: {self.workspace.relative(outcome.path)}"
+        if outcome.correction:  # the review says the edit is not the one the model wrote, and how it changed
+            title += f" (old_string did not match exactly; the edit {outcome.correction})"
+        return EditConfirmation(title, str(outcome.path), self._diff(outcome), refresh)
 
     def with_new_content(self, params: ReplaceParams, new_content: str, original: str) -> ReplaceParams | None:
         return ReplaceParams(file_path=params.file_path, old_string=original, new_string=new_content)
 
     async def _execute(self, params: ReplaceParams, abort_signal: AbortSignal, context: CallContext) -> ToolResult:
-        outcome = await asyncio.to_thread(self._plan, params)
+        outcome = await self._planned(params)
         if context.reviewed_content is not None:
             current = outcome.before.content if outcome.before else ""
             if outcome.before is None and outcome.path.exists():
