@@ -76,6 +76,27 @@ class ConfirmationRequested:
 
 
 @dataclass(frozen=True)
+class ContextUsed:
+    """How full the model's context window is, estimated before each request (the status line shows it)."""
+
+    tokens: int
+    window: int
+
+    @property
+    def percent(self) -> int:
+        return min(100, round(100 * self.tokens / self.window)) if self.window else 0
+
+
+@dataclass(frozen=True)
+class HistoryCompressed:
+    """Older turns were condensed (`summarised` by the model, or only their large tool outputs shortened)."""
+
+    before_tokens: int
+    after_tokens: int
+    summarised: bool
+
+
+@dataclass(frozen=True)
 class LoopSuspected:
     """The model seems to repeat itself (interactive sessions only): the front end asks the user and resolves
     `future` with True to keep going or False to stop. The stream waits for the answer."""
@@ -170,6 +191,7 @@ Event = (
     TurnStarted | TextDelta | ThoughtDelta | CallStateChanged | ConfirmationRequested | LoopSuspected
     | ToolOutputChunk
     | CallFinished | UsageUpdated | Retrying | ErrorOccurred | Notice | TurnFinished | McpServerStatusChanged
+    | ContextUsed | HistoryCompressed
 )
 
 

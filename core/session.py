@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Awaitable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+from gemini_tui.core import compression
 from gemini_tui.core.abort import AbortSignal, finished_unless_aborted
 from gemini_tui.core.checkpointing import Checkpointer, RestoreOutcome
 from gemini_tui.core.checkpoints import RestorePlan
@@ -22,9 +23,11 @@ from gemini_tui.core.context import Memory, load_memory
 from gemini_tui.core.conversation import Conversation
 from gemini_tui.core.debug_log import where_details
 from gemini_tui.core.events import (
+    ContextUsed,
     ErrorOccurred,
     Event,
     EventBus,
+    HistoryCompressed,
     LoopSuspected,
     Notice,
     Retrying,
@@ -41,6 +44,7 @@ from gemini_tui.core.loop_detection import LoopDetector
 from gemini_tui.core.mentions import MentionError, expand_mentions
 from gemini_tui.core.models.base import (
     CallChunk,
+    Content,
     ContentPart,
     CutShortChunk,
     FunctionCall,
@@ -125,6 +129,7 @@ class Session:
         self.resumed: LoadedSession | None = None
         self.checkpointer: Checkpointer | None = None  # set by the wiring unless general.checkpointing is off
         self.prompt_marks: list[PromptMark] = []  # every prompt's text and where it starts in the conversation
+        self._compress_failed = -1  # the conversation revision at which compression could not help
         for notice in notices:
             self._notice(notice)
 
@@ -429,6 +434,7 @@ class Session:
     async def _stream_turn(self, abort: AbortSignal,
                            detector: LoopDetector) -> list[FunctionCall] | tuple[TurnEndReason, str]:
         """One model request. Returns its calls, or why the prompt ends here."""
+        await self._maybe_compress(abort)
         request = ModelRequest(self.conversation.snapshot(), self.system_instruction(), self._declarations())
         parts: list[ContentPart] = []
         calls: list[FunctionCall] = []
@@ -494,6 +500,79 @@ class Session:
     def _keep_partial(self, parts: list[ContentPart]) -> None:
         """Text the user saw stays in history; calls that never ran are dropped with it (they have no answer)."""
         self.conversation.keep_partial(parts)
+
+    # -- context compression ----------------------------------------------------------------------------------
+    async def compress(self) -> compression.Compression | None:
+        """`/compress`: condenses the older turns now, whatever the threshold (None: nothing to condense)."""
+        async with self._busy:
+            abort = self._abort = AbortSignal()
+            try:
+                return await self._maybe_compress(abort, force=True)
+            finally:
+                self._abort = None
+                self._autosave()
+
+    async def _maybe_compress(self, abort: AbortSignal, *, force: bool = False) -> compression.Compression | None:
+        """Before a request: past `model.compressionThreshold` of the context window, large old tool outputs are
+        shortened first, and if that is not enough the older turns are summarised by the model (a request of its
+        own, with no tools); the newest ~30% stays verbatim and no call is parted from its response."""
+        window = compression.context_window(self.model_name)
+        before = compression.estimate_tokens(self.conversation)
+        limit = self.settings.compression_threshold * window
+        if not force and (before < limit or self._compress_failed == self.conversation.revision):
+            self.bus.publish(ContextUsed(before, window))
+            return None
+        split = compression.split_point(self.conversation)
+        if split <= 0:
+            self._compress_failed = self.conversation.revision
+            self.bus.publish(ContextUsed(before, window))
+            return None
+        shortened, changed = compression.shorten_old_outputs(self.conversation, split)
+        summarised = False
+        if changed and (compression.estimate_tokens(shortened) < limit and not force):
+            new = shortened
+        else:
+            summary = await self._summarise(shortened[:split], abort)
+            if summary is None:
+                self._compress_failed = self.conversation.revision
+                self.bus.publish(ContextUsed(before, window))
+                return None
+            new = [*compression.replacement(summary), *shortened[split:]]
+            summarised = True
+        self.conversation.load(new)
+        after = compression.estimate_tokens(self.conversation)
+        result = compression.Compression(before, after, summarised)
+        self.stats.compressions += 1
+        self.stats.tokens_saved += result.saved
+        if self.recorder is not None:
+            self.recorder.add({"kind": "compressed", "before": before, "after": after, "summarised": summarised})
+        self.bus.publish(HistoryCompressed(before, after, summarised))
+        self.bus.publish(ContextUsed(after, window))
+        return result
+
+    async def _summarise(self, older: Sequence[Content], abort: AbortSignal) -> str | None:
+        request = ModelRequest(compression.summary_request_contents(older), compression.COMPRESSION_INSTRUCTION, ())
+        texts: list[str] = []
+        started = time.monotonic()
+        try:
+            async for chunk in until_aborted(self.model.stream(request, abort), abort):
+                match chunk:
+                    case TextChunk(text=text):
+                        texts.append(text)
+                    case UsageChunk(usage=usage):
+                        self.stats.model(self.model_name).tokens.add(usage)
+                    case RetryChunk(discard_partial=True):
+                        texts = []
+        except ModelError as exc:
+            self.stats.record_request(self.model_name, _ms_since(started), exc.kind)
+            self.bus.publish(Notice(f"Compressing the conversation failed ({exc.message}); it goes on uncompressed.",
+                                    "warning"))
+            return None
+        self.stats.record_request(self.model_name, _ms_since(started))
+        summary = "".join(texts).strip()
+        if abort.aborted or not summary:
+            return None
+        return summary
 
     # -- checkpoints, restore, undo and rewind ----------------------------------------------------------------
     def enable_checkpoints(self, checkpointer: Checkpointer) -> None:

@@ -63,6 +63,8 @@ class SessionStats:
     tools: dict[str, ToolStats] = field(default_factory=dict)
     lines_added: int = 0
     lines_removed: int = 0
+    compressions: int = 0
+    tokens_saved: int = 0  # estimated, by context compression
 
     def model(self, name: str) -> ModelStats:
         return self.models.setdefault(name, ModelStats())
