@@ -95,6 +95,7 @@ class EventAdapter:
             case McpServerStatusChanged(server=server, state=state):
                 status.set_mcp_state(server, state.value)
                 screen.mcp_status[server] = event
+                screen.refresh_session_commands()  # its prompts and resources complete once it is connected
             case TurnFinished(reason=reason, message=message):
                 await chat.close_streams()
                 status.busy = False

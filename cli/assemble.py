@@ -123,13 +123,15 @@ def build_discovery(settings: Settings, root: Path, sandbox: Sandbox | None = No
     return BackgroundDiscovery(settings.discovery_command, settings.call_command, cwd=str(root), sandbox=sandbox)
 
 
-def build_mcp(settings: Settings, registry: ToolRegistry, bus: EventBus, root: Path) -> McpServers | None:
-    """An McpManager for `mcpServers`; it connects when the session starts (the `mcp` SDK loads only then)."""
+def build_mcp(settings: Settings, registry: ToolRegistry, bus: EventBus, root: Path,
+              roots: Callable[[], list[Path]] | None = None) -> McpServers | None:
+    """An McpManager for `mcpServers`; it connects when the session starts (the `mcp` SDK loads only then).
+    `roots` are the workspace directories offered to servers as roots."""
     if not settings.mcp_servers:
         return None
     from gemini_tui.core.mcp import McpManager
 
-    return McpManager(settings.mcp_servers, registry, bus, root=root)
+    return McpManager(settings.mcp_servers, registry, bus, root=root, roots=roots)
 
 
 # -- the model -------------------------------------------------------------------------------------------------
@@ -218,7 +220,8 @@ def build_session(root: Path | str | None = None, *, model: str | None = None,
     if offline_notice:
         notices.append(Notice(offline_notice, "warning"))
     session = Session(settings, registry, client, root, bus, approval_mode=mode,
-                      interactive=interactive, mcp=build_mcp(settings, registry, bus, root),
+                      interactive=interactive, mcp=build_mcp(settings, registry, bus, root, lambda: [
+                          root, *(sessions[0].include_dirs if sessions else setup.include_dirs)]),
                       discovery=build_discovery(settings, root, command_sandbox), notices=notices,
                       sandbox=command_sandbox)
     sessions.append(session)

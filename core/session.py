@@ -41,7 +41,7 @@ from gemini_tui.core.events import (
 )
 from gemini_tui.core.grants import GrantStore
 from gemini_tui.core.loop_detection import LoopDetector
-from gemini_tui.core.mentions import MentionError, expand_mentions
+from gemini_tui.core.mentions import MentionError, ResourceReader, expand_mentions
 from gemini_tui.core.models.base import (
     CallChunk,
     Content,
@@ -120,6 +120,7 @@ class Session:
         self.extra_context: list[tuple[Path, Path]] = []
         self.include_dirs: list[Path] = []  # the workspace's other directories (context.includeDirectories)
         self.workspace: Any = None  # the tools' gate (tools.workspace.Workspace), given by the wiring
+        self._background: set[asyncio.Task[None]] = set()
         self.commands: dict[str, Any] = {}  # custom commands by name (core.custom_commands.CustomCommand)
         self.extensions: list[Any] = []  # core.extensions.Extension, for `/extensions`
         # autosave (the wiring calls `enable_autosave`); `resumed` is the session file read back, for the front end
@@ -329,22 +330,36 @@ class Session:
             sandbox = getattr(self, "sandbox", None)
             if sandbox is not None:  # commands in the sandbox may write there too, like in the root
                 sandbox.add_writable([added])
+            if self.mcp is not None and hasattr(self.mcp, "roots_changed"):  # servers see the new root
+                with contextlib.suppress(RuntimeError):  # no running loop: they ask for roots when they need them
+                    task = asyncio.get_running_loop().create_task(self.mcp.roots_changed())
+                    self._background.add(task)
+                    task.add_done_callback(self._background.discard)
         return added
 
     async def send_command(self, line: str) -> TurnEndReason | None:
         """`/name args` for a custom command (or an MCP prompt): its prompt expanded (files read, commands run
         through the scheduler, so asked like any other) and sent. None when `line` names no such command.
-        Raises CommandError when the expansion fails (a refused command, a missing file)."""
+        A failed expansion (a refused command, a missing file, a server's error) is a failed turn: said, nothing
+        sent. MCP servers still connecting are waited for (bounded), so their prompts can be found."""
         from gemini_tui.core.custom_commands import CommandError, expand, split_invocation
 
         name, args = split_invocation(line)
+        if name not in self.commands and self.mcp is not None:
+            await self.start(MCP_WAIT_S)
         command = self.commands.get(name)
         if command is None:
             return None
         abort = self._abort = AbortSignal()
         try:
-            parts = await expand(command, args, line, registry=self.registry, run_calls=self.scheduler.run,
-                                 abort=abort)
+            if hasattr(command, "expand"):  # an MCP prompt: the server writes the messages
+                try:
+                    parts = await command.expand(args)
+                except Exception as exc:  # bad arguments, a server gone or failing: said, nothing sent
+                    raise CommandError(str(exc) or type(exc).__name__) from exc
+            else:
+                parts = await expand(command, args, line, registry=self.registry, run_calls=self.scheduler.run,
+                                     abort=abort)
         except CommandError as exc:
             # a whole (failed) turn, so every front end ends it as it ends any other
             prompt_id = uuid.uuid4().hex[:12]
@@ -368,8 +383,27 @@ class Session:
         if "read_many_files" in self.registry:
             async def reader(args: dict[str, Any]) -> ToolResult:
                 return await self.scheduler.run_for_user("read_many_files", args, abort, requested_by="mention")
-        expanded = await expand_mentions(prompt, reader)
+        expanded = await expand_mentions(prompt, reader, self._resource_reader())
         return [TextPart(expanded)] if isinstance(expanded, str) else list(expanded)
+
+    def _resource_reader(self) -> ResourceReader | None:
+        """`@server:uri` mentions of connected MCP servers' resources (read with resources/read)."""
+        owner = getattr(self.mcp, "resource_owner", None)
+        if owner is None:
+            return None
+
+        async def read(mention: str) -> list[Part]:
+            from gemini_tui.core.mcp.prompts import read_resource
+
+            found = owner(mention)
+            if found is None:
+                raise MentionError(f"@{mention}: no connected MCP server by that name.")
+            try:
+                return await read_resource(*found)
+            except Exception as exc:  # the server's error (unknown URI, ...), said as the mention's
+                raise MentionError(f"@{mention}: the MCP server could not read it ({exc}).") from exc
+
+        return ResourceReader(lambda mention: owner(mention) is not None, read)
 
     async def _run_for_user(self, tool_name: str, args: dict[str, Any]) -> ToolResult | None:
         """One tool call the user asked for, through the scheduler, one at a time with prompts (None: the tool

@@ -26,6 +26,8 @@ class UserSetup:
         session.commands = dict(self.commands)
         session.extra_context = [(path, ext.path) for ext in self.extensions for path in ext.context_files]
         session.include_dirs = list(self.include_dirs)
+        if getattr(session, "mcp", None) is not None:
+            session.mcp.commands = session.commands  # servers' prompts join as `/server:prompt`
 
 
 def include_directories(settings: Settings, root: Path, extra: Sequence[str] = ()) -> tuple[list[Path], list[str]]:

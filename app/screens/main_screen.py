@@ -102,6 +102,16 @@ class MainScreen(Screen[None]):
     def ready(self) -> bool:
         return self.session is not None
 
+    def refresh_session_commands(self) -> None:
+        """The session's own commands (custom ones, MCP prompts) and MCP resources, for completion."""
+        if self.session is None:
+            return
+        for name in [n for n in self.prompt.commands if ":" in n and n not in session_commands(self.session)]:
+            del self.prompt.commands[name]  # a server that went away takes its prompts with it
+        self.prompt.commands.update(session_commands(self.session))
+        mentions = getattr(getattr(self.session, "mcp", None), "resource_mentions", None)
+        self.prompt.resources = mentions() if mentions is not None else {}
+
     def queue_prompt(self, text: str) -> None:
         """Sends `text` as if typed, now or as soon as the session is ready (`-i TEXT`)."""
         if self.ready:
@@ -118,7 +128,7 @@ class MainScreen(Screen[None]):
         self.status.is_offline = session.is_offline
         self.status.approval_mode = str(session.approval_mode)
         self.status.sandbox = session.sandbox.describe()
-        self.prompt.commands.update(session_commands(session))  # custom commands complete like built-ins
+        self.refresh_session_commands()  # custom commands complete like built-ins
         self.pump_events(events)
         self.show_startup_notices()
         self.mount_history_panel()

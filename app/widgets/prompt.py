@@ -107,6 +107,7 @@ class PromptArea(Vertical):
         super().__init__(id=id)
         self.root = root
         self.commands = commands
+        self.resources: dict[str, str] = {}  # `server:uri` -> name: MCP resources, completed after `@`
         self.completions = CompletionList(classes="completions")
         self.input = PromptInput(id="prompt-input")
         self.candidates: list[Candidate] = []
@@ -142,7 +143,9 @@ class PromptArea(Vertical):
         if token.startswith("/") and row == 0 and start == 0:
             candidates = complete_command(token, self.commands)
         elif token.startswith("@"):
-            candidates = complete_path(self.root, token)
+            candidates = complete_path(self.root, token) + [
+                Candidate(f"@{mention} ", f"@{mention}  {name}") for mention, name in self.resources.items()
+                if mention.startswith(token[1:])][:12]
         else:
             candidates = []
         # an exact, finished token needs no list

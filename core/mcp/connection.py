@@ -53,7 +53,8 @@ class McpConnection:
 
     def __init__(self, alias: str, config: McpServerConfig, *, root: Path, log_dir: Path,
                  connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S,
-                 on_change: Callable[[McpConnection], None] | None = None) -> None:
+                 on_change: Callable[[McpConnection], None] | None = None,
+                 roots: Callable[[], list[Path]] | None = None, auth: Any = None) -> None:
         self.alias = alias
         self.config = config
         self.root = root
@@ -64,6 +65,11 @@ class McpConnection:
         self.state = McpServerState.connecting
         self.message = ""
         self.tools: list[Any] = []  # mcp_types.Tool
+        self.prompts: list[Any] = []  # mcp_types.Prompt
+        self.resources: list[Any] = []  # mcp_types.Resource
+        self.roots = roots  # the workspace directories, offered to the server as roots
+        self.auth = auth  # an httpx2 Auth (OAuth) for remote servers that ask for it
+        self._relisting: set[asyncio.Task[None]] = set()
         self._client: Any = None
         self._ready = asyncio.Event()
         self._stop = asyncio.Event()
@@ -108,14 +114,14 @@ class McpConnection:
             from mcp.client.streamable_http import streamable_http_client
             from mcp.shared._httpx_utils import create_mcp_http_client
 
-            http = create_mcp_http_client(headers=config.headers or None,
+            http = create_mcp_http_client(headers=config.headers or None, auth=self.auth,
                                           timeout=httpx2.Timeout(self.connect_timeout_s, read=timeout))
             return streamable_http_client(url, http_client=http)
         if transport == "sse":
             from mcp.client.sse import sse_client
 
             return sse_client(config.url or config.http_url or "", headers=config.headers or None,
-                              timeout=self.connect_timeout_s, sse_read_timeout=timeout)
+                              timeout=self.connect_timeout_s, sse_read_timeout=timeout, auth=self.auth)
         if not config.command:
             raise ValueError("no command, url or httpUrl configured")
         from mcp.client.stdio import StdioServerParameters, stdio_client
@@ -130,16 +136,73 @@ class McpConnection:
                                        env=helper_environment(config.env))
         return stdio_client(params, errlog=self._errlog)
 
-    async def _list_tools(self, client: Any) -> list[Any]:
-        tools: list[Any] = []
+    async def _list(self, client: Any, kind: str) -> list[Any]:
+        """Every page of `tools`, `prompts` or `resources` (fresh: a re-list after list_changed skips caches)."""
+        capabilities = getattr(client, "server_capabilities", None)
+        if kind != "tools" and capabilities is not None and getattr(capabilities, kind, None) is None:
+            return []  # the server offers none
+        items: list[Any] = []
         cursor: str | None = None
         for _ in range(100):  # a server whose pages never end cannot hang startup
-            page = await client.list_tools(cursor=cursor)
-            tools.extend(page.tools)
+            page = await getattr(client, f"list_{kind}")(cursor=cursor, cache_mode="refresh")
+            items.extend(getattr(page, kind))
             cursor = page.next_cursor
             if not cursor:
                 break
-        return tools
+        return items
+
+    async def _list_tools(self, client: Any) -> list[Any]:
+        return await self._list(client, "tools")
+
+    async def _on_message(self, message: Any) -> None:
+        """Server notifications: a changed list of tools, prompts or resources is fetched again."""
+        import mcp_types
+
+        kind = {mcp_types.ToolListChangedNotification: "tools",
+                mcp_types.PromptListChangedNotification: "prompts",
+                mcp_types.ResourceListChangedNotification: "resources"}.get(type(message))
+        if kind is not None and self._client is not None:
+            task = asyncio.ensure_future(self._relist(kind))
+            self._relisting.add(task)
+            task.add_done_callback(self._relisting.discard)
+
+    async def _relist(self, kind: str) -> None:
+        client = self._client
+        if client is None:
+            return
+        try:
+            setattr(self, kind, await self._list(client, kind))
+        except Exception as exc:  # the old list stays; the next call shows whether the server is still there
+            log.info("MCP server %s: re-listing %s failed: %s", self.alias, kind, describe_error(exc))
+            return
+        if self.state is McpServerState.connected:
+            self._set(McpServerState.connected)  # the manager registers what changed
+
+    async def _list_roots(self, context: Any) -> Any:
+        import mcp_types
+
+        directories = self.roots() if self.roots is not None else [self.root]
+        return mcp_types.ListRootsResult(roots=[mcp_types.Root(uri=d.resolve().as_uri(), name=d.name)
+                                                for d in directories])
+
+    async def roots_changed(self) -> None:
+        """Tells the server the workspace directories changed (`/directory add`)."""
+        if self._client is not None:
+            import warnings
+
+            with contextlib.suppress(Exception), warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # deprecated in the 2026 protocol; the handshake-era servers use it
+                await self._client.send_roots_list_changed()
+
+    async def get_prompt(self, name: str, arguments: dict[str, str]) -> Any:
+        if self._client is None or self.state is not McpServerState.connected:
+            raise McpUnavailable(f'MCP server "{self.alias}" is not connected.')
+        return await self._client.get_prompt(name, arguments)
+
+    async def read_resource(self, uri: str) -> Any:
+        if self._client is None or self.state is not McpServerState.connected:
+            raise McpUnavailable(f'MCP server "{self.alias}" is not connected.')
+        return await self._client.read_resource(uri)
 
     def _missed_deadline(self) -> None:
         """Said when the connect time is up, not when the server has been ended (that takes seconds more: stdin
@@ -156,8 +219,14 @@ class McpConnection:
             async with contextlib.AsyncExitStack() as stack:
                 async with asyncio.timeout(self.connect_timeout_s) as window:
                     client = await stack.enter_async_context(
-                        Client(self._transport(), read_timeout_seconds=self.call_timeout_s))
+                        Client(self._transport(), read_timeout_seconds=self.call_timeout_s,
+                               message_handler=self._on_message, list_roots_callback=self._list_roots,
+                               # the initialize handshake every Gemini CLI-era server speaks; with it the
+                               # server may ask for roots and sends list_changed as plain notifications
+                               mode="legacy"))
                     self.tools = await self._list_tools(client)
+                    self.prompts = await self._list(client, "prompts")
+                    self.resources = await self._list(client, "resources")
                     if self.state is McpServerState.failed:  # the deadline passed just now
                         raise TimeoutError
                     window.reschedule(None)
@@ -205,7 +274,8 @@ class McpConnection:
             self._set(McpServerState.failed, reason)
 
     # ----- calls -------------------------------------------------------------------------------------------
-    async def call(self, tool: str, arguments: dict[str, Any]) -> Any:
+    async def call(self, tool: str, arguments: dict[str, Any],
+                   on_progress: Callable[[float, float | None, str | None], Any] | None = None) -> Any:
         """The server's `CallToolResult`. Raises McpUnavailable when the server is gone (also mid-call)."""
         client = self._client
         if client is None or self.state is not McpServerState.connected:
@@ -215,7 +285,8 @@ class McpConnection:
         from mcp_types import CONNECTION_CLOSED
 
         try:
-            return await client.call_tool(tool, arguments, read_timeout_seconds=self.call_timeout_s)
+            return await client.call_tool(tool, arguments, read_timeout_seconds=self.call_timeout_s,
+                                          progress_callback=on_progress)
         except MCPError as exc:
             if exc.code == CONNECTION_CLOSED:
                 reason = "the server closed the connection (it may have crashed)"

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import os
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -50,8 +50,12 @@ class McpManager:
 
     def __init__(self, servers: Mapping[str, McpServerConfig | Mapping[str, Any]], registry: ToolRegistry,
                  bus: EventBus | None = None, *, root: Path | None = None, log_dir: Path | None = None,
-                 connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S) -> None:
+                 connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S,
+                 roots: Callable[[], list[Path]] | None = None) -> None:
         self.registry = registry
+        # the session's commands: servers' prompts join them as `/server:prompt` (set by the wiring)
+        self.commands: dict[str, Any] | None = None
+        self._prompt_names: dict[str, list[str]] = {}
         self.bus = bus
         self.root = Path(root or Path.cwd())
         # per user: a shared temp directory must not let one user's server logs block (or be read by) another's
@@ -62,7 +66,7 @@ class McpManager:
         self._prefixed = len(configs) > 1
         self.connections: dict[str, McpConnection] = {
             alias: McpConnection(alias, config, root=self.root, log_dir=self.log_dir,
-                                 connect_timeout_s=connect_timeout_s, on_change=self._changed)
+                                 connect_timeout_s=connect_timeout_s, on_change=self._changed, roots=roots)
             for alias, config in configs.items()
         }
         self._registered: dict[str, list[str]] = {alias: [] for alias in configs}
@@ -120,13 +124,47 @@ class McpManager:
 
     # ----- tools -------------------------------------------------------------------------------------------
     def _changed(self, connection: McpConnection) -> None:
+        for name in self._registered[connection.alias]:  # a re-list (list_changed) replaces them all
+            self.registry.unregister(name)
+        self._registered[connection.alias] = []
         if connection.state is McpServerState.connected:
             self._register_tools(connection)
-        else:
-            for name in self._registered[connection.alias]:
-                self.registry.unregister(name)
-            self._registered[connection.alias] = []
+        self._offer_prompts(connection)
         self._publish(connection)
+
+    def _offer_prompts(self, connection: McpConnection) -> None:
+        from gemini_tui.core.mcp.prompts import prompt_command
+
+        if self.commands is None:
+            return
+        for name in self._prompt_names.pop(connection.alias, []):
+            self.commands.pop(name, None)
+        if connection.state is not McpServerState.connected:
+            return
+        names: list[str] = []
+        for prompt in connection.prompts:
+            command = prompt_command(connection, prompt)
+            if command.name not in self.commands:  # a custom command of the same name wins
+                self.commands[command.name] = command
+                names.append(command.name)
+        self._prompt_names[connection.alias] = names
+
+    # ----- resources and roots -----------------------------------------------------------------------------
+    def resource_owner(self, mention: str) -> tuple[McpConnection, str] | None:
+        """`server:uri` -> the server's connection and the URI, when `server` is a connected server."""
+        alias, colon, uri = mention.partition(":")
+        connection = self.connections.get(alias)
+        if not colon or not uri or connection is None or connection.state is not McpServerState.connected:
+            return None
+        return connection, uri
+
+    def resource_mentions(self) -> dict[str, str]:
+        """`server:uri` -> the resource's name, for completion after `@`."""
+        return {f"{c.alias}:{r.uri}": (r.name or r.title or "") for c in self.connections.values()
+                if c.state is McpServerState.connected for r in c.resources}
+
+    async def roots_changed(self) -> None:
+        await asyncio.gather(*(c.roots_changed() for c in self.connections.values()), return_exceptions=True)
 
     def _register_tools(self, connection: McpConnection) -> None:
         config = connection.config

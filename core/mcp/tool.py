@@ -43,7 +43,14 @@ class DiscoveredMCPTool(DeclaredTool):
 
     async def _execute(self, params: DeclaredParams, abort_signal: AbortSignal,
                        context: CallContext) -> ToolResult:
-        call = asyncio.ensure_future(self.connection.call(self.server_tool_name, params.model_dump()))
+        async def progress(done: float, total: float | None, message: str | None) -> None:
+            # a long call's notifications/progress, shown on the call in the queue like a command's output
+            if context.on_output is not None:
+                amount = f"{done:g}/{total:g}" if total else f"{done:g}"
+                context.on_output(f"progress {amount}{f': {message}' if message else ''}\n")
+
+        call = asyncio.ensure_future(self.connection.call(self.server_tool_name, params.model_dump(),
+                                                          on_progress=progress))
         if not await finished_unless_aborted(call, abort_signal):
             return ToolResult.failure(ToolErrorKind.cancelled, f"{self.name} was cancelled.")
         try:

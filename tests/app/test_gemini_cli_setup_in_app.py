@@ -118,3 +118,35 @@ async def test_auth_model_extensions_directory(app: GeminiApp, gemini_server: Fa
     request = gemini_server.requests[-1]
     assert request.model == "gemini-2.5-pro"  # /model took effect for the next request
     assert "EXTRA FILE" in json.dumps(request.contents[-1])  # @path in the added directory
+
+
+async def test_mcp_prompt_and_resource_in_the_app(root: Path, tmp_path: Path) -> None:
+    """A server's prompt completes as a command and runs; its resource completes after `@` and is read."""
+    import sys
+
+    from tests.app.app_driver import make_app
+    from tests.fakes.scripted_model import ScriptedModel
+    from tests.fakes.scripted_model import text as scripted_text
+
+    home = tmp_path / "home"
+    (home / ".gemini").mkdir(parents=True)
+    server = Path(__file__).resolve().parents[1] / "fakes" / "mcp_everything.py"
+    (home / ".gemini/settings.json").write_text(json.dumps({"mcpServers": {"ev": {
+        "command": sys.executable, "args": [str(server)], "trust": True}}}))
+    model = ScriptedModel(record=True).add(scripted_text("ok")).add(scripted_text("ok"))
+    app = make_app(root, tmp_path, model)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = main_screen(pilot)
+        await wait_for(pilot, lambda: "ev:review" in screen.prompt.commands, timeout=20)
+        screen.prompt.input.focus()
+        await pilot.press(*"read @ev:no")
+        await pilot.pause(0.1)
+        await pilot.press("tab")
+        assert screen.prompt.input.text == "read @ev:notes://today "
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: len(model.requests) == 1 and not screen.busy)
+        assert "RESOURCE-TEXT" in "".join(getattr(p, "text", "") for p in model.requests[0].contents[-1].parts)
+        await type_and_send(pilot, "/ev:review file=a.py")
+        await wait_for(pilot, lambda: len(model.requests) == 2 and not screen.busy)
+        sent = "".join(getattr(p, "text", "") for p in model.requests[1].contents[-1].parts)
+        assert sent == "Please review a.py, looking for bugs."
