@@ -8,6 +8,7 @@ from collections.abc import AsyncGenerator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from rich.text import Text
 from textual import events, on, work
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -18,6 +19,7 @@ from textual.widgets import Input, Static, TextArea
 from gemini_tui.app.confirmations import ConfirmationQueue
 from gemini_tui.app.event_adapter import EventAdapter
 from gemini_tui.app.slash_commands import command_help, run_command, session_commands
+from gemini_tui.app.widgets.call_format import short
 from gemini_tui.app.widgets.chat import ChatPane
 from gemini_tui.app.widgets.confirm_bar import ConfirmBar
 from gemini_tui.app.widgets.key_bar import KeyBar
@@ -51,6 +53,7 @@ class MainScreen(Screen[None]):
         Binding("ctrl+b", "toggle_history", "History"),
         Binding("f1", "app.help", "Help"),
         Binding("escape", "focus_prompt", "Back to the prompt", show=False),
+        Binding("up", "edit_queued", "Edit queued prompt", show=False, priority=True),
         # the chat scrolls while the prompt keeps the focus (Home/End only when the prompt is empty)
         Binding("pageup", "scroll_chat('page_up')", "Scroll up", show=False, priority=True),
         Binding("pagedown", "scroll_chat('page_down')", "Scroll down", show=False, priority=True),
@@ -77,6 +80,8 @@ class MainScreen(Screen[None]):
         self.mcp_status: dict[str, McpServerStatusChanged] = {}
         self.busy = False
         self._waiting_prompts: list[str] = []  # typed before the session was ready
+        self.queued: list[str] = []  # sent while a turn ran: each goes when the turn before it ends
+        self.queued_view = Static(id="queued")
 
     def compose(self) -> Any:
         yield self.status
@@ -85,6 +90,7 @@ class MainScreen(Screen[None]):
                 yield self.chat
                 yield self.queue
                 yield self.confirm_bar
+                yield self.queued_view
                 yield self.prompt
             yield self.history
 
@@ -92,6 +98,7 @@ class MainScreen(Screen[None]):
         self.status.root = str(self.root)
         self.status.model_name = "starting…"
         self.history.display = False
+        self.queued_view.display = False
         self.focus_prompt()
         # the key bar comes right after the first frame: the prompt is what must show first
         self.call_after_refresh(self.mount, KeyBar())
@@ -216,8 +223,8 @@ class MainScreen(Screen[None]):
             await self.run_slash(text)
             return
         if self.busy:
-            self.prompt.input.load_text(text)
-            self.notify("A turn is running: wait for it, or press Esc to cancel it.", severity="warning")
+            self.queued.append(text)  # sent when the turn ends; Up takes the last one back, Ctrl+C drops it
+            self._show_queued()
             return
         if text.startswith("!") and len(text) > 1:
             self.run_shell(text[1:].strip())
@@ -267,6 +274,28 @@ class MainScreen(Screen[None]):
         self.busy = busy
         self.status.busy = busy
         self.refresh_bindings()
+        if not busy and self.queued:
+            text = self.queued.pop(0)
+            self._show_queued()
+            self.post_message(PromptInput.Submitted(text))
+
+    # -- prompts queued while a turn runs ------------------------------------------------------------------------------
+    def _show_queued(self) -> None:
+        view = self.queued_view
+        view.display = bool(self.queued)
+        if self.queued:
+            lines = [f"⏳ {short(text, 200)}" for text in self.queued]
+            lines.append("   sent when the turn ends · ↑ edits the last · Ctrl+C removes it · Esc cancels the turn")
+            view.update(Text("\n".join(lines)))
+        self.refresh_bindings()
+
+    def action_edit_queued(self) -> None:
+        """Up in an empty prompt: the last queued prompt comes back into it, out of the queue."""
+        if self.queued:
+            text = self.queued.pop()
+            self._show_queued()
+            self.prompt.input.load_text(text)
+            self.prompt.input.move_cursor(self.prompt.input.document.end)
 
     async def show_history(self) -> None:
         """After /chat resume: the restored conversation's text, so the user sees where they are."""
@@ -285,6 +314,8 @@ class MainScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "cancel_turn":
             return self.busy
+        if action == "edit_queued":
+            return bool(self.queued) and self.focused is self.prompt.input and not self.prompt.input.text
         if action == "focus_prompt":
             return not self.busy and self.focused is not self.prompt.input
         if action == "scroll_chat":
@@ -293,14 +324,24 @@ class MainScreen(Screen[None]):
 
     def action_cancel_turn(self) -> None:
         if self.busy:
+            if self.queued:  # cancelling stops what was lined up too: it comes back to the prompt, unsent
+                text = "\n".join([*self.queued, self.prompt.input.text]).strip()
+                self.queued.clear()
+                self._show_queued()
+                self.prompt.input.load_text(text)
             self.session.cancel()
             self.confirmations.cancel_all()
             self.notify("Cancelling…", timeout=2)
 
     def interrupt(self) -> None:
-        """Ctrl+C (the app counts the presses; the second quits): clear the prompt, else cancel the turn."""
+        """Ctrl+C (the app counts the presses; the second quits): clear the prompt, else drop the last queued
+        prompt, else cancel the turn."""
         if self.prompt.input.text:
             self.prompt.input.clear()
+        elif self.queued:
+            self.queued.pop()
+            self._show_queued()
+            self.notify("Queued prompt removed.", timeout=2)
         elif self.busy:
             self.action_cancel_turn()
         else:
