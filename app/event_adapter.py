@@ -69,7 +69,7 @@ class EventAdapter:
                 queue.add_output(call_id, chunk)
             case CallFinished(call=call, result=result, duration_ms=duration_ms):
                 await chat.finish_call(call, result, duration_ms)
-                queue.finish_call(call, duration_ms)
+                queue.finish_call(call, duration_ms, result.error.message if result.error else "")
                 screen.finish_call(call, result, duration_ms)
             case ConfirmationRequested():
                 screen.confirmations.add(event)

@@ -261,6 +261,7 @@ class MainScreen(Screen[None]):
     async def run_shell(self, command: str) -> None:
         """`!command`: the session runs it through its scheduler (asked like any call) and keeps its output."""
         self.set_busy(True)
+        self.queue.start_turn()  # a `!command` is a turn of its own: no calls of the turn before, closed after
         try:
             await self.chat.start_turn(f"!{command}")
             outcome = await self.session.run_shell(command)
@@ -268,6 +269,7 @@ class MainScreen(Screen[None]):
                 await self.chat.add_notice(outcome.text, "error")
             await self.chat.close_streams()
         finally:
+            self.queue.end_turn()
             self.set_busy(False)
 
     def set_busy(self, busy: bool) -> None:

@@ -55,6 +55,21 @@ def call_title(call: ToolCallInfo) -> str:
     return call.display_name or call.name
 
 
+TARGET_ARGS = ("file_path", "absolute_path", "path", "dir_path", "command", "pattern", "url", "query", "prompt")
+
+
+def call_target(call: ToolCallInfo) -> str:
+    """What the call is about: its description, or (a call that failed before it had one) the argument that
+    names its target, so a failed row still says which file or command it was."""
+    if call.description:
+        return call.description
+    for key in TARGET_ARGS:
+        value = call.args.get(key)
+        if isinstance(value, str) and value.strip():
+            return value
+    return ""
+
+
 def short(text: str, limit: int = 100) -> str:
     line = " ".join(text.split())
     return line if len(line) <= limit else line[: limit - 1] + "…"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
@@ -16,6 +17,7 @@ from textual.widgets import Static
 from gemini_tui.app.widgets.call_format import (
     STATE_ICONS,
     STATE_WORDS,
+    call_target,
     call_title,
     elapsed_seconds,
     format_elapsed,
@@ -52,7 +54,11 @@ class ToolCallCard(Vertical, can_focus=True):
         super().__init__(classes="call-card")
         self.call = call
         self.result: ToolResult | None = None
-        self.duration_ms: int | None = None
+        self.duration_ms: int | None = None  # the tool's own time, not the time it waited for the user
+        self.waited_s = 0.0
+        self._asked_at: float | None = None
+        self._ran_at: float | None = None
+        self._timestamps(call.state)
         self.expanded = False
         self.header = Static(classes="call-header")
 
@@ -67,15 +73,21 @@ class ToolCallCard(Vertical, can_focus=True):
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append(f"{STATE_ICONS[call.state]} ", style="bold")
         text.append(call_title(call), style="bold")
-        if call.description:
-            text.append(f"  {short(call.description, 90)}")
+        if target := call_target(call):
+            text.append(f"  {short(target, 90)}")
         text.append(f"  {STATE_WORDS[call.state]}", style="italic")
         if self.duration_ms is not None:
             text.append(f" {format_elapsed(self.duration_ms / 1000)}", style="dim")
         elif call.started_at and call.state is CallState.executing:
-            text.append(f" {format_elapsed(elapsed_seconds(call))}", style="dim")
+            text.append(f" {format_elapsed(max(0.0, elapsed_seconds(call) - self.waited_s))}", style="dim")
+        if self.waited_s >= 0.5:
+            text.append(f" (waited {format_elapsed(self.waited_s)} for you)", style="dim")
         if self.result is not None:
             text.append("  ▾" if self.expanded else "  ▸", style="dim")
+        if call.state is CallState.error and self.result is not None and self.result.error is not None:
+            error = self.result.error.message.strip().splitlines()
+            if error:
+                text.append(f"\n  └ {short(error[0], 140)}", style="bold")
         return text
 
     def refresh_header(self) -> None:
@@ -85,10 +97,23 @@ class ToolCallCard(Vertical, can_focus=True):
 
     def update_call(self, call: ToolCallInfo) -> None:
         self.call = call
+        self._timestamps(call.state)
         self.refresh_header()
 
+    def _timestamps(self, state: CallState) -> None:
+        now = time.monotonic()
+        if state is CallState.awaiting_approval and self._asked_at is None:
+            self._asked_at = now
+        if state is CallState.executing and self._ran_at is None:
+            self._ran_at = now
+            self.waited_s = now - self._asked_at if self._asked_at is not None else 0.0
+
     def finish(self, call: ToolCallInfo, result: ToolResult, duration_ms: int) -> None:
-        self.call, self.result, self.duration_ms = call, result, duration_ms
+        self.call, self.result = call, result
+        if self._ran_at is None and self._asked_at is not None:  # refused or cancelled while asked: all wait
+            self.waited_s = time.monotonic() - self._asked_at
+        # the core's duration counts the wait for the user; the card shows the tool's own time
+        self.duration_ms = max(0, duration_ms - int(self.waited_s * 1000))
         self.refresh_header()
 
     async def action_toggle(self) -> None:

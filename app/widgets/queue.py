@@ -1,7 +1,11 @@
-"""The live tool-call queue: the calls of the current turn, one line each, with live output for commands."""
+"""The live tool-call queue: the calls of the current turn that need attention first (awaiting approval,
+running with their live output, failed with their error), the finished ones folded into a count.
+
+Durations are the tool's own time (from running to done); the time spent waiting for the user is shown apart."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from rich.text import Text
@@ -10,6 +14,7 @@ from textual.widgets import Static
 from gemini_tui.app.widgets.call_format import (
     STATE_ICONS,
     STATE_WORDS,
+    call_target,
     call_title,
     elapsed_seconds,
     format_elapsed,
@@ -17,12 +22,85 @@ from gemini_tui.app.widgets.call_format import (
 )
 from gemini_tui.core.events import CallState, ToolCallInfo
 
+# rows shown before the rest are folded into "… n more"; the attention-first order decides who is shown
+MAX_ROWS = 7
+# the order rows are shown in: what needs the user, then what runs, then what failed, then what waits
+ORDER: dict[CallState, int] = {
+    CallState.awaiting_approval: 0,
+    CallState.executing: 1,
+    CallState.error: 2,
+    CallState.validating: 3,
+    CallState.scheduled: 3,
+    CallState.cancelled: 4,
+    CallState.success: 5,
+}
+
 
 @dataclass
 class QueueEntry:
     call: ToolCallInfo
     last_output: str = ""
-    duration_ms: int | None = None
+    error: str = ""  # the one-line error of a failed call
+    asked_at: float | None = None  # monotonic: when approval was asked
+    ran_at: float | None = None  # monotonic: when it started running
+    ended_at: float | None = None
+    waited_s: float = 0.0  # for the user's approval
+    duration_ms: int | None = None  # the core's figure for the whole call (waiting included)
+
+    def tool_seconds(self, now: float) -> float | None:
+        """The tool's own time: the core's duration less the wait for the user (while running, since the core
+        started it, less that wait); None before it runs."""
+        if self.duration_ms is not None:
+            return max(0.0, self.duration_ms / 1000 - self.waited_s)
+        if self.call.state is not CallState.executing or not self.call.started_at:
+            return None
+        return max(0.0, elapsed_seconds(self.call) - self.waited_s)
+
+
+def queue_text(entries: list[QueueEntry], now: float, max_rows: int = MAX_ROWS) -> Text:
+    """The queue as text: a summary line, then the rows that matter most, done calls counted, not listed."""
+    text = Text(no_wrap=True, overflow="ellipsis")
+    counts: dict[str, int] = {}
+    for entry in entries:
+        word = STATE_WORDS[entry.call.state]
+        counts[word] = counts.get(word, 0) + 1
+    text.append("Tool calls: " + ", ".join(f"{n} {word}" for word, n in counts.items()), style="bold")
+    shown = sorted((e for e in entries if e.call.state is not CallState.success),
+                   key=lambda e: ORDER[e.call.state])  # stable: in call order within a state
+    finished = [e for e in entries if e.call.state is CallState.success]
+    if len(shown) + len(finished) <= max_rows:  # room for everything: done calls are listed too
+        shown, finished = shown + finished, []
+    hidden = shown[max_rows:]
+    for entry in shown[:max_rows]:
+        _row(text, entry, now)
+    if hidden:
+        text.append(f"\n … {len(hidden)} more ({', '.join(sorted({STATE_WORDS[e.call.state] for e in hidden}))})",
+                    style="dim")
+    if finished:
+        tool = sum(e.tool_seconds(now) or 0.0 for e in finished)
+        text.append(f"\n {STATE_ICONS[CallState.success]} {len(finished)} done", style="dim")
+        if tool:
+            text.append(f" in {format_elapsed(tool)}", style="dim")
+    return text
+
+
+def _row(text: Text, entry: QueueEntry, now: float) -> None:
+    call = entry.call
+    text.append("\n")
+    text.append(f" {STATE_ICONS[call.state]} ", style="bold")
+    text.append(call_title(call), style="bold")
+    if target := call_target(call):
+        text.append(f"  {short(target, 70)}")
+    text.append(f"  {STATE_WORDS[call.state]}", style="italic")
+    if (seconds := entry.tool_seconds(now)) is not None and (seconds or entry.duration_ms is not None):
+        text.append(f" {format_elapsed(seconds)}", style="dim")
+    waited = entry.waited_s if entry.ran_at is not None or entry.asked_at is None else now - entry.asked_at
+    if waited >= 0.5:
+        text.append(f" (waited {format_elapsed(waited)} for you)", style="dim")
+    if call.state is CallState.executing and entry.last_output:
+        text.append(f"\n     │ {short(entry.last_output, 100)}", style="dim")
+    if call.state is CallState.error and entry.error:
+        text.append(f"\n     └ {short(entry.error, 110)}", style="bold")
 
 
 class ToolQueue(Static):
@@ -31,29 +109,42 @@ class ToolQueue(Static):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.entries: dict[str, QueueEntry] = {}
+        self.closed = False  # its turn ended: late events of its calls update it without showing it again
 
     def on_mount(self) -> None:
         self.display = False
         self.set_interval(0.5, self._tick)
 
     def _tick(self) -> None:
-        if any(entry.call.state is CallState.executing for entry in self.entries.values()):
+        if self.display and any(entry.call.state in (CallState.executing, CallState.awaiting_approval)
+                                for entry in self.entries.values()):
             self.refresh_lines()
 
     def start_turn(self) -> None:
         self.entries.clear()
+        self.closed = False
         self.refresh_lines()
 
     def end_turn(self) -> None:
         """The turn is over: its calls stay in the chat as cards, so the queue steps aside."""
+        self.closed = True
         self.display = False
 
     def update_call(self, call: ToolCallInfo) -> None:
+        now = time.monotonic()
         entry = self.entries.get(call.call_id)
         if entry is None:
-            self.entries[call.call_id] = QueueEntry(call)
-        else:
-            entry.call = call
+            if self.closed:  # a call after the turn closed (no turn of its own): a fresh queue, not the old one
+                self.entries.clear()
+                self.closed = False
+            entry = self.entries[call.call_id] = QueueEntry(call)
+        entry.call = call
+        if call.state is CallState.awaiting_approval and entry.asked_at is None:
+            entry.asked_at = now
+        if call.state is CallState.executing and entry.ran_at is None:
+            entry.ran_at = now
+            if entry.asked_at is not None:
+                entry.waited_s = now - entry.asked_at
         self.refresh_lines()
 
     def add_output(self, call_id: str, chunk: str) -> None:
@@ -65,9 +156,17 @@ class ToolQueue(Static):
             entry.last_output = lines[-1]
             self.refresh_lines()
 
-    def finish_call(self, call: ToolCallInfo, duration_ms: int) -> None:
+    def finish_call(self, call: ToolCallInfo, duration_ms: int, error: str = "") -> None:
+        now = time.monotonic()
         self.update_call(call)
-        self.entries[call.call_id].duration_ms = duration_ms
+        entry = self.entries[call.call_id]
+        entry.ended_at = now
+        entry.duration_ms = duration_ms
+        if entry.ran_at is None:  # ended before running (refused, invalid): no tool time
+            entry.ran_at = now
+            if entry.asked_at is not None:
+                entry.waited_s = now - entry.asked_at
+        entry.error = error.strip().splitlines()[0] if error.strip() else ""
         self.refresh_lines()
 
     def counts(self) -> dict[str, int]:
@@ -78,27 +177,9 @@ class ToolQueue(Static):
         return counts
 
     def queue_text(self) -> Text:
-        text = Text(no_wrap=True, overflow="ellipsis")
-        summary = ", ".join(f"{n} {word}" for word, n in self.counts().items())
-        text.append(f"Tool calls: {summary}", style="bold")
-        for entry in self.entries.values():
-            call = entry.call
-            text.append("\n")
-            text.append(f" {STATE_ICONS[call.state]} ", style="bold")
-            text.append(f"{call_title(call)}", style="bold")
-            text.append(f"  {short(call.description, 70)}")
-            text.append(f"  {STATE_WORDS[call.state]}", style="italic")
-            if entry.duration_ms is not None:
-                seconds = entry.duration_ms / 1000
-            else:  # only a running call has a time worth watching
-                seconds = elapsed_seconds(call) if call.state is CallState.executing else 0.0
-            if seconds:
-                text.append(f" {format_elapsed(seconds)}", style="dim")
-            if call.state is CallState.executing and entry.last_output:
-                text.append(f"\n     │ {short(entry.last_output, 100)}", style="dim")
-        return text
+        return queue_text(list(self.entries.values()), time.monotonic())
 
     def refresh_lines(self) -> None:
-        self.display = bool(self.entries)
-        if self.entries:
+        self.display = bool(self.entries) and not self.closed
+        if self.display:
             self.update(self.queue_text())

@@ -29,7 +29,8 @@ class DiscoveredMCPTool(DeclaredTool):
         self.trust = trust
 
     def get_description(self, params: DeclaredParams) -> str:
-        return f"{self.server_tool_name} {self.arguments_json(params)}"
+        # the row already shows the display name (tool and server): the arguments are what is new here
+        return self.arguments_json(params)
 
     async def should_confirm_execute(self, params: DeclaredParams,
                                      abort_signal: AbortSignal) -> ConfirmationDetails | None:
