@@ -130,8 +130,10 @@ def build_mcp(settings: Settings, registry: ToolRegistry, bus: EventBus, root: P
     if not settings.mcp_servers:
         return None
     from gemini_tui.core.mcp import McpManager
+    from gemini_tui.core.mcp.oauth import STORE_FILE
 
-    return McpManager(settings.mcp_servers, registry, bus, root=root, roots=roots)
+    return McpManager(settings.mcp_servers, registry, bus, root=root, roots=roots,
+                      oauth_store=settings.gemini_dir / STORE_FILE)
 
 
 # -- the model -------------------------------------------------------------------------------------------------

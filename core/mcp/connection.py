@@ -54,7 +54,8 @@ class McpConnection:
     def __init__(self, alias: str, config: McpServerConfig, *, root: Path, log_dir: Path,
                  connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S,
                  on_change: Callable[[McpConnection], None] | None = None,
-                 roots: Callable[[], list[Path]] | None = None, auth: Any = None) -> None:
+                 roots: Callable[[], list[Path]] | None = None,
+                 auth: Callable[[str], Any] | None = None) -> None:
         self.alias = alias
         self.config = config
         self.root = root
@@ -68,7 +69,7 @@ class McpConnection:
         self.prompts: list[Any] = []  # mcp_types.Prompt
         self.resources: list[Any] = []  # mcp_types.Resource
         self.roots = roots  # the workspace directories, offered to the server as roots
-        self.auth = auth  # an httpx2 Auth (OAuth) for remote servers that ask for it
+        self.auth = auth  # url -> an httpx2 Auth (OAuth) for remote servers that ask for it, or None
         self._relisting: set[asyncio.Task[None]] = set()
         self._client: Any = None
         self._ready = asyncio.Event()
@@ -110,18 +111,20 @@ class McpConnection:
         transport = self.transport
         if transport == "http":
             url = config.http_url or config.url or ""
+            auth = self.auth(url) if self.auth is not None else None
             import httpx2
             from mcp.client.streamable_http import streamable_http_client
             from mcp.shared._httpx_utils import create_mcp_http_client
 
-            http = create_mcp_http_client(headers=config.headers or None, auth=self.auth,
+            http = create_mcp_http_client(headers=config.headers or None, auth=auth,
                                           timeout=httpx2.Timeout(self.connect_timeout_s, read=timeout))
             return streamable_http_client(url, http_client=http)
         if transport == "sse":
             from mcp.client.sse import sse_client
 
-            return sse_client(config.url or config.http_url or "", headers=config.headers or None,
-                              timeout=self.connect_timeout_s, sse_read_timeout=timeout, auth=self.auth)
+            url = config.url or config.http_url or ""
+            return sse_client(url, headers=config.headers or None, timeout=self.connect_timeout_s,
+                              sse_read_timeout=timeout, auth=self.auth(url) if self.auth is not None else None)
         if not config.command:
             raise ValueError("no command, url or httpUrl configured")
         from mcp.client.stdio import StdioServerParameters, stdio_client

@@ -51,7 +51,7 @@ class McpManager:
     def __init__(self, servers: Mapping[str, McpServerConfig | Mapping[str, Any]], registry: ToolRegistry,
                  bus: EventBus | None = None, *, root: Path | None = None, log_dir: Path | None = None,
                  connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S,
-                 roots: Callable[[], list[Path]] | None = None) -> None:
+                 roots: Callable[[], list[Path]] | None = None, oauth_store: Path | None = None) -> None:
         self.registry = registry
         # the session's commands: servers' prompts join them as `/server:prompt` (set by the wiring)
         self.commands: dict[str, Any] | None = None
@@ -66,12 +66,30 @@ class McpManager:
         self._prefixed = len(configs) > 1
         self.connections: dict[str, McpConnection] = {
             alias: McpConnection(alias, config, root=self.root, log_dir=self.log_dir,
-                                 connect_timeout_s=connect_timeout_s, on_change=self._changed, roots=roots)
+                                 connect_timeout_s=connect_timeout_s, on_change=self._changed, roots=roots,
+                                 auth=self._oauth(alias, config, oauth_store))
             for alias, config in configs.items()
         }
         self._registered: dict[str, list[str]] = {alias: [] for alias in configs}
         self._skipped: dict[str, list[str]] = {alias: [] for alias in configs}
         self._started = False
+
+    def _oauth(self, alias: str, config: McpServerConfig, store: Path | None) -> Callable[[str], Any] | None:
+        """OAuth for a remote server, built when it connects (the SDK's auth module loads only then)."""
+        if store is None:
+            return None
+
+        def build(url: str) -> Any:
+            from gemini_tui.core.events import Notice
+            from gemini_tui.core.mcp.oauth import oauth_provider
+
+            def tell(text: str) -> None:
+                if self.bus is not None:
+                    self.bus.publish(Notice(text, "info"))
+
+            return oauth_provider(alias, config, url, store, tell)
+
+        return build
 
     # ----- lifecycle ---------------------------------------------------------------------------------------
     def start(self) -> None:

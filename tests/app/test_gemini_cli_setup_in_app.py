@@ -150,3 +150,19 @@ async def test_mcp_prompt_and_resource_in_the_app(root: Path, tmp_path: Path) ->
         await wait_for(pilot, lambda: len(model.requests) == 2 and not screen.busy)
         sent = "".join(getattr(p, "text", "") for p in model.requests[1].contents[-1].parts)
         assert sent == "Please review a.py, looking for bugs."
+
+
+async def test_prompt_interactive_sends_the_first_prompt(root: Path, tmp_path: Path) -> None:
+    """`-i TEXT`: the app opens and sends TEXT as soon as the session is ready, then stays open."""
+    from tests.fakes.scripted_model import ScriptedModel, scripted_session
+    from tests.fakes.scripted_model import text as scripted_text
+
+    home = tmp_path / "home"
+    home.mkdir()
+    model = ScriptedModel(record=True).add(scripted_text("first answer"))
+    app = GeminiApp(lambda: scripted_session(root, model, home), root, first_prompt="hello from -i")
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = main_screen(pilot)
+        await wait_for(pilot, lambda: model.requests and not screen.busy, timeout=10)
+        assert model.requests[0].contents[-1].parts[0].text == "hello from -i"
+        assert app.is_running

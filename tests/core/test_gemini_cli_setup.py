@@ -110,3 +110,30 @@ def test_an_untrusted_folder_loads_no_project_commands_or_extensions(setup: tupl
     assert [e.name for e in session.extensions] == ["notes-ext"]
     notices = " ".join(n.message for n in session.notices)
     assert "commands of an untrusted folder" in notices and "extensions of an untrusted folder" in notices
+
+
+def test_at_file_in_headless_prompt(setup: tuple[Path, Path], gemini_server: FakeGeminiServer) -> None:
+    home, project = setup
+    gemini_server.script(reply(text("It says tests first.")))
+    done = _run(project, _env(home, gemini_server), "-p", "summarize @docs/conventions.md", "-e", "none")
+    assert done.returncode == 0, done.stderr
+    sent = json.dumps(gemini_server.requests[0].contents[-1])
+    assert "CONVENTIONS: tests first." in sent and "summarize @docs/conventions.md" in sent
+
+
+def test_included_directory_headless(setup: tuple[Path, Path], gemini_server: FakeGeminiServer) -> None:
+    """A file of `context.includeDirectories` is read by the model's tool call like one in the root."""
+    from tests.fakes.gemini_server import call
+
+    home, project = setup
+    guide = str((project.parent / "shared/GUIDE.md").resolve())
+    gemini_server.script(reply(call("read_file", path=guide)), reply(text("Read it.")))
+    done = _run(project, _env(home, gemini_server), "-p", "read the guide", "-e", "none")
+    assert done.returncode == 0, done.stderr
+    assert "SHARED-GUIDE" in json.dumps(gemini_server.function_responses(1))
+    other = project.parent / "elsewhere.md"
+    other.write_text("NOT IN THE WORKSPACE")
+    gemini_server.script(reply(call("read_file", path=str(other))), reply(text("Refused.")))
+    done = _run(project, _env(home, gemini_server), "-p", "read it", "-e", "none",
+                "--include-directories", str(project.parent / "shared"))
+    assert "NOT IN THE WORKSPACE" not in json.dumps(gemini_server.requests[-1].contents)
