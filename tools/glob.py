@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 from pathlib import Path
 from typing import ClassVar
 
@@ -13,10 +14,12 @@ from gemini_tui.core.abort import AbortSignal
 from gemini_tui.core.display import FileList
 from gemini_tui.core.tool import BaseTool, CallContext, ToolError, ToolErrorKind, ToolKind, ToolParams, ToolResult
 from gemini_tui.tools.workspace import Workspace, WorkspaceError
-from gemini_tui.tools.workspace.glob_pattern import compile_glob
+from gemini_tui.tools.workspace.glob_pattern import compile_glob, has_magic
 
 MAX_LISTED = 2000  # more paths than this would flood the model's context; the count is still reported
 
+
+_GLOB_SPECIAL = re.compile(r"[*?\[\]{}\\]")
 
 class GlobParams(ToolParams):
     gemini_cli_names: ClassVar[dict[str, str | None]] = {"dir_path": "path", "respect_gemini_ignore": None}
@@ -99,6 +102,9 @@ class GlobTool(BaseTool[GlobParams]):
             prefix = str(top).rstrip(os.sep) + os.sep
             if pattern.startswith(prefix):  # an absolute pattern under the searched directory
                 pattern = pattern[len(prefix):]
+            if has_magic(pattern) and os.path.isfile(os.path.join(top, pattern)):
+                # the pattern names a file that exists (`file[1].txt`, `app/[id]/page.tsx`): match it literally
+                pattern = _GLOB_SPECIAL.sub(r"\\\g<0>", pattern)
             glob = compile_glob(pattern, case_sensitive=params.case_sensitive)
             for item in self.workspace.scan(top, respect_git_ignore=params.respect_git_ignore,
                                             abort_signal=abort_signal, wanted=glob.wants):

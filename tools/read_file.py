@@ -128,6 +128,8 @@ def text_result(path: Path, rel: str, content: str, offset: int | None, limit: i
             shown[index] = line[:MAX_LINE_LENGTH] + "... [line truncated]"
             shortened = True
     body = "\n".join(shown)
+    # the model must see the final newline, or a whole-file rewrite drops it
+    final = "\n" if end == total and total and content.endswith("\n") else ""
     notices = []
     cut = start > 0 or end < total
     if cut:
@@ -136,6 +138,6 @@ def text_result(path: Path, rel: str, content: str, offset: int | None, limit: i
     if shortened:
         notices.append(f"[File content partially truncated: lines longer than {MAX_LINE_LENGTH} characters "
                        "were shortened.]")
-    llm = "\n".join([*notices, body]) if notices else body
+    llm = "\n".join([*notices, body + final]) if notices else body + final
     display = FileContent(rel, body, first_line=start + 1, total_lines=total, truncated=cut or shortened)
     return ToolResult(llm, display)

@@ -152,7 +152,7 @@ class ReadManyFilesTool(BaseTool[ReadManyFilesParams]):
             case FileType.binary:
                 return _Skip("binary file")
         result = text_result(path, rel, decode_text(data).content, None, None)
-        return str(result.llm_content)
+        return str(result.llm_content).removesuffix("\n")  # each section is followed by a blank line anyway
 
     def _select(self, patterns: list[str], params: ReadManyFilesParams, abort_signal: AbortSignal) -> _Selection:
         selection = _Selection()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -25,11 +26,19 @@ class SaveMemoryParams(ToolParams):
                                   "self-contained statement.")
 
 
+_LEADING_DASHES = re.compile(r"^(?:-+\s*)+")
+
+
+def clean_fact(fact: str) -> str:
+    """The fact on one line without the list dashes a model puts before it (`- - fact` is stored as `- fact`)."""
+    return _LEADING_DASHES.sub("", " ".join(fact.split())).strip()
+
+
 def add_fact(content: str, fact: str) -> str:
     """`content` with `- fact` at the end of the memories section, creating the section at the end if needed.
 
     The section ends at the next heading of level 1 or 2 (or the end of the file)."""
-    item = f"- {' '.join(fact.split())}"
+    item = f"- {clean_fact(fact)}"
     lines = content.split("\n")
     start = next((i for i, line in enumerate(lines) if line.strip() == MEMORY_SECTION), None)
     if start is None:
@@ -71,12 +80,12 @@ class SaveMemoryTool(BaseTool[SaveMemoryParams]):
         return self.gemini_dir / self.file_name
 
     def check_params(self, params: SaveMemoryParams) -> ToolError | None:
-        if not params.fact.strip():
+        if not clean_fact(params.fact):
             return ToolError(ToolErrorKind.invalid_params, 'Parameter "fact" must be a non-empty string.')
         return None
 
     def get_description(self, params: SaveMemoryParams) -> str:
-        return f"in ~/.gemini/{self.file_name}: {params.fact.strip()}"
+        return f"in ~/.gemini/{self.file_name}: {clean_fact(params.fact)}"
 
     def _save(self, fact: str) -> None:
         # ~/.gemini is the root of this write: the same descriptor walk as the workspace tools
@@ -87,7 +96,7 @@ class SaveMemoryTool(BaseTool[SaveMemoryParams]):
 
     async def _execute(self, params: SaveMemoryParams, abort_signal: AbortSignal,
                        context: CallContext) -> ToolResult:
-        fact = params.fact.strip()
+        fact = clean_fact(params.fact)
         try:
             await asyncio.to_thread(self._save, fact)
         except OSError as exc:

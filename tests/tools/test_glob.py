@@ -136,3 +136,36 @@ async def test_long_result_lists_the_first_paths_and_says_so(workspace: Workspac
     lines = str(result.llm_content).splitlines()
     assert lines[0].startswith("Found 3 file(s)")
     assert lines[1:] == [f"{root}/c.py", f"{root}/b.py", "[1 more files not listed; use a narrower pattern or path.]"]
+
+
+async def test_git_info_exclude_is_honoured_and_gitignore_wins(workspace: Workspace, root: Path) -> None:
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    (root / ".git/info").mkdir(parents=True, exist_ok=True)
+    (root / ".git/info/exclude").write_text("*.secret\nlocal/\nkept.log\n")
+    (root / ".gitignore").write_text("*.log\n!kept.log\n")
+    for name in ("a.secret", "local/x.txt", "kept.log", "other.log", "plain.txt"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(name)
+    found = await run(GlobTool(workspace), pattern="**/*")
+    listed = {Path(p).relative_to(root).as_posix() for p in str(found.llm_content).splitlines()[1:]}
+    assert listed - {".gitignore"} == {"kept.log", "plain.txt"}
+    # git agrees about what is ignored
+    ignored = subprocess.run(["git", "-C", str(root), "check-ignore", "a.secret", "local/x.txt", "kept.log",
+                              "other.log", "plain.txt"], capture_output=True, text=True).stdout.split()
+    assert set(ignored) == {"a.secret", "local/x.txt", "other.log"}
+    everything = await run(GlobTool(workspace), pattern="**/*", respect_git_ignore=False)
+    assert "a.secret" in str(everything.llm_content)
+
+
+@pytest.mark.parametrize("name", ["file[1].txt", "app/[id]/(group)/page.tsx", "notes (draft).md", "[x]/(y)/z[0].ts",
+                                  "a[b]c.py"])
+async def test_exact_names_with_brackets_and_parentheses(workspace: Workspace, root: Path, name: str) -> None:
+    make(root, {name: 1000, "file1.txt": 1000, "app/i/g/page.tsx": 1000})
+    found = await run(GlobTool(workspace), pattern=name)
+    assert found.ok and str(root / name) in str(found.llm_content), found.llm_content
+    absolute = await run(GlobTool(workspace), pattern=str(root / name))
+    assert str(root / name) in str(absolute.llm_content)
+    listed = str(found.llm_content).splitlines()[1:]
+    assert listed == [str(root / name)]

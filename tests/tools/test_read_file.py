@@ -33,7 +33,8 @@ def numbered(count: int) -> str:
 async def test_whole_small_file(workspace: Workspace, root: Path) -> None:
     (root / "a.py").write_text("print(1)\nprint(2)\n")
     result = await run(ReadFileTool(workspace), path=str(root / "a.py"))
-    assert result.ok and result.llm_content == "print(1)\nprint(2)"
+    # the final newline stays visible to the model (issue 11): a whole-file rewrite keeps it
+    assert result.ok and result.llm_content == "print(1)\nprint(2)\n"
     assert result.return_display == FileContent("a.py", "print(1)\nprint(2)", 1, 2, False)
 
 
@@ -71,9 +72,13 @@ async def test_encodings_and_line_endings(workspace: Workspace, root: Path) -> N
     (root / "latin.txt").write_bytes("caf\u00e9\n".encode("cp1252"))
     (root / "wide.txt").write_bytes("h\u00e9llo\nw\u00f6rld\n".encode("utf-16"))
     tool = ReadFileTool(workspace)
-    assert (await run(tool, path="crlf.txt")).llm_content == "one\ntwo"
-    assert (await run(tool, path="latin.txt")).llm_content == "caf\u00e9"
-    assert (await run(tool, path="wide.txt")).llm_content == "h\u00e9llo\nw\u00f6rld"
+    assert (await run(tool, path="crlf.txt")).llm_content == "one\ntwo\n"
+    assert (await run(tool, path="latin.txt")).llm_content == "caf\u00e9\n"
+    assert (await run(tool, path="wide.txt")).llm_content == "h\u00e9llo\nw\u00f6rld\n"
+    (root / "no-final.txt").write_bytes(b"one\ntwo")
+    assert (await run(tool, path="no-final.txt")).llm_content == "one\ntwo"  # the model can tell the two apart
+    part = await run(tool, path="crlf.txt", offset=0, limit=1)
+    assert str(part.llm_content).endswith("\none")  # a cut view never claims a final newline
     (root / "empty.txt").write_bytes(b"")
     assert (await run(tool, path="empty.txt")).llm_content == ""
 
@@ -104,7 +109,7 @@ async def test_aliases(workspace: Workspace, root: Path) -> None:
     (root / "a.txt").write_text("hi\n")
     tool = ReadFileTool(workspace)
     for key in ("absolute_path", "file_path", "path"):
-        assert (await run(tool, **{key: str(root / "a.txt")})).llm_content == "hi"
+        assert (await run(tool, **{key: str(root / "a.txt")})).llm_content == "hi\n"
 
 
 async def test_failures(workspace: Workspace, root: Path) -> None:

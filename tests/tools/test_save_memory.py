@@ -77,3 +77,15 @@ def test_empty_fact_is_invalid(gemini_dir: Path) -> None:
     error = SaveMemoryTool(gemini_dir).validate_params({"fact": "  "})
     assert not isinstance(error, SaveMemoryParams)
     assert error.kind is ToolErrorKind.invalid_params
+
+
+@pytest.mark.parametrize(("fact", "stored"), [
+    ("- - My fact", "- My fact"), ("-My fact", "- My fact"), ("--  -  spaced  out ", "- spaced out"),
+    ("well-known - dashes inside stay", "- well-known - dashes inside stay"), ("  plain", "- plain"),
+])
+def test_leading_dashes_are_stripped(fact: str, stored: str) -> None:
+    from gemini_tui.tools.save_memory import MEMORY_SECTION, add_fact, clean_fact
+
+    lines = add_fact("", fact).split("\n")
+    assert lines[lines.index(MEMORY_SECTION) + 1] == stored
+    assert clean_fact("- - -") == ""

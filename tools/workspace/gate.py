@@ -17,6 +17,8 @@ from gemini_tui.tools.workspace.ignore_rules import DirectoryRules, IgnoreRules
 DEFAULT_EXCLUDED_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "bower_components", "__pycache__"})
 DEFAULT_EXCLUDED_FILES = frozenset({".DS_Store"})
 IGNORE_FILES = (".gitignore", ".geminiignore")
+# a repository's own excludes: read before .gitignore, so .gitignore (and .geminiignore) lines win over them
+GIT_EXCLUDE = os.path.join(".git", "info", "exclude")
 
 
 class WorkspaceError(Exception):
@@ -182,9 +184,10 @@ class Workspace:
 
     # ----- ignore rules ------------------------------------------------------------------------------------
     def rules_for(self, directory: str | Path, respect_git_ignore: bool = True) -> IgnoreRules:
-        """The compiled rules of `directory`'s own ignore files (`.gitignore` then `.geminiignore`, which wins)."""
+        """The compiled rules of `directory`'s own ignore files (`.git/info/exclude`, `.gitignore`, then
+        `.geminiignore`; a later file's lines win)."""
         directory = str(directory)
-        names = IGNORE_FILES if respect_git_ignore else (".geminiignore",)
+        names = (GIT_EXCLUDE, *IGNORE_FILES) if respect_git_ignore else (".geminiignore",)
         stamps: list[tuple[int, int]] = []  # (mtime, size) of each ignore file; (-1, -1) when absent
         for name in names:
             try:
@@ -284,7 +287,7 @@ class Workspace:
             return
         excluded_dirs = DEFAULT_EXCLUDED_DIRS if default_excludes else frozenset()
         excluded_files = DEFAULT_EXCLUDED_FILES if default_excludes else frozenset()
-        ignore_names = IGNORE_FILES if respect_git_ignore else (".geminiignore",)
+        ignore_names = (".git", *IGNORE_FILES) if respect_git_ignore else (".geminiignore",)
         stack: list[tuple[str, str, _Chain]] = [(start, "", self._chain_to(start, respect_git_ignore))]
         while stack:
             if abort_signal is not None and abort_signal.aborted:
