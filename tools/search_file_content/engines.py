@@ -142,8 +142,9 @@ def _split_null(stdout: bytes, strip_dot: bool) -> list[str]:
 
 
 _RG_WALK = ("--no-config", "--null", "--no-messages", "--hidden", "--follow",
-            # only the .gitignore files the workspace reads: none above the root, no global or .git/info ones
-            "--no-require-git", "--no-ignore-global", "--no-ignore-exclude", "--no-ignore-parent", "--no-ignore-dot")
+            # only the ignore files the workspace reads: .gitignore and .git/info/exclude, none above the root,
+            # no global ones
+            "--no-require-git", "--no-ignore-global", "--no-ignore-parent", "--no-ignore-dot")
 # After any include glob: of two matching globs the later wins, and `*` must not open `.git/`.
 _RG_EXCLUDES = tuple(arg for name in sorted(DEFAULT_EXCLUDED_DIRS) for arg in ("--glob", f"!{name}/"))
 
@@ -193,14 +194,6 @@ async def ripgrep_candidates(rg: str, search_dir: Path, pattern: GrepPattern, in
     return _split_null(stdout, strip_dot=True)
 
 
-def _has_rules(path: Path) -> bool:
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return False
-    return any(line.strip() and not line.lstrip().startswith("#") for line in text.splitlines())
-
-
 async def git_grep_candidates(workspace: Workspace, search_dir: Path, pattern: GrepPattern,
                               include: IncludeGlob | None, abort_signal: AbortSignal) -> list[str]:
     """Files under `search_dir` in which `git grep` (tracked and untracked, not ignored) finds a match."""
@@ -226,11 +219,9 @@ async def git_grep_candidates(workspace: Workspace, search_dir: Path, pattern: G
     config = [git, "-c", "core.quotePath=false", "-c", f"core.excludesFile={os.devnull}"]
     if _ancestor_negations(workspace, search_dir):
         raise EngineUnavailable("a .geminiignore re-includes (!) files that git's ignore rules skip")
-    # .git/info/exclude is not a workspace rule: then search the ignored files too and let the gate filter
-    standard = "--no-exclude-standard" if _has_rules(top / ".git" / "info" / "exclude") else "--exclude-standard"
     pathspecs = ["--", *(include.git_pathspecs() if include else ["."])]
     # (*ANYCRLF): a CR before the line's LF is a line end, so `$` matches before it as it does for Python
-    argv = [*config, "grep", "--untracked", standard, "--files-with-matches", "-z", "--text", "--ignore-case",
+    argv = [*config, "grep", "--untracked", "--exclude-standard", "--files-with-matches", "-z", "--text", "--ignore-case",
             "--perl-regexp", "--no-color", "-e", f"(*ANYCRLF){pattern.source}",
             # git does not decode UTF-16/32 (with a BOM) as Python does: every file with a NUL byte is a candidate
             "-e", "\\x00",
@@ -250,7 +241,7 @@ async def git_grep_candidates(workspace: Workspace, search_dir: Path, pattern: G
             found.append(rel)
         elif meta.startswith("160000 "):
             raise EngineUnavailable("git grep --untracked does not enter submodules")
-    excludes = ["--exclude-standard"] if standard == "--exclude-standard" else []
+    excludes = ["--exclude-standard"]  # .gitignore and .git/info/exclude, the workspace's own git rules
     code, stdout, _ = await run_process([*config, "ls-files", "-z", "-o", *excludes, "--", "."], search_dir,
                                         abort_signal, env)
     for rel in _split_null(stdout, strip_dot=False) if code == 0 else ():
