@@ -221,8 +221,8 @@ async def git_grep_candidates(workspace: Workspace, search_dir: Path, pattern: G
         raise EngineUnavailable("a .geminiignore re-includes (!) files that git's ignore rules skip")
     pathspecs = ["--", *(include.git_pathspecs() if include else ["."])]
     # (*ANYCRLF): a CR before the line's LF is a line end, so `$` matches before it as it does for Python
-    argv = [*config, "grep", "--untracked", "--exclude-standard", "--files-with-matches", "-z", "--text", "--ignore-case",
-            "--perl-regexp", "--no-color", "-e", f"(*ANYCRLF){pattern.source}",
+    argv = [*config, "grep", "--untracked", "--exclude-standard", "--files-with-matches", "-z", "--text",
+            "--ignore-case", "--perl-regexp", "--no-color", "-e", f"(*ANYCRLF){pattern.source}",
             # git does not decode UTF-16/32 (with a BOM) as Python does: every file with a NUL byte is a candidate
             "-e", "\\x00",
             # nor does it drop a UTF-8 BOM before the first line (`^foo` would miss it): files with one too
