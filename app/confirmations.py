@@ -56,16 +56,28 @@ class ConfirmationQueue:
         if isinstance(request.details, EditConfirmation):
             self._open_modal(request)
         else:
-            self.screen.confirm_bar.show(request, len(self.pending))
+            self._show_inline(request)
+
+    def _allow_saving(self) -> bool:
+        """"Allow always" is offered unless security.disableAlwaysAllow is set."""
+        settings = getattr(self.screen.session, "settings", None)
+        return not getattr(settings, "disable_always_allow", False)
+
+    def _show_inline(self, request: ConfirmationRequested) -> None:
+        bar = self.screen.confirm_bar
+        bar.on_typed = self.screen.type_into_prompt
+        bar.allow_saving = self._allow_saving()
+        bar.show(request, len(self.pending))
 
     def _open_modal(self, request: ConfirmationRequested) -> None:
         assert isinstance(request.details, EditConfirmation)
         try:
             from gemini_tui.app.screens.diff_review import DiffReviewScreen
         except ImportError:  # the modal lands separately; until then edits are asked inline
-            self.screen.confirm_bar.show(request, len(self.pending))
+            self._show_inline(request)
             return
-        modal = DiffReviewScreen(request.details, on_interrupt=self.screen.action_cancel_turn)
+        modal = DiffReviewScreen(request.details, on_interrupt=self.screen.action_cancel_turn,
+                                 on_typed=self.screen.type_into_prompt, allow_saving=self._allow_saving())
         self._modal = modal
         self.screen.app.push_screen(modal, callback=lambda decision: self.resolve(request, decision))
 

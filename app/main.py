@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import work
+from textual import events, work
 from textual.app import App
 from textual.binding import Binding, BindingType
 
@@ -44,12 +44,21 @@ class GeminiApp(App[int]):
     ]
 
     def __init__(self, session: SessionFace | Callable[[], SessionFace], root: Path | None = None, *,
-                 first_prompt: str | None = None) -> None:
+                 first_prompt: str | None = None, ask_trust: bool = True) -> None:
+        """`ask_trust`: before building the session, ask whether to trust a folder whose settings need it
+        (off with --trust, and when a built Session is passed)."""
         super().__init__()
         self._source = session
         self.root = (root or Path.cwd()).resolve()
         self.first_prompt = first_prompt  # `-i TEXT`: sent once the session is ready
         self._last_interrupt = 0.0
+        self.ask_trust = ask_trust
+        self.last_key_at = 0.0  # when any key last arrived: confirmations wait for typing to pause
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key):
+            self.last_key_at = time.monotonic()  # before any widget sees it (see app/typing_guard.py)
+        await super().on_event(event)
 
     def on_mount(self) -> None:
         # whatever asyncio would print on its own (a task's error nobody retrieved, a generator closed at the
@@ -73,6 +82,17 @@ class GeminiApp(App[int]):
 
     @work(thread=True, group="session")
     def build_session(self, screen: MainScreen, build: Callable[[], SessionFace]) -> None:
+        if self.ask_trust:
+            from gemini_tui.core.config import trust_question
+
+            try:
+                question = trust_question(self.root)
+            except Exception as exc:  # reading the settings twice must not stop the start; build reports it
+                self.log.warning(f"trust question: {exc!r}")
+                question = []
+            if question:
+                self.call_from_thread(self.ask_about_trust, screen, build, question)
+                return
         try:
             session = build()
         except Exception as exc:  # a bad configuration ends the app with the reason, like the CLI would
@@ -94,6 +114,22 @@ class GeminiApp(App[int]):
             self.pop_screen()
         self.notify("Press Ctrl+C again to quit.", timeout=QUIT_WINDOW)
 
+    def ask_about_trust(self, screen: MainScreen, build: Callable[[], SessionFace], withheld: list[str]) -> None:
+        """The first start in a folder whose settings need trust: ask, save the answer, then build."""
+        from gemini_tui.app.screens.trust import TrustScreen
+        from gemini_tui.core.config import record_trust
+
+        def answered(level: str | None) -> None:
+            if level is not None:
+                try:
+                    record_trust(self.root, level)
+                except (ValueError, OSError) as exc:
+                    self.notify(f"Could not save the trust decision: {exc}", severity="error", timeout=10)
+            self.ask_trust = False
+            self.build_session(screen, build)
+
+        self.push_screen(TrustScreen(self.root, withheld, on_typed=screen.type_into_prompt), answered)
+
     def action_help(self) -> None:
         from gemini_tui.app.screens.help import HelpScreen
         from gemini_tui.app.screens.main_screen import MainScreen
@@ -110,11 +146,11 @@ def _log_loop_error(_loop: asyncio.AbstractEventLoop, context: dict[str, object]
 
 
 def run(session: SessionFace | Callable[[], SessionFace], root: Path | None = None, *,
-        first_prompt: str | None = None) -> int:
+        first_prompt: str | None = None, ask_trust: bool = True) -> int:
     """Run the app until the user quits; returns the process exit code.
 
     Pass a function that builds the session rather than the session itself to have the first frame drawn
     before the settings, tools and model are loaded (it is called in a thread right after)."""
-    app = GeminiApp(session, root, first_prompt=first_prompt)
+    app = GeminiApp(session, root, first_prompt=first_prompt, ask_trust=ask_trust)
     result = app.run()
     return result if isinstance(result, int) else (app.return_code or 0)

@@ -1,4 +1,5 @@
-"""Slash commands: `/help /tools /mcp /memory /clear /stats /about /chat /quit`, each a small async function."""
+"""Slash commands: `/help /tools /mcp /memory /clear /stats /about /chat /permissions /quit`, each a small async
+function."""
 
 from __future__ import annotations
 
@@ -182,6 +183,30 @@ async def _chat(screen: MainScreen, args: str) -> None:
             await screen.chat.add_notice(f"Resumed conversation '{tag}'.")
         case _:
             await screen.chat.add_notice("Usage: /chat save|resume|list <tag>", "error")
+
+
+@command("permissions", "Rules and grants in force, where each came from; revoke grants",
+         "/permissions [revoke <number|key|all>]")
+async def _permissions(screen: MainScreen, args: str) -> None:
+    from gemini_tui.app.permissions import permissions_markdown, revoke
+
+    sub, _, rest = args.partition(" ")
+    match sub:
+        case "":
+            await screen.chat.add_markdown(permissions_markdown(screen.session))
+        case "revoke":
+            try:
+                revoked = revoke(screen.session, rest)
+            except KeyError as exc:
+                await screen.chat.add_notice(f"✗ {str(exc).strip(chr(34) + chr(39))}", "error")
+                return
+            except OSError as exc:  # ~/.gemini/grants.json could not be rewritten
+                await screen.chat.add_notice(f"✗ could not revoke: {exc}", "error")
+                return
+            names = ", ".join(f"{g.rule} ({g.scope})" for g in revoked)
+            await screen.chat.add_notice(f"Revoked: {names}. These ask again.")
+        case _:
+            await screen.chat.add_notice("Usage: /permissions [revoke <number|key|all>]", "error")
 
 
 @command("quit", "Leave gemini-tui")

@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     if prompt is None:
         # the app draws its first frame, then builds the session in a thread: launch stays under 0.5 s
         return _interactive(lambda: _build_interactive(args.model, mode, wiring, args.resume),
-                            args.prompt_interactive)
+                            args.prompt_interactive, ask_trust=not args.trust)
 
     if args.model != "offline" and any(os.environ.get(name) for name in (
             "GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI")):
@@ -265,13 +265,14 @@ def _build_interactive(model: str | None, mode: str | None, wiring: dict[str, ob
     return session
 
 
-def _interactive(build: Callable[[], SessionFace], first_prompt: str | None = None) -> int:
+def _interactive(build: Callable[[], SessionFace], first_prompt: str | None = None,
+                 ask_trust: bool = True) -> int:
     try:
         from gemini_tui.app.main import run
     except ImportError as exc:
         print(f"gemini-tui: the full-screen app is not available ({exc}); use -p PROMPT.", file=sys.stderr)
         return 1
-    return run(build, Path.cwd(), first_prompt=first_prompt)
+    return run(build, Path.cwd(), first_prompt=first_prompt, ask_trust=ask_trust)
 
 
 if __name__ == "__main__":

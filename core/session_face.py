@@ -10,8 +10,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from gemini_tui.core.config import Settings
     from gemini_tui.core.context import Memory
     from gemini_tui.core.events import EventBus, Notice, TurnEndReason
+    from gemini_tui.core.grants import GrantStore
     from gemini_tui.core.models.base import Content
     from gemini_tui.core.sandbox import Sandbox
     from gemini_tui.core.scheduler import ApprovalMode
@@ -37,6 +39,8 @@ class SessionFace(Protocol):
     root: Path
     stats: SessionStats
     sandbox: Sandbox  # how commands run: `describe()` for the status line, `explain()` for /about
+    settings: Settings  # the settings in force (folder trust and what it withheld, rules with their origins)
+    grants: GrantStore  # "allow for the session" / "allow always" grants: /permissions lists and revokes them
 
     # -- what it is ----------------------------------------------------------------------------------------------
     @property

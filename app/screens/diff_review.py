@@ -12,7 +12,6 @@ import os
 import shlex
 import subprocess
 import tempfile
-import time
 from collections.abc import Callable
 from typing import ClassVar
 
@@ -23,6 +22,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static, TextArea
 
+from gemini_tui.app.typing_guard import GRACE_PERIOD, TypingGuard, bound_keys
 from gemini_tui.app.widgets.diff_hunks import Hunk, apply_hunks, hunks_of, rejection_feedback
 from gemini_tui.app.widgets.diff_view import DiffView
 from gemini_tui.app.widgets.key_bar import KeyBar
@@ -48,8 +48,9 @@ class ProposalEditor(TextArea):
 
 
 class DiffReviewScreen(ModalScreen[Decision]):
-    """Review one `EditConfirmation`. Keys typed within `grace_period` seconds of opening (or of the diff
-    changing) are ignored, so typed-ahead keys cannot approve a change the user has not seen."""
+    """Review one `EditConfirmation`. It takes keys once `grace_period` seconds have passed since it opened (or
+    the diff changed) with no key pressed in between; a key sooner re-arms the wait and goes to `on_typed` (the
+    prompt), so typed-ahead keys cannot approve a change the user has not seen."""
 
     CSS_PATH = str(stylesheet("diff_review.tcss"))
     AUTO_FOCUS = ""  # keys go to the screen's bindings until the reason or the editor is opened
@@ -61,6 +62,7 @@ class DiffReviewScreen(ModalScreen[Decision]):
         Binding("r", "reject", "Reject…"),
         Binding("n", "next_change", "Next change"),
         Binding("p", "previous_change", "Prev change"),
+        Binding("A", "approve_saved", "Allow always (this folder)"),
         Binding("ctrl+s", "apply_edit", "Apply edit"),
         Binding("escape", "back", "Reject / back"),
         Binding("space", "toggle_hunk", "Accept/reject hunk"),
@@ -77,18 +79,23 @@ class DiffReviewScreen(ModalScreen[Decision]):
     ]
 
     _REVIEW_ACTIONS: ClassVar[set[str]] = {
-        "approve", "approve_always", "reject", "edit", "toggle_hunk", "next_hunk", "previous_hunk",
-        "toggle_view", "page", "next_change", "previous_change", "toggle_wrap", "external_edit",
+        "approve", "approve_always", "approve_saved", "reject", "edit", "toggle_hunk", "next_hunk",
+        "previous_hunk", "toggle_view", "page", "next_change", "previous_change", "toggle_wrap", "external_edit",
         "scroll_sideways",
     }
 
-    def __init__(self, details: EditConfirmation, *, grace_period: float = 0.3,
-                 on_interrupt: Callable[[], None] | None = None) -> None:
-        """`on_interrupt` runs on Ctrl+C after the review is dismissed (the app cancels the turn)."""
+    def __init__(self, details: EditConfirmation, *, grace_period: float = GRACE_PERIOD,
+                 on_interrupt: Callable[[], None] | None = None,
+                 on_typed: Callable[[events.Key], None] | None = None, allow_saving: bool = True) -> None:
+        """`on_interrupt` runs on Ctrl+C after the review is dismissed (the app cancels the turn); `on_typed`
+        takes keys typed before the review listens (the prompt's)."""
         super().__init__()
         self._on_interrupt = on_interrupt
         self.details = details
         self.grace_period = grace_period
+        self.guard = TypingGuard(grace_period)
+        self.on_typed = on_typed
+        self.allow_saving = allow_saving  # "allow always" offered (security.disableAlwaysAllow turns it off)
         self.shown_diff: FileDiff = details.file_diff
         self.base_diff: FileDiff = details.file_diff  # the model's proposal as last re-read (shown_diff may be edited)
         self.edited = False  # shown_diff is the user's own version from $EDITOR
@@ -97,7 +104,6 @@ class DiffReviewScreen(ModalScreen[Decision]):
         self.current = 0
         self.change = 0  # index into the view's changes (runs of changed lines)
         self.mode = "review"  # review | reason | edit
-        self._ready_at = 0.0
         self._draft: str | None = None  # edited text kept when the file changed during editing
         self._edit_base: FileDiff | None = None
         self._stop_watch = asyncio.Event()
@@ -142,10 +148,17 @@ class DiffReviewScreen(ModalScreen[Decision]):
     # --- state -----------------------------------------------------------------------------------------
 
     def _arm(self) -> None:
-        self._ready_at = time.monotonic() + self.grace_period
+        self.guard.arm()
 
     def _ready(self) -> bool:
-        return time.monotonic() >= self._ready_at and not self._busy
+        return self.guard.ready() and not self._busy
+
+    def on_key(self, event: events.Key) -> None:
+        if self.mode == "review" and not self.guard.key(event.key in bound_keys(self.BINDINGS)):
+            event.stop()
+            event.prevent_default()  # no binding: the key was typed for the prompt, and goes there
+            if self.on_typed is not None:
+                self.on_typed(event)
 
     def _show(self, diff: FileDiff, *, changed: bool = False, edited: bool = False) -> None:
         self.shown_diff = diff
@@ -211,6 +224,8 @@ class DiffReviewScreen(ModalScreen[Decision]):
         self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "approve_saved" and not self.allow_saving:
+            return False
         if action in self._REVIEW_ACTIONS:
             return self.mode == "review"
         if action == "apply_edit":
@@ -268,6 +283,13 @@ class DiffReviewScreen(ModalScreen[Decision]):
         if self._on_interrupt is not None:
             self._on_interrupt()
         self.app.notify("Review cancelled. Press Ctrl+C again to quit.", timeout=1.0)
+
+    async def action_approve_saved(self) -> None:
+        if self._ready() and await self._still_current():
+            # a partial approval is a one-off modification; "always" only applies to the whole change
+            saved = ConfirmationOutcome.proceed_always_and_save
+            outcome = saved if not self.rejected else ConfirmationOutcome.proceed_once
+            self.dismiss(self._decision(outcome))
 
     def action_reject(self) -> None:
         if self._ready():

@@ -19,8 +19,8 @@ KEYS = [
     ("Tab", "accept a completion of @path or /command"),
     ("Esc", "cancel the running turn"),
     ("Ctrl+C", "clear the prompt or cancel the turn; twice quits"),
-    ("Shift+Tab", "cycle the approval mode: default → auto_edit → yolo"),
-    ("Ctrl+Y", "toggle yolo (run every tool without asking)"),
+    ("Shift+Tab", "cycle the approval mode: default → auto_edit → plan (read-only tools only)"),
+    ("Ctrl+Y", "toggle yolo (run every tool without asking; not when security.disableYoloMode is set)"),
     ("Ctrl+B", "tool history side panel (type to filter, Enter for details)"),
     ("Ctrl+P", "command palette"),
     ("F1", "this help"),
@@ -30,12 +30,15 @@ KEYS = [
 REVIEW_KEYS = [
     ("y", "allow once"),
     ("a", "allow for the session"),
+    ("A", "allow always in this folder (kept in ~/.gemini/grants.json; /permissions lists and revokes)"),
     ("n", "reject, then an optional reason for the model"),
     ("e", "edit the new content before applying (diff review)"),
     ("j / k, arrows", "move between hunks (diff review)"),
     ("space", "accept or reject the hunk under the cursor (diff review)"),
     ("s", "unified / side-by-side view (diff review)"),
     ("Esc", "reject"),
+    ("(typing)", "a confirmation takes keys only once you have stopped typing for 0.6 s; text typed before "
+                 "that goes to the prompt"),
 ]
 
 PROMPT_FORMS = [

@@ -199,6 +199,15 @@ class MainScreen(Screen[None]):
     def focus_prompt(self) -> None:
         self.prompt.input.focus()
 
+    def type_into_prompt(self, event: events.Key) -> None:
+        """A key typed for the prompt reached a confirmation that was not listening yet: it goes where the
+        user meant it (text and Backspace; other keys only wait)."""
+        prompt = self.prompt.input
+        if event.key == "backspace":
+            prompt.action_delete_left()
+        elif event.is_printable and event.character:
+            prompt.insert(event.character)
+
     # -- the history panel ------------------------------------------------------------------------------------------
     def record_call(self, call: ToolCallInfo) -> None:
         record = getattr(self.history, "record", None)
@@ -363,7 +372,11 @@ class MainScreen(Screen[None]):
         self.set_mode(mode)
 
     def set_mode(self, mode: Any) -> None:
-        self.session.approval_mode = mode
+        try:
+            self.session.approval_mode = mode
+        except PermissionError as exc:  # security.disableYoloMode
+            self.notify(str(exc), severity="error", timeout=4)
+            return
         self.status.approval_mode = str(mode)
         self.notify(f"Approval mode: {mode}", timeout=2)
 

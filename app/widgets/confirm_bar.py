@@ -1,8 +1,10 @@
-"""Inline confirmation above the prompt for commands, MCP tools and fetches: the same keys as the diff modal."""
+"""Inline confirmation above the prompt for commands, MCP tools and fetches: the same keys as the diff modal.
+
+It takes keys only once typing has paused (app/typing_guard.py): until then the focus stays in the prompt, so
+text typed for the next prompt lands there and can never answer the confirmation."""
 
 from __future__ import annotations
 
-import time
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -12,6 +14,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Input, Static
 
+from gemini_tui.app.typing_guard import GRACE_PERIOD, TypingGuard, bound_keys
 from gemini_tui.core.confirmation import (
     ConfirmationOutcome,
     Decision,
@@ -42,18 +45,30 @@ def always_label(request: ConfirmationRequested) -> str:
         case ExecConfirmation(root_commands=roots) if roots:
             return f"allow {', '.join(roots)} for the session"
         case McpConfirmation(tool_display_name=tool):
-            return f"always allow {tool}"
+            return f"allow {tool} for the session"
     return "allow for the session"
 
 
-class ConfirmBar(Vertical, can_focus=True):
-    """Shows one request at a time and a count of those waiting. Keys typed in the grace period are ignored."""
+def saved_label(request: ConfirmationRequested) -> str:
+    match request.details:
+        case ExecConfirmation(root_commands=roots) if roots:
+            return f"always allow {', '.join(roots)} here"
+        case McpConfirmation(tool_display_name=tool):
+            return f"always allow {tool} here"
+    return "always allow here"
 
-    GRACE_PERIOD = 0.3
+
+class ConfirmBar(Vertical, can_focus=True):
+    """Shows one request at a time and a count of those waiting. It listens once typing has paused for
+    `GRACE_PERIOD`; a key it gets sooner re-arms the wait and goes to the prompt."""
+
+    GRACE_PERIOD = GRACE_PERIOD
+    POLL_S = 0.05
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "decide('proceed_once')", "Allow once"),
         Binding("a", "decide('proceed_always')", "Allow for session"),
+        Binding("A", "decide('proceed_always_and_save')", "Allow always (this folder)"),
         Binding("s", "decide('proceed_always_server')", "Allow server", show=False),
         Binding("n", "reject", "Reject (reason)"),
         Binding("escape", "decide('cancel')", "Reject"),
@@ -69,7 +84,10 @@ class ConfirmBar(Vertical, can_focus=True):
         super().__init__(id=id)
         self.request: ConfirmationRequested | None = None
         self.waiting = 0
-        self.shown_at = 0.0
+        self.guard = TypingGuard(self.GRACE_PERIOD)
+        self.listening = False  # typing has paused since it appeared: keys answer it now
+        self.allow_saving = True  # "allow always" offered (security.disableAlwaysAllow turns it off)
+        self.on_typed: Any = None  # where keys typed too early go (the main screen's prompt)
         self.title_line = Static(classes="confirm-title")
         self.body = Static(classes="confirm-body")
         self.keys_line = Static(classes="confirm-keys")
@@ -85,38 +103,61 @@ class ConfirmBar(Vertical, can_focus=True):
     def on_mount(self) -> None:
         self.display = False
         self.reason.display = False
+        self._poll = self.set_interval(self.POLL_S, self._listen_when_quiet, pause=True)
 
     def show(self, request: ConfirmationRequested, waiting: int) -> None:
         self.request, self.waiting = request, waiting
-        self.shown_at = time.monotonic()
+        self.guard.arm()
+        self.listening = False
         title, body = describe(request)
         count = f"  (+{waiting} more waiting)" if waiting else ""
         self.title_line.update(Text(clean_terminal_text(f"⚠ {title}{count}"), style="bold"))
         self.body.update(Text(clean_terminal_text(body)))
-        keys = f"y allow once · a {always_label(request)}"
-        if isinstance(request.details, McpConfirmation):
-            keys += f" · s allow every tool of {request.details.server_name}"
-        keys += " · n reject with a reason · Esc reject"
-        self.keys_line.update(Text(keys))
+        self.keys_line.update(Text("(your typing stays in the prompt; this takes keys once you pause)"))
         self.reason.display = False
         self.reason.value = ""
         self.display = True
-        self.focus()
+        self._poll.resume()
+
+    def _keys_text(self, request: ConfirmationRequested) -> str:
+        keys = f"y allow once · a {always_label(request)}"
+        if self.allow_saving:
+            keys += f" · A {saved_label(request)}"
+        if isinstance(request.details, McpConfirmation):
+            keys += f" · s allow every tool of {request.details.server_name}"
+        return keys + " · n reject with a reason · Esc reject"
+
+    def _listen_when_quiet(self) -> None:
+        """Takes the focus (and so the keys) once nobody has typed for the grace period."""
+        if self.request is None or self.listening:
+            self._poll.pause()
+            return
+        if self.guard.quiet(self.app):
+            self.listening = True
+            self._poll.pause()
+            self.keys_line.update(Text(clean_terminal_text(self._keys_text(self.request))))
+            self.focus()
+            self.refresh_bindings()
 
     def set_waiting(self, waiting: int) -> None:
         if self.request is not None:
-            self.show(self.request, waiting)
+            self.waiting = waiting
+            count = f"  (+{waiting} more waiting)" if waiting else ""
+            self.title_line.update(Text(clean_terminal_text(f"⚠ {describe(self.request)[0]}{count}"), style="bold"))
 
     def hide(self) -> None:
         self.request = None
+        self.listening = False
         self.display = False
 
     def _in_grace(self) -> bool:
-        return time.monotonic() - self.shown_at < self.GRACE_PERIOD
+        return not (self.listening and self.guard.ready())
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "decide" and parameters and parameters[0] == "proceed_always_server":
             return isinstance(self.request and self.request.details, McpConfirmation)
+        if action == "decide" and parameters and parameters[0] == "proceed_always_and_save":
+            return self.request is not None and self.allow_saving
         return self.request is not None
 
     def action_decide(self, outcome: str) -> None:
@@ -140,10 +181,20 @@ class ConfirmBar(Vertical, can_focus=True):
         self._decide(Decision(ConfirmationOutcome.cancel, feedback=reason))
 
     def on_key(self, event: Any) -> None:
-        # Esc in the reason field means "no reason": reject without one
-        if event.key == "escape" and self.reason.display and self.reason.has_focus:
+        if self.request is None:
+            return
+        if self.reason.display:
+            # Esc in the reason field means "no reason": reject without one
+            if event.key == "escape" and self.reason.has_focus:
+                event.stop()
+                self._decide(Decision(ConfirmationOutcome.cancel))
+            return
+        if not self.listening or not self.guard.key(event.key in bound_keys(self.BINDINGS)):
+            # typed for the prompt (the focus came here by a click, or typing resumed at once): it goes there
             event.stop()
-            self._decide(Decision(ConfirmationOutcome.cancel))
+            event.prevent_default()
+            if self.on_typed is not None:
+                self.on_typed(event)
 
     def _decide(self, decision: Decision) -> None:
         request = self.request

@@ -44,7 +44,8 @@ class StatusLine(Static):
         if self.is_offline:
             text.append(" OFFLINE DEMO ", style="reverse bold")
         text.append("  │  ")
-        mode_style = {"default": "", "auto_edit": "bold", "yolo": "bold reverse"}.get(self.approval_mode, "")
+        mode_style = {"default": "", "auto_edit": "bold", "plan": "bold italic",
+                      "yolo": "bold reverse"}.get(self.approval_mode, "")
         text.append(f"mode: {self.approval_mode}", style=mode_style)
         if self.sandbox:  # right after the mode: both say what runs, and how
             text.append("  │  ")

@@ -5,12 +5,13 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from gemini_tui.app.typing_guard import GRACE_PERIOD
 from gemini_tui.app.widgets.confirm_bar import ConfirmBar
 from gemini_tui.core.models.base import FunctionResponse
 from tests.app.app_driver import main_screen, make_app, type_and_send, wait_for
 from tests.fakes.scripted_model import ScriptedModel, call, text
 
-GRACE = 0.35  # just past the 0.3 s in which typed-ahead keys are ignored
+GRACE = GRACE_PERIOD + 0.2  # past the quiet spell after which a confirmation takes keys
 
 
 def last_response(model: ScriptedModel) -> FunctionResponse:

@@ -155,7 +155,8 @@ async def test_keys_within_the_grace_period_are_ignored() -> None:
         await pilot.press("y", "a", "escape", "space")
         await pilot.pause()
         assert not app.decisions and not app.screen.rejected
-        await asyncio.sleep(max(0.0, app.screen._ready_at - time.monotonic()) + 0.05)
+        # every key typed re-armed the wait: it ends a grace period after the last one
+        await asyncio.sleep(max(0.0, app.screen.guard.ready_at - time.monotonic()) + 0.05)
         await pilot.press("y")
         await pilot.pause()
     assert app.decisions[0].outcome is ConfirmationOutcome.proceed_once

@@ -123,7 +123,7 @@ def test_queue_with_running_calls(snap_compare: Any, fixed_root: Path, tmp_path:
 def test_inline_command_confirmation(snap_compare: Any, fixed_root: Path, tmp_path: Path) -> None:
     model = ScriptedModel().add(call("run_shell_command", command="git status --short"))
     assert snap_compare(app_for(fixed_root, tmp_path, model), terminal_size=SIZE,
-                        run_before=steps(send("status?", until=lambda p: main_screen(p).confirm_bar.request)))
+                        run_before=steps(send("status?", until=lambda p: main_screen(p).confirm_bar.listening)))
 
 
 def test_diff_review_modal(snap_compare: Any, fixed_root: Path, tmp_path: Path) -> None:

@@ -1,0 +1,82 @@
+"""`/permissions`: every rule and grant in force with where it came from, and revoking grants."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gemini_tui.core.session import Session
+
+# settings field -> (what it does, how a rule reads)
+RULES: tuple[tuple[str, str], ...] = (
+    ("tools_allowed", "runs without asking"),
+    ("tools_exclude", "never offered to the model"),
+    ("tools_core", "only these built-in tools are offered"),
+)
+USAGE = "`/permissions` lists; `/permissions revoke <number|key>` or `/permissions revoke all` takes grants back."
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def permissions_markdown(session: Session) -> str:
+    settings = session.settings
+    mode = str(session.approval_mode)
+    yolo = ("yolo is disabled (security.disableYoloMode)" if settings.disable_yolo_mode
+            else "Ctrl+Y or --yolo turns yolo on")
+    lines = [f"**Approval mode**: `{mode}` (Shift+Tab cycles default → auto_edit → plan; {yolo})", ""]
+    lines.append(f"**This folder** ({session.root}): {settings.trust.describe()}")
+    if settings.withheld:
+        lines.append("Not applied until you trust it:")
+        lines += [f"- `{_cell(item)}`" for item in settings.withheld]
+    lines += ["", "**Rules from settings**", ""]
+    rows: list[str] = []
+    for field, effect in RULES:
+        value = getattr(settings, field)
+        if not value:
+            continue
+        where = "; ".join(settings.origins.get(field, [])) or "settings"
+        rows += [f"| `{_cell(rule)}` | {effect} | {_cell(where)} |" for rule in value]
+    for alias, server in settings.mcp_servers.items():
+        if server.trust:
+            where = next((w for w in settings.origins.get("mcp_servers", []) if w.endswith(f".{alias}")), "settings")
+            effect = "every tool runs without asking (trust: true)"
+            rows.append(f"| `mcp:{_cell(alias)}` | {effect} | {_cell(where)}.trust |")
+    for field, effect in (("disable_yolo_mode", "yolo refused"), ("disable_always_allow", "no \"allow always\"")):
+        if getattr(settings, field):
+            rows.append(f"| `{field}` | {effect} | {_cell('; '.join(settings.origins.get(field, [])))} |")
+    lines += ["| rule | effect | from |", "|---|---|---|", *rows] if rows else ["None."]
+    lines += ["", "**Grants** (given at a confirmation)", ""]
+    grants = session.grants.grants
+    if grants:
+        lines += ["| # | rule | scope | granted | key |", "|---:|---|---|---|---|"]
+        for number, grant in enumerate(grants, 1):
+            scope = "this session" if grant.scope == "session" else f"always, in {grant.workspace}"
+            when = grant.granted_at.astimezone().strftime("%Y-%m-%d %H:%M")
+            lines.append(f"| {number} | `{_cell(grant.rule)}` | {scope} | {when} | `{_cell(grant.key)}` |")
+    else:
+        lines.append("None.")
+    for error in session.grants.errors:
+        lines.append(f"\n⚠ {error}")
+    lines += ["", USAGE]
+    return "\n".join(lines)
+
+
+def revoke(session: Session, argument: str) -> list[Any]:
+    """Revokes the grants `argument` names (a number from the list, a key, a bare rule, or `all`); returns
+    them. Raises KeyError naming what matched nothing."""
+    store = session.grants
+    grants = store.grants
+    wanted = argument.split() if argument.strip() != "all" else [g.key for g in grants]
+    if not wanted:
+        raise KeyError("name a grant: its number or key from /permissions, or all")
+    chosen = []
+    for word in wanted:
+        if word.isdigit() and 1 <= int(word) <= len(grants):
+            chosen.append(grants[int(word) - 1])
+        elif (grant := store.find(word)) is not None:
+            chosen.append(grant)
+        else:
+            raise KeyError(f"no grant {word!r}; see /permissions")
+    return [store.revoke(grant.key) for grant in dict.fromkeys(chosen)]

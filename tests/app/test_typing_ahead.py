@@ -1,0 +1,79 @@
+"""Keys typed for the prompt never answer a confirmation: they stay in the prompt (inline bar and diff modal)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from gemini_tui.app.screens.diff_review import DiffReviewScreen
+from gemini_tui.app.widgets.confirm_bar import ConfirmBar
+from tests.app.app_driver import main_screen, make_app, type_and_send, wait_for
+from tests.app.test_confirmations import GRACE
+from tests.fakes.scripted_model import ScriptedModel, call, text
+
+# every key a confirmation answers to, in words someone might be typing
+TYPED = "yes A, and say no: can you add tests? aAyns"
+
+
+async def type_slowly(pilot, keys: str, gap: float = 0.05) -> None:
+    for key in keys:
+        await pilot.press({" ": "space", ",": "comma", ":": "colon", "?": "question_mark"}.get(key, key))
+        await asyncio.sleep(gap)
+
+
+async def test_typing_through_an_inline_confirmation_answers_nothing(root: Path, tmp_path: Path) -> None:
+    model = ScriptedModel().add(call("run_shell_command", command="touch PWNED"), delay_s=0.3).add(text("ok"))
+    app = make_app(root, tmp_path, model)
+    async with app.run_test(size=(110, 32)) as pilot:
+        screen = main_screen(pilot)
+        bar = screen.query_one(ConfirmBar)
+        await type_and_send(pilot, "first")
+        # the user goes on typing the next prompt; the confirmation appears in the middle of it
+        await type_slowly(pilot, TYPED)
+        assert bar.request is not None, "the confirmation should have appeared while typing"
+        assert not bar.listening and screen.prompt.input.has_focus
+        assert screen.prompt.input.text == TYPED
+        assert not (root / "PWNED").exists() and len(screen.session.grants) == 0
+        await pilot.pause(GRACE)  # typing stops: now it listens
+        assert bar.listening and bar.has_focus
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not screen.busy)
+        assert screen.prompt.input.text == TYPED
+    assert not (root / "PWNED").exists()
+
+
+async def test_keys_re_arm_the_wait_after_it_listens(root: Path, tmp_path: Path) -> None:
+    model = ScriptedModel().add(call("run_shell_command", command="touch PWNED")).add(text("ok"))
+    app = make_app(root, tmp_path, model)
+    async with app.run_test(size=(110, 32)) as pilot:
+        screen = main_screen(pilot)
+        bar = screen.query_one(ConfirmBar)
+        await type_and_send(pilot, "go")
+        await wait_for(pilot, lambda: bar.listening)
+        # "xylophone": x is no answer, so it re-arms the wait, and y right after it is text for the prompt
+        await type_slowly(pilot, "xylophone", gap=0.02)
+        assert bar.request is not None and not (root / "PWNED").exists()
+        assert screen.prompt.input.text.endswith("xylophone")
+        await pilot.pause(GRACE)
+        await pilot.press("y")
+        await wait_for(pilot, lambda: not screen.busy)
+    assert (root / "PWNED").exists()
+
+
+async def test_typing_into_the_diff_review_goes_to_the_prompt(root: Path, tmp_path: Path) -> None:
+    model = (ScriptedModel().add(call("write_file", file_path=str(root / "a.txt"), content="new\n"), delay_s=0.3)
+             .add(text("ok")))
+    app = make_app(root, tmp_path, model)
+    async with app.run_test(size=(110, 32)) as pilot:
+        screen = main_screen(pilot)
+        await type_and_send(pilot, "write it")
+        await type_slowly(pilot, TYPED)
+        assert isinstance(app.screen, DiffReviewScreen), "the review should have opened while typing"
+        assert screen.prompt.input.text == TYPED
+        assert not (root / "a.txt").exists() and len(screen.session.grants) == 0
+        assert not app.screen.rejected  # space and n did nothing either
+        await pilot.pause(GRACE)
+        await pilot.press("y")
+        await wait_for(pilot, lambda: not screen.busy)
+        assert screen.prompt.input.text == TYPED
+    assert (root / "a.txt").read_text() == "new\n"
