@@ -17,7 +17,7 @@ USAGE = "`/permissions` lists; `/permissions revoke <number|key>` or `/permissio
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    return text.replace("`", "'").replace("\n", " ")
 
 
 def permissions_markdown(session: Session) -> str:
@@ -37,24 +37,23 @@ def permissions_markdown(session: Session) -> str:
         if not value:
             continue
         where = "; ".join(settings.origins.get(field, [])) or "settings"
-        rows += [f"| `{_cell(rule)}` | {effect} | {_cell(where)} |" for rule in value]
+        rows += [f"- `{_cell(rule)}`: {effect} (from {_cell(where)})" for rule in value]
     for alias, server in settings.mcp_servers.items():
         if server.trust:
             where = next((w for w in settings.origins.get("mcp_servers", []) if w.endswith(f".{alias}")), "settings")
             effect = "every tool runs without asking (trust: true)"
-            rows.append(f"| `mcp:{_cell(alias)}` | {effect} | {_cell(where)}.trust |")
+            rows.append(f"- `mcp:{_cell(alias)}`: {effect} (from {_cell(where)}.trust)")
     for field, effect in (("disable_yolo_mode", "yolo refused"), ("disable_always_allow", "no \"allow always\"")):
         if getattr(settings, field):
-            rows.append(f"| `{field}` | {effect} | {_cell('; '.join(settings.origins.get(field, [])))} |")
-    lines += ["| rule | effect | from |", "|---|---|---|", *rows] if rows else ["None."]
+            rows.append(f"- `{field}`: {effect} (from {_cell('; '.join(settings.origins.get(field, [])))})")
+    lines += rows or ["None."]
     lines += ["", "**Grants** (given at a confirmation)", ""]
     grants = session.grants.grants
     if grants:
-        lines += ["| # | rule | scope | granted | key |", "|---:|---|---|---|---|"]
         for number, grant in enumerate(grants, 1):
             scope = "this session" if grant.scope == "session" else f"always, in {grant.workspace}"
             when = grant.granted_at.astimezone().strftime("%Y-%m-%d %H:%M")
-            lines.append(f"| {number} | `{_cell(grant.rule)}` | {scope} | {when} | `{_cell(grant.key)}` |")
+            lines.append(f"{number}. `{_cell(grant.key)}`: {scope}, granted {when}")
     else:
         lines.append("None.")
     for error in session.grants.errors:

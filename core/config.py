@@ -425,7 +425,7 @@ def load_settings(root: Path, home: Path | None = None, env: Mapping[str, str] |
             merged["mcp_servers"] = servers
     if withheld:
         keys = ", ".join(item.split(": ", 1)[1] for item in withheld)
-        notices.append(f"{workspace_file}: not applied, this folder is not trusted ({trust.describe()}): {keys}. "
+        notices.append(f"{workspace_file}: not applied, this folder is not trusted ({trust.why}): {keys}. "
                        f"Trust it when gemini-tui asks, run with --trust, or add it to "
                        f"{home / '.gemini' / 'trustedFolders.json'}.")
     return Settings(home=home, files=files, notices=notices, folder_trust_enabled=enabled, trust=trust,

@@ -49,19 +49,24 @@ class FolderTrust:
     rule: tuple[str, TrustLevel] | None = None
     errors: tuple[str, ...] = ()
 
-    def describe(self) -> str:
+    @property
+    def why(self) -> str:
+        """What decided, in a few words: "DO_NOT_TRUST for /x", "GEMINI_CLI_TRUST_WORKSPACE", ..."""
         match self.source:
             case TrustSource.disabled:
-                return "trusted (security.folderTrust.enabled is false)"
+                return "security.folderTrust.enabled is false"
             case TrustSource.env:
-                return f"{'trusted' if self.trusted else 'not trusted'} ({TRUST_ENV})"
+                return TRUST_ENV
             case TrustSource.flag:
-                return "trusted for this run (--trust)"
+                return "--trust, for this run"
             case TrustSource.file if self.rule is not None:
-                return f"{'trusted' if self.trusted else 'not trusted'} ({self.rule[1]} for {self.rule[0]})"
+                return f"{self.rule[1]} for {self.rule[0]}"
             case TrustSource.broken:
-                return "not trusted (trustedFolders.json cannot be used)"
-        return "not trusted (no decision yet)"
+                return "trustedFolders.json cannot be used"
+        return "no decision yet"
+
+    def describe(self) -> str:
+        return f"{'trusted' if self.trusted else 'not trusted'} ({self.why})"
 
 
 @dataclass

@@ -144,7 +144,8 @@ async def test_first_start_asks_and_the_answer_decides(root: Path, tmp_path: Pat
         {"tools": {"discoveryCommand": script, "callCommand": "true", "allowed": ["run_shell_command"]}}))
     app = GeminiApp(lambda: scripted_session(root, ScriptedModel(), home), root)
     async with app.run_test(size=(120, 36)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, TrustScreen))
+        await wait_for(pilot, lambda: isinstance(app.screen, TrustScreen) and app.screen.query("#trust-body"))
+        await pilot.pause()
         screen = main_screen(pilot)
         body = str(app.screen.query_one("#trust-body").render())
         assert "tools.discoveryCommand" in body and "tools.allowed" in body

@@ -31,8 +31,15 @@ class Terminal:
         full_env = {**os.environ, **env, "TERM": "xterm-256color"}
         exports = " ".join(f"{key}={shlex.quote(value)}" for key, value in env.items())
         script = f"cd {shlex.quote(str(cwd))} && env {exports} {shlex.join(command)}"
-        subprocess.run(["tmux", "new-session", "-d", "-s", self.name, "-x", str(width), "-y", str(height),
-                        script], check=True, env=full_env)
+        for attempt in range(5):
+            # a tmux server still ending (its last session just closed) refuses: "server exited unexpectedly"
+            started = subprocess.run(["tmux", "new-session", "-d", "-s", self.name, "-x", str(width), "-y",
+                                      str(height), script], env=full_env, capture_output=True, text=True)
+            if started.returncode == 0:
+                break
+            time.sleep(0.2 * (attempt + 1))
+        else:
+            raise RuntimeError(f"tmux new-session failed: {started.stderr.strip()}")
 
     def __enter__(self) -> Terminal:
         return self

@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from gemini_tui.app.typing_guard import GRACE_PERIOD
 from tests.e2e.terminal import GEMINI_TUI, Terminal, wait_until
 from tests.fakes.gemini_server import FakeGeminiServer, call, reply, text
 
-GRACE = 0.5  # past the diff modal's grace period, in which keys are ignored
+GRACE = GRACE_PERIOD + 0.3  # past the quiet spell after which the diff modal takes keys
 
 
 @pytest.fixture
