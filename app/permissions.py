@@ -36,16 +36,17 @@ def permissions_markdown(session: Session) -> str:
         value = getattr(settings, field)
         if not value:
             continue
-        where = "; ".join(settings.origins.get(field, [])) or "settings"
+        where = "; ".join(settings.key_sources.get(field, [])) or "settings"
         rows += [f"- `{_cell(rule)}`: {effect} (from {_cell(where)})" for rule in value]
     for alias, server in settings.mcp_servers.items():
         if server.trust:
-            where = next((w for w in settings.origins.get("mcp_servers", []) if w.endswith(f".{alias}")), "settings")
+            servers = settings.key_sources.get("mcp_servers", [])
+            where = next((w for w in servers if w.endswith(f".{alias}")), "settings")
             effect = "every tool runs without asking (trust: true)"
             rows.append(f"- `mcp:{_cell(alias)}`: {effect} (from {_cell(where)}.trust)")
     for field, effect in (("disable_yolo_mode", "yolo refused"), ("disable_always_allow", "no \"allow always\"")):
         if getattr(settings, field):
-            rows.append(f"- `{field}`: {effect} (from {_cell('; '.join(settings.origins.get(field, [])))})")
+            rows.append(f"- `{field}`: {effect} (from {_cell('; '.join(settings.key_sources.get(field, [])))})")
     lines += rows or ["None."]
     lines += ["", "**Grants** (given at a confirmation)", ""]
     grants = session.grants.grants

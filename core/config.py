@@ -74,7 +74,7 @@ class Settings(BaseModel):
     session_retention_enabled: bool = True  # general.sessionRetention.enabled
     session_retention_max_count: int | None = None  # general.sessionRetention.maxCount
     session_retention_max_age: str | None = None  # general.sessionRetention.maxAge ("30d", "12h")
-    origins: dict[str, list[str]] = Field(default_factory=dict)  # field -> ["<file>: <key>"] that set it
+    key_sources: dict[str, list[str]] = Field(default_factory=dict)  # field -> ["<file>: <key>"] that set it
     home: Path = Field(default_factory=lambda: gemini_home())
     files: list[Path] = Field(default_factory=list)  # the settings files that were read
     notices: list[str] = Field(default_factory=list)
@@ -334,7 +334,7 @@ def _mcp_servers(servers: Any, path: Path, notices: list[str]) -> dict[str, McpS
 _ADDS_UP = ("tools_exclude", "include_directories", "mcp_servers", *_RESTRICTIONS)
 
 
-def _origins(data: dict[str, Any], path: Path, values: dict[str, Any]) -> dict[str, list[str]]:
+def _key_sources(data: dict[str, Any], path: Path, values: dict[str, Any]) -> dict[str, list[str]]:
     """Where each value this file set came from, as "<file>: <key>" (for /permissions)."""
     found: dict[str, list[str]] = {}
     for name in values:
@@ -392,7 +392,7 @@ def load_settings(root: Path, home: Path | None = None, env: Mapping[str, str] |
     trust = check_trust(Path(root), home / ".gemini", enabled=enabled, flag=trust_flag, env=env)
     notices.extend(trust.errors)
     withheld: list[str] = []
-    origins: dict[str, list[str]] = {}
+    key_sources: dict[str, list[str]] = {}
     sources = [(user_file, user_data)] if user_file.is_file() else []
     if not same and workspace_file.is_file():
         data = read_settings_file(workspace_file, env, notices)
@@ -405,10 +405,10 @@ def load_settings(root: Path, home: Path | None = None, env: Mapping[str, str] |
     for path, data in sources:
         files.append(path)
         values = interpret(data, path, notices)
-        for name, where in _origins(data, path, values).items():
+        for name, where in _key_sources(data, path, values).items():
             # lists that add up keep every file; anything else is the last file's
-            kept = origins.get(name, []) if name in _ADDS_UP else []
-            origins[name] = [*kept, *where]
+            kept = key_sources.get(name, []) if name in _ADDS_UP else []
+            key_sources[name] = [*kept, *where]
         servers = {**merged.get("mcp_servers", {}), **values.pop("mcp_servers", {})}
         if "tools_exclude" in values:  # deny rules add up (as in Gemini CLI): a project cannot lift the user's
             values["tools_exclude"] = list(dict.fromkeys([*merged.get("tools_exclude", []), *values["tools_exclude"]]))
@@ -429,7 +429,7 @@ def load_settings(root: Path, home: Path | None = None, env: Mapping[str, str] |
                        f"Trust it when gemini-tui asks, run with --trust, or add it to "
                        f"{home / '.gemini' / 'trustedFolders.json'}.")
     return Settings(home=home, files=files, notices=notices, folder_trust_enabled=enabled, trust=trust,
-                    withheld=withheld, origins=origins, **merged)
+                    withheld=withheld, key_sources=key_sources, **merged)
 
 
 def trust_question(root: Path, home: Path | None = None, env: Mapping[str, str] | None = None) -> list[str]:

@@ -9,6 +9,7 @@ from pathlib import Path
 from gemini_tui.app.screens.diff_review import DiffReviewScreen
 from gemini_tui.app.widgets.chat import ToolCallCard
 from tests.app.app_driver import main_screen, make_app, type_and_send, wait_for
+from tests.app.test_confirmations import GRACE
 from tests.fakes.scripted_model import ScriptedModel, call, text
 
 LONG = "\n\n".join(f"Paragraph {i}: " + "words " * 30 for i in range(40))
@@ -123,6 +124,7 @@ async def test_no_size_breaks_the_screens(root: Path, tmp_path: Path) -> None:
             await pilot.press("escape")
             await type_and_send(pilot, "edit " + "x" * 50)
             await wait_for(pilot, lambda app=app: isinstance(app.screen, DiffReviewScreen))
+            await pilot.pause(GRACE)  # the review takes keys once typing has paused (app/typing_guard.py)
             await pilot.press("w", "s", "n")
             await pilot.pause()
             await pilot.press("escape")
