@@ -20,10 +20,9 @@ from gemini_tui.app.screens.main_screen import MainScreen
 from gemini_tui.app.widgets.confirm_bar import ConfirmBar
 from gemini_tui.cli.assemble import build_session
 from tests.app.app_driver import main_screen, type_and_send, wait_for
+from tests.app.test_confirmations import GRACE
 from tests.fakes.gemini_server import FakeGeminiServer, reply, text
 from tests.fixtures import install_gemini_cli_setup
-
-GRACE = 0.35
 
 
 @pytest.fixture

@@ -7,10 +7,11 @@ import subprocess
 import time
 from pathlib import Path
 
+from gemini_tui.app.typing_guard import GRACE_PERIOD
 from tests.e2e.terminal import GEMINI_TUI, Terminal, wait_until
 from tests.fakes.gemini_server import FakeGeminiServer, call, reply, text
 
-GRACE = 0.6  # past the grace period in which keys are ignored
+GRACE = GRACE_PERIOD + 0.3  # past the quiet spell after which a confirmation takes keys
 TITLE = "\x1b]0;pwned\x07"
 
 
