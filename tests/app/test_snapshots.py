@@ -12,6 +12,7 @@ import pytest
 from textual.pilot import Pilot
 
 from gemini_tui.app.main import GeminiApp
+from gemini_tui.app.widgets.confirm_bar import ConfirmBar
 from gemini_tui.core.display import ShellOutput
 from gemini_tui.core.events import CallFinished, CallState, CallStateChanged, ToolCallInfo, ToolOutputChunk, TurnStarted
 from gemini_tui.core.tool import ToolResult
@@ -120,7 +121,10 @@ def test_queue_with_running_calls(snap_compare: Any, fixed_root: Path, tmp_path:
                         run_before=steps(queue_with_running_calls))
 
 
-def test_inline_command_confirmation(snap_compare: Any, fixed_root: Path, tmp_path: Path) -> None:
+def test_inline_command_confirmation(snap_compare: Any, fixed_root: Path, tmp_path: Path,
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    # listening at once: the queue's "waited N s for you" must not depend on the quiet spell's timing
+    monkeypatch.setattr(ConfirmBar, "GRACE_PERIOD", 0.0)
     model = ScriptedModel().add(call("run_shell_command", command="git status --short"))
     assert snap_compare(app_for(fixed_root, tmp_path, model), terminal_size=SIZE,
                         run_before=steps(send("status?", until=lambda p: main_screen(p).confirm_bar.listening)))
