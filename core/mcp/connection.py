@@ -234,6 +234,7 @@ class McpConnection:
                         raise TimeoutError
                     window.reschedule(None)
                     deadline.cancel()
+                    _lenient_tool_results(client)
                     self._client = client
                     self._set(McpServerState.connected)
                     self._ready.set()
@@ -306,3 +307,21 @@ class McpConnection:
             except (TimeoutError, Exception):
                 self._task.cancel()
                 await asyncio.gather(self._task, return_exceptions=True)
+
+
+def _lenient_tool_results(client: Any) -> None:
+    """Drops content blocks of unknown types from `tools/call` results before the SDK validates them (the SDK
+    offers no hook: its session's raw request is wrapped). Without the wrapper, one odd block fails the call."""
+    from gemini_tui.core.mcp.results import drop_unknown_blocks
+
+    dispatcher = getattr(getattr(client, "session", None), "_dispatcher", None)
+    send = getattr(dispatcher, "send_raw_request", None)
+    if send is None:
+        log.info("MCP client has no raw request to wrap; unknown content blocks will fail their call")
+        return
+
+    async def send_lenient(method: str, params: Any, opts: Any = None) -> Any:
+        raw = await send(method, params, opts)
+        return drop_unknown_blocks(raw) if method == "tools/call" else raw
+
+    dispatcher.send_raw_request = send_lenient

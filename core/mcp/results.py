@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
-import base64
 import json
 from typing import Any
 
 from gemini_tui.core.display import McpImage, McpResult
 from gemini_tui.core.parts import InlineDataPart, Part, TextPart
 
-# What Gemini accepts as inline data; other binary content is described in text instead.
-_INLINE_PREFIXES = ("image/", "audio/", "video/", "application/pdf")
+# The content block types of the MCP spec; a block of another type is dropped before the SDK validates the result
+KNOWN_BLOCKS = frozenset({"text", "image", "audio", "resource", "resource_link"})
 
 
-def _inline_ok(mime_type: str | None) -> bool:
-    return bool(mime_type) and mime_type.startswith(_INLINE_PREFIXES)  # type: ignore[union-attr]
+def drop_unknown_blocks(raw: Any) -> Any:
+    """A raw `tools/call` result without content blocks of unknown types (a newer server's, or a broken one's),
+    which would otherwise fail the whole call in validation."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("content"), list):
+        return raw
+    kept = [b for b in raw["content"] if isinstance(b, dict) and b.get("type") in KNOWN_BLOCKS]
+    if len(kept) == len(raw["content"]):
+        return raw
+    return {**raw, "content": kept}
 
 
 def _block_parts(block: Any) -> list[Part]:
@@ -31,13 +37,12 @@ def _block_parts(block: Any) -> list[Part]:
         if getattr(resource, "text", None) is not None:
             return [TextPart(f"[Resource {uri}{f' ({mime})' if mime else ''}]\n{resource.text}")]
         blob = getattr(resource, "blob", "") or ""
-        if _inline_ok(mime):
-            return [TextPart(f"[Resource {uri} ({mime})]"), InlineDataPart(mime, blob)]
-        size = len(base64.b64decode(blob, validate=False)) if blob else 0
-        return [TextPart(f"[Binary resource {uri} ({mime or 'unknown type'}), {size} bytes, not shown]")]
+        # embedded binary goes to the model as inline data, as Gemini CLI sends it
+        mime = mime or "application/octet-stream"
+        return [TextPart(f"[Resource {uri} ({mime})]"), InlineDataPart(mime, blob)]
     if kind == "resource_link":
-        name = getattr(block, "name", "") or ""
-        return [TextPart(f"Resource link: {name} {block.uri}".replace("  ", " "))]
+        shown = getattr(block, "title", None) or getattr(block, "name", "") or ""
+        return [TextPart(f"Resource link: {shown} {block.uri}".replace("  ", " "))]
     return [TextPart(json.dumps(block.model_dump(mode="json") if hasattr(block, "model_dump") else str(block)))]
 
 

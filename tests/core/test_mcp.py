@@ -80,9 +80,14 @@ async def test_calls_map_results_to_parts(fake: McpManager) -> None:
     assert isinstance(picture.llm_content[1], InlineDataPart) and picture.llm_content[1].mime_type == "image/png"
     assert isinstance(picture.return_display, McpResult) and len(picture.return_display.images) == 1
     resources = await call(tool_of(fake, "resources"), {})
-    assert isinstance(resources.llm_content, str)
-    assert "[Resource file:///notes.txt (text/plain)]\nnote body" in resources.llm_content
-    assert "[Binary resource file:///x.bin (application/octet-stream), 3 bytes, not shown]" in resources.llm_content
+    assert isinstance(resources.llm_content, list)
+    assert TextPart("[Resource file:///notes.txt (text/plain)]\nnote body") in resources.llm_content
+    # an embedded binary resource reaches the model as inline data (issue 11), as in Gemini CLI
+    assert TextPart("[Resource file:///x.bin (application/octet-stream)]") in resources.llm_content
+    assert InlineDataPart("application/octet-stream", "AAEC") in resources.llm_content
+    # the connection drops content blocks of unknown types before the SDK validates the result
+    session = fake.connections["fake"]._client.session
+    assert session._dispatcher.send_raw_request.__name__ == "send_lenient"
 
 
 async def test_error_result_and_confirmation(fake: McpManager) -> None:
@@ -266,3 +271,24 @@ async def test_a_silent_server_is_reported_when_its_time_is_up_not_after_shutdow
     await connection.close()
     assert alive_when_failed == [True]
     assert connection.message == "did not connect within 1 s"
+
+
+def test_unknown_blocks_are_dropped_and_links_show_their_title() -> None:
+    import random
+
+    from mcp_types import CallToolResult
+
+    from gemini_tui.core.mcp.results import drop_unknown_blocks, result_parts
+
+    rng = random.Random(4)
+    known = [{"type": "text", "text": "hello"}, {"type": "image", "data": "AAEC", "mimeType": "image/png"},
+             {"type": "resource_link", "uri": "file:///a.md", "name": "a.md", "title": "The A file"}]
+    odd = [{"type": "weird", "x": 1}, {"type": "hologram", "data": "..."}, {"no_type": True}, "text", 5, None]
+    for _ in range(50):
+        blocks = rng.sample(known, rng.randint(1, 3)) + rng.sample(odd, rng.randint(1, 3))
+        rng.shuffle(blocks)
+        raw = drop_unknown_blocks({"content": blocks, "isError": False})
+        result = CallToolResult.model_validate(raw)  # what the SDK does next: it must not fail now
+        assert [b.type for b in result.content] == [b["type"] for b in blocks if b in known]
+    link = result_parts(CallToolResult.model_validate(drop_unknown_blocks({"content": [known[2]]})))
+    assert link == [TextPart("Resource link: The A file file:///a.md")]
