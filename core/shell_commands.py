@@ -1,0 +1,714 @@
+"""What a bash command line runs, read with bash's own grammar (tree-sitter-bash), for the approval policy.
+
+Every simple command in every list, pipeline, subshell, compound command, function body, substitution and
+script handed to a shell is found; keywords never count as commands. Wrappers (`sudo`, `env`, `timeout`, ...)
+and git's global options are looked through. What cannot be known before it runs is reported as *opaque*
+(`eval`, `bash -c`, a command word computed at run time, `find -exec`, ...): the policy never lets an opaque
+line run unasked. tree-sitter loads on the first analysis, never at import (the app's first frame)."""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+MAX_DEPTH = 6  # scripts inside scripts (bash -c "eval '...'") deeper than this are opaque
+
+SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "ash", "yash", "csh", "tcsh", "rbash"})
+# interpreter -> the flags that take a program as their argument (in a cluster for single letters)
+INTERPRETERS: dict[str, tuple[str, ...]] = {
+    "python": ("c",), "python2": ("c",), "python3": ("c",), "pypy": ("c",), "pypy3": ("c",),
+    "node": ("e", "p", "--eval", "--print"), "nodejs": ("e", "p", "--eval", "--print"), "bun": ("e", "--eval"),
+    "deno": ("eval",), "perl": ("e", "E"), "ruby": ("e",), "php": ("r",), "lua": ("e",), "luajit": ("e",),
+    "Rscript": ("e",), "tclsh": (), "osascript": ("e",), "pwsh": ("c", "-Command"), "powershell": ("c", "-Command"),
+    "jshell": (), "irb": (), "R": ("e",),
+}
+AWKS = frozenset({"awk", "gawk", "mawk", "nawk"})
+# builtins and commands that run text as code, or change what later words mean
+OPAQUE_COMMANDS = {
+    "eval": "eval", "source": "source", ".": "source (.)", "trap": "trap", "alias": "alias",
+    "enable": "enable", "fc": "fc", "coproc": "coproc", "watch": "watch (runs its arguments through sh -c)",
+    "parallel": "parallel", "script": "script -c", "su": "su",
+}
+# variables whose value decides which program runs or what the shell executes on its own
+DANGEROUS_VARIABLES = frozenset({"PATH", "BASH_ENV", "ENV", "LD_PRELOAD", "LD_LIBRARY_PATH", "IFS",
+                                 "PROMPT_COMMAND", "PS4", "SHELLOPTS", "BASHOPTS", "BASH_FUNC", "GIT_EXEC_PATH",
+                                 "GIT_SSH_COMMAND", "GIT_PAGER", "PAGER", "EDITOR", "VISUAL", "GIT_EDITOR",
+                                 "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_GLOBAL", "GIT_CONFIG", "GIT_DIR",
+                                 "PYTHONSTARTUP", "PYTHONPATH", "NODE_OPTIONS", "PERL5OPT", "RUBYOPT"})
+RESERVED_WORDS = frozenset({"if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until",
+                            "do", "done", "in", "function", "time", "{", "}", "!", "[[", "]]", "coproc"})
+# commands that only read: their arguments naming a protected file are no write (redirections still count)
+READ_ONLY_COMMANDS = frozenset({"cat", "ls", "head", "tail", "less", "more", "grep", "egrep", "fgrep", "rg", "wc",
+                                "stat", "file", "diff", "cmp", "du", "tree", "echo", "printf", "test",
+                                "[", "realpath", "readlink", "basename", "dirname", "sha256sum", "md5sum", "git", "pwd", "which", "type"})
+
+
+@dataclass(frozen=True)
+class Command:
+    """One simple command as bash will run it. `words` are after quote removal (None: computed at run time).
+
+    `via` says what runs it when that is not the line itself (`sudo`, `bash -c`, `find -exec`); a transparent
+    `wrapper` (env, nohup, timeout, ...) is matched by deny rules but allow rules look at the command it runs."""
+
+    words: tuple[str | None, ...]
+    text: str
+    via: str = ""
+    wrapper: bool = False
+
+    @property
+    def name(self) -> str | None:
+        first = self.words[0] if self.words else None
+        return os.path.basename(first) if first else first
+
+    def rule_text(self) -> str:
+        """How this command reads in a rule: `git status`, `rm` (never a keyword)."""
+        name = self.name or "?"
+        if name == "git" and len(self.words) > 1 and self.words[1] and not self.words[1].startswith("-"):
+            return f"git {self.words[1]}"
+        return name
+
+
+@dataclass(frozen=True)
+class Opaque:
+    """A construct whose effect is only known when it runs, named for the user."""
+
+    construct: str
+    text: str
+
+
+@dataclass(frozen=True)
+class ShellAnalysis:
+    source: str
+    commands: tuple[Command, ...]
+    opaque: tuple[Opaque, ...]
+    writes: tuple[str | None, ...]  # redirection targets written (None: a target computed at run time)
+    path_words: tuple[str, ...]  # literal arguments of commands that may write what they name
+    changes_directory: bool = False
+
+    def command_names(self) -> tuple[str, ...]:
+        """The real commands of the line for "allow for this session": wrappers' commands, never keywords."""
+        names: list[str] = []
+        for command in self.commands:
+            if command.wrapper or command.name is None:
+                continue
+            text = command.rule_text()
+            if text not in names:
+                names.append(text)
+        return tuple(names)
+
+
+# -- the parser (lazy) ---------------------------------------------------------------------------------------------
+_lock = threading.Lock()
+
+
+@lru_cache(maxsize=1)
+def _parser() -> Any:
+    import tree_sitter
+    import tree_sitter_bash
+
+    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+
+
+def parse(source: str) -> Any:
+    with _lock:  # a tree-sitter Parser is not meant to be shared between threads while it parses
+        return _parser().parse(source.encode("utf-8"))
+
+
+@lru_cache(maxsize=512)
+def analyze(source: str) -> ShellAnalysis:
+    """What `source` runs, as bash parses it."""
+    walker = _Walker()
+    walker.script(source, depth=0, via="")
+    return ShellAnalysis(source, tuple(walker.commands), tuple(dict.fromkeys(walker.opaque)),
+                         tuple(walker.writes), tuple(dict.fromkeys(walker.path_words)), walker.changes_directory)
+
+
+def command_words(rule_argument: str) -> tuple[str, ...] | None:
+    """The literal words of a rule's command (`git status` in `run_shell_command(git status)`), git options
+    looked through; None when the rule is not one plain command."""
+    found = analyze(rule_argument)
+    plain = [c for c in found.commands if not c.wrapper]
+    if len(plain) != 1 or found.opaque or any(w is None for w in plain[0].words):
+        return None
+    return tuple(w for w in plain[0].words if w is not None)
+
+
+# -- literal words -------------------------------------------------------------------------------------------------
+_ANSI_SIMPLE = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r", "t": "\t",
+                "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
+_ANSI = re.compile(r"\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|c.|.)", re.S)
+_BRACE = re.compile(r"\{[^{}]*(,|\.\.)[^{}]*\}")
+_GLOB = re.compile(r"[*?\[]")
+
+
+def ansi_c(body: str) -> str:
+    """The value of bash's `$'...'` body."""
+    def one(match: re.Match[str]) -> str:
+        code = match.group(1)
+        if code in _ANSI_SIMPLE:
+            return _ANSI_SIMPLE[code]
+        if code[0] in "xuU":
+            return chr(int(code[1:], 16)) if int(code[1:], 16) < 0x110000 else ""
+        if code[0] in "01234567":
+            return chr(int(code, 8) & 0xFF)
+        if code[0] == "c":
+            return chr(ord(code[1].upper()) ^ 0x40) if len(code) > 1 else ""
+        return "\\" + code
+
+    return _ANSI.sub(one, body)
+
+
+def _unescape_word(text: str) -> str:
+    """Quote removal for an unquoted word: `\\x` is `x`, a backslash-newline disappears."""
+    return re.sub(r"\\(.)", lambda m: "" if m.group(1) == "\n" else m.group(1), text, flags=re.S)
+
+
+def _unescape_double(text: str) -> str:
+    return re.sub(r'\\([\\"$`\n])', lambda m: "" if m.group(1) == "\n" else m.group(1), text)
+
+
+def literal(node: Any, home: str = "") -> str | None:
+    """The word's value after quote removal, or None when bash computes it when it runs (expansions,
+    substitutions, globs, brace expansion)."""
+    pattern: list[str] = []  # the word with quoted parts masked, to see globs and braces bash would expand
+    value = _literal(node, pattern)
+    if value is None:
+        return None
+    unquoted = "".join(pattern)
+    if _GLOB.search(unquoted) or _BRACE.search(unquoted):
+        return None
+    if unquoted.startswith("~") and (value == "~" or value.startswith("~/")):
+        return (home or os.path.expanduser("~")) + value[1:]
+    if unquoted.startswith("~"):
+        return None  # ~user
+    return value
+
+
+def _literal(node: Any, pattern: list[str]) -> str | None:
+    kind = node.type
+    text = node.text.decode("utf-8", "replace")
+    if kind in ("word", "number", "variable_name"):
+        value = _unescape_word(text)
+        pattern.append(re.sub(r"\\.", "_", text, flags=re.S))
+        return value
+    if kind == "raw_string":
+        pattern.append("_" * max(len(text) - 2, 0))
+        return text[1:-1]
+    if kind == "ansi_c_string":
+        pattern.append("_")
+        return ansi_c(text[2:-1])
+    if kind in ("string", "translated_string"):
+        parts = []
+        for child in node.children:
+            if child.type == "string_content":
+                parts.append(_unescape_double(child.text.decode("utf-8", "replace")))
+            elif child.type in ('"', '$"', "$"):
+                continue
+            else:
+                return None
+        pattern.append("_")
+        return "".join(parts)
+    if kind == "command_name":
+        named = [c for c in node.children if c.is_named]
+        return _literal(named[0], pattern) if len(named) == 1 else None
+    if kind == "concatenation":
+        values = []
+        for child in node.children:
+            value = _literal(child, pattern)
+            if value is None:
+                return None
+            values.append(value)
+        return "".join(values)
+    return None
+
+
+# -- walking the tree ----------------------------------------------------------------------------------------------
+_WRITE_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
+_ARITHMETIC = frozenset({"arithmetic_expansion"})
+_ARITHMETIC_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
+
+
+@dataclass
+class _Walker:
+    commands: list[Command] = field(default_factory=list)
+    opaque: list[Opaque] = field(default_factory=list)
+    writes: list[str | None] = field(default_factory=list)
+    path_words: list[str] = field(default_factory=list)
+    changes_directory: bool = False
+    home: str = field(default_factory=lambda: os.path.expanduser("~"))
+
+    def flag(self, construct: str, node_or_text: Any) -> None:
+        text = node_or_text if isinstance(node_or_text, str) else node_or_text.text.decode("utf-8", "replace")
+        self.opaque.append(Opaque(construct, " ".join(text.split())[:120]))
+
+    def script(self, source: str, depth: int, via: str) -> None:
+        if depth > MAX_DEPTH:
+            self.flag("scripts nested too deeply to read", source)
+            return
+        if _joins_words(source):
+            # bash removes a backslash-newline inside a word (`r\<newline>m`); tree-sitter splits the word there
+            self.flag("a line continuation inside a word", source)
+            self.script(_remove_continuations(source), depth + 1, via)
+        tree = parse(source)
+        if tree.root_node.has_error:
+            self.flag("a part the parser cannot read", source)
+        self.visit(tree.root_node, depth, via)
+
+    def visit(self, node: Any, depth: int, via: str) -> None:
+        kind = node.type
+        if node.is_error or node.is_missing:
+            self.flag("a part the parser cannot read", node)
+        if kind == "command":
+            self.command(node, depth, via)
+            return
+        if kind == "function_definition":
+            name = node.child_by_field_name("name")
+            self.flag(f"function definition {name.text.decode() if name else ''}".strip(), node)
+        elif kind == "redirected_statement":
+            body = node.child_by_field_name("body")
+            for child in node.children:
+                if child is not body:
+                    self.redirect(child, body, depth, via)
+        elif kind == "pipeline":
+            self.pipeline(node, depth, via)
+        elif kind in ("variable_assignment", "declaration_command"):
+            self.assignment(node)
+        elif kind == "compound_statement" and node.children and node.children[0].type == "((":
+            self.arithmetic(node)
+        elif kind == "test_command" and _has(node, ("test_operator",)) and any(
+                op.text.decode() in _ARITHMETIC_TESTS for op in _descendants(node, "test_operator")):
+            self.arithmetic(node)
+        elif kind == "c_style_for_statement":
+            self.arithmetic(node)
+        elif kind in _ARITHMETIC:
+            self.arithmetic(node)
+        elif kind == "expansion" and any(c.type == "@" for c in node.children):
+            self.flag("a ${var@...} transformation", node)
+        elif kind == "comment":
+            return
+        for child in node.children:
+            self.visit(child, depth, via)
+
+    def arithmetic(self, node: Any) -> None:
+        # bash evaluates a variable's text as an expression here, and `a[$(cmd)]` in that text runs cmd
+        if _has(node, ("variable_name", "simple_expansion", "expansion")):
+            self.flag("arithmetic on a variable (bash evaluates its text)", node)
+
+    def assignment(self, node: Any) -> None:
+        for name in _descendants(node, "variable_name"):
+            if name.text.decode() in DANGEROUS_VARIABLES and name.parent is not None and (
+                    name.parent.type == "variable_assignment" or node.type == "declaration_command"):
+                self.flag(f"setting {name.text.decode()}", node)
+        for value in _descendants(node, "variable_assignment"):
+            self.path_candidates(value.children[-1:])
+
+    def redirect(self, child: Any, body: Any, depth: int, via: str) -> None:
+        if child.type == "file_redirect":
+            operator = next((c.type for c in child.children if not c.is_named), "")
+            destination = child.child_by_field_name("destination") or (
+                child.children[-1] if child.children else None)
+            if operator in _WRITE_REDIRECTS and destination is not None:
+                if operator == ">&" and destination.type == "number":
+                    return  # 2>&1: a descriptor, not a file
+                self.writes.append(literal(destination, self.home))
+        elif child.type in ("heredoc_redirect", "herestring_redirect") and body is not None:
+            self.fed_text(body, child, depth, via)
+
+    def pipeline(self, node: Any, depth: int, via: str) -> None:
+        """`echo 'rm x' | bash`: the text piped into a shell is a script; read what can be read of it."""
+        stages = [c for c in node.children if c.is_named]
+        if not any(_command_name(stage) in SHELLS for stage in stages[1:]):
+            return
+        for stage in stages[:-1]:
+            if _command_name(stage) in ("echo", "printf"):
+                words = [literal(w, self.home) for w in stage.children if w.is_named][1:]
+                if all(w is not None for w in words):
+                    self.script(" ".join(w for w in words if w is not None), depth + 1, "a pipe into a shell")
+
+    def fed_text(self, body: Any, redirect: Any, depth: int, via: str) -> None:
+        """A here-doc or here-string given to a shell or interpreter is a script: read it too."""
+        name = _command_name(body)
+        downstream = [_command_name(c) for c in _descendants(redirect, "command")]
+        if any(n in SHELLS for n in downstream):
+            name = next(n for n in downstream if n in SHELLS)
+        elif name not in SHELLS and name not in INTERPRETERS:
+            return
+        for part in redirect.children:
+            if part.type == "heredoc_body":
+                quoted = any(c.type == "heredoc_start" and c.text[:1] in (b"'", b'"') for c in redirect.children)
+                text = part.text.decode("utf-8", "replace")
+                if not quoted and _has(part, ("simple_expansion", "expansion", "command_substitution")):
+                    self.flag("a here-doc with expansions fed to a shell", redirect)
+                if name in SHELLS:
+                    self.script(text, depth + 1, f"{name} <<here-doc")
+            elif redirect.type == "herestring_redirect" and part.is_named:
+                value = literal(part, self.home)
+                if value is None:
+                    self.flag("a computed here-string fed to a shell", part)
+                elif name in SHELLS:
+                    self.script(value, depth + 1, f"{name} <<<")
+
+    def path_candidates(self, nodes: Any) -> None:
+        for node in nodes:
+            value = literal(node, self.home)
+            if value and ("/" in value or "." in value or value in ("GEMINI.md",)):
+                self.path_words.append(value)
+
+    # -- one simple command ---------------------------------------------------------------------------------
+    def command(self, node: Any, depth: int, via: str) -> None:
+        name_node = node.child_by_field_name("name")
+        words_nodes: list[Any] = []
+        for child in node.children:
+            if child.type == "variable_assignment":
+                self.assignment(child)
+                self.visit_substitutions(child, depth, via)
+            elif child.type in ("herestring_redirect", "file_redirect", "heredoc_redirect"):
+                self.redirect(child, node, depth, via)
+                self.visit(child, depth, via)
+            elif child.is_named and child.type != "comment":
+                words_nodes.append(child)
+        for child in words_nodes:
+            self.visit_substitutions(child, depth, via)
+            if child.type in _ARITHMETIC or _has(child, tuple(_ARITHMETIC)):
+                self.arithmetic(child)
+            if any(c.type == "@" for c in _descendants(child, "expansion") for c in c.children):
+                self.flag("a ${var@...} transformation", child)
+        words = tuple(literal(w, self.home) for w in words_nodes)
+        text = node.text.decode("utf-8", "replace")
+        if name_node is None or not words:
+            return
+        self.run(words, text, depth, via, node)
+
+    def visit_substitutions(self, node: Any, depth: int, via: str) -> None:
+        """Commands inside `$(...)`, backticks and `<(...)` run too."""
+        if node.type in ("command_substitution", "process_substitution"):
+            self.visit(node, depth, via)
+            return
+        for child in node.children:
+            if child.type in ("command_substitution", "process_substitution"):
+                self.visit(child, depth, via)
+            else:
+                self.visit_substitutions(child, depth, via)
+
+    def run(self, words: tuple[str | None, ...], text: str, depth: int, via: str, node: Any = None) -> None:
+        """Records `words` as a command and looks into what it runs in turn."""
+        name = os.path.basename(words[0]) if words[0] else None
+        if name is None:
+            self.flag("a command name computed at run time", text)
+            self.commands.append(Command(words, text, via))
+            return
+        if words[0] in RESERVED_WORDS - {"time", "coproc"}:
+            self.flag(f"the keyword {words[0]} where a command should be", text)
+        if name == "git":
+            words, opaque = git_words(words)
+            if opaque:
+                self.flag(opaque, text)
+        inner = wrapped_command(name, words)
+        transparent = inner is not None and inner[0] < len(words) and name in TRANSPARENT
+        self.commands.append(Command(words, text, via, wrapper=transparent))
+        if name == "git":
+            self.git(words, text)
+        if name == "let" and any(w is None or re.search(r"[A-Za-z_]", w) for w in words[1:]):
+            self.flag("let on a variable (bash evaluates its text)", text)
+        if name in OPAQUE_COMMANDS:
+            self.flag(OPAQUE_COMMANDS[name], text)
+            rest = [w for w in words[1:] if w is not None]
+            if name == "eval" and len(rest) == len(words) - 1:
+                self.script(" ".join(rest), depth + 1, "eval")
+            elif name in ("coproc", "watch"):
+                for start in range(1, len(words)):  # coproc [NAME] command: either reading may be the one
+                    if words[start] is not None:
+                        self.commands.append(Command(words[start:], text, name))
+        if name in ("cd", "pushd"):
+            self.changes_directory = True
+            self.path_words.extend(w for w in words[1:] if w)
+            if any(w is None for w in words[1:]):
+                self.writes.append(None)  # a directory computed at run time: later relative writes are unknown
+        elif name not in READ_ONLY_COMMANDS:
+            self.path_words.extend(w for w in words[1:] if w and not w.startswith("-"))
+        if inner is not None:
+            start, construct = inner
+            if construct:
+                self.flag(construct, text)
+            if start < len(words):
+                self.run(words[start:], text, depth, name if not via else f"{via} {name}")
+            return
+        if name in SHELLS:
+            self.shell(name, words, text, depth, node)
+        elif name in INTERPRETERS or re.fullmatch(r"python\d(\.\d+)?", name):
+            self.interpreter(name, words, text, node)
+        elif name in AWKS:
+            self.awk(words, text)
+        elif name == "sed":
+            self.sed(words, text)
+        elif name == "find":
+            self.find(words, text, depth)
+        elif name == "hash" and "-p" in words:
+            self.flag("hash -p (binds a command name to another program)", text)
+
+    def shell(self, name: str, words: tuple[str | None, ...], text: str, depth: int, node: Any) -> None:
+        script_flag, rest = _shell_options(words[1:])
+        if script_flag:
+            if not rest:
+                self.flag(f"{name} -c without a script", text)
+            elif rest[0] is None:
+                self.flag(f"{name} -c with a script computed at run time", text)
+            else:
+                self.flag(f"{name} -c", text)
+                self.script(rest[0], depth + 1, f"{name} -c")
+        elif rest and rest[0] not in ("--version", "--help"):
+            self.flag(f"{name} running a script file", text)
+        elif not rest and not _informational(words[1:]):
+            fed = node is not None and _redirected_input(node)
+            self.flag(f"{name} reading commands from {'a here-doc' if fed else 'standard input'}", text)
+
+    def interpreter(self, name: str, words: tuple[str | None, ...], text: str, node: Any) -> None:
+        base = "python" if name.startswith("python") else name
+        flags = INTERPRETERS.get(base, ("c",))
+        args = words[1:]
+        for index, word in enumerate(args):
+            if word is None:
+                self.flag(f"{name} with arguments computed at run time", text)
+                return
+            if word in flags or (word.startswith("-") and not word.startswith("--")
+                                 and any(f in word[1:] for f in flags if len(f) == 1)):
+                self.flag(f"{name} {word} (a program given inline)", text)
+                return
+            if base == "python" and word == "-m":
+                return
+            if word == "-":
+                break
+            if not word.startswith("-"):
+                return  # a script file: the program is the file, as any other command
+            if base == "python" and word in ("-W", "-X", "-Q") and index + 1 < len(args):
+                continue
+        if not _informational(words[1:]):
+            self.flag(f"{name} reading its program from standard input", text)
+
+    def awk(self, words: tuple[str | None, ...], text: str) -> None:
+        args = list(words[1:])
+        program: str | None = None
+        while args:
+            word = args.pop(0)
+            if word is None:
+                self.flag("awk with arguments computed at run time", text)
+                return
+            if word in ("-f", "--file") or word.startswith("-f"):
+                self.flag("awk -f (a program from a file)", text)
+                return
+            if word in ("-v", "-F", "--assign", "--field-separator"):
+                args = args[1:]
+                continue
+            if word in ("-e", "--source"):
+                program = args[0] if args else ""
+                break
+            if word.startswith("-") and word != "-":
+                continue
+            program = word
+            break
+        if program is None or re.search(r"\bsystem\s*\(|\||@load|\bgetline\b", program):
+            self.flag("awk program that runs commands", text)
+
+    def sed(self, words: tuple[str | None, ...], text: str) -> None:
+        for index, word in enumerate(words[1:], 1):
+            if word is None:
+                continue
+            previous = words[index - 1] or ""
+            script = word if (previous in ("-e", "--expression") or not word.startswith("-")) else ""
+            if word.startswith(("-f", "--file")):
+                self.flag("sed -f (a script from a file)", text)
+            if script and re.search(r"(^|[;\n{}])\s*[0-9$,/]*[^;\n]*?\be(\s|;|$)|/[gIpmM0-9w]*e[gIpmM0-9]*\s*($|;)",
+                                    script):
+                self.flag("sed e (runs a command)", text)
+                return
+            if not previous.startswith("-") and script:
+                return  # the first non-option word was the script; the rest are files
+
+    def git(self, words: tuple[str | None, ...], text: str) -> None:
+        sub = words[1] if len(words) > 1 else ""
+        rest = set(words[2:])
+        if sub == "config" and not rest & {"--get", "--get-all", "--get-regexp", "-l", "--list", "get", "list"}:
+            self.writes.append(".git/config")  # aliases, hooksPath, pager: a later git command runs them
+        runs = {("bisect", "run"), ("rebase", "-x"), ("rebase", "--exec"), ("submodule", "foreach"),
+                ("difftool", "-x"), ("difftool", "--extcmd"), ("filter-branch", None), ("filter-repo", None),
+                ("mergetool", None)}
+        for command, option in runs:
+            if sub == command and (option is None or option in rest or any(
+                    w and w.startswith(f"{option}=") for w in rest)):
+                self.flag(f"git {command} {option or ''}".strip() + " (runs commands)", text)
+
+    def find(self, words: tuple[str | None, ...], text: str, depth: int) -> None:
+        for index, word in enumerate(words):
+            if word in ("-exec", "-execdir", "-ok", "-okdir"):
+                self.flag(f"find {word}", text)
+                end = next((i for i in range(index + 1, len(words)) if words[i] in (";", "+")), len(words))
+                if end > index + 1:
+                    self.run(words[index + 1:end], text, depth, f"find {word}")
+
+
+# -- wrappers ------------------------------------------------------------------------------------------------------
+TRANSPARENT = frozenset({"env", "command", "builtin", "exec", "nohup", "time", "nice", "timeout", "stdbuf",
+                         "ionice", "setsid", "chronic", "unbuffer", "busybox", "taskset", "chrt", "caffeinate"})
+# wrapper -> (options taking a value, leading positional arguments before the command)
+_WRAPPERS: dict[str, tuple[frozenset[str], int]] = {
+    "sudo": (frozenset("-u -g -h -p -C -D -r -t -U -T -R --user --group --host --prompt --chdir --role --type "
+                       "--other-user --close-from --command-timeout".split()), 0),
+    "doas": (frozenset({"-u", "-C"}), 0),
+    "env": (frozenset({"-u", "--unset", "-C", "--chdir"}), 0),
+    "command": (frozenset(), 0), "builtin": (frozenset(), 0), "nohup": (frozenset(), 0),
+    "exec": (frozenset({"-a"}), 0), "time": (frozenset({"-f", "--format", "-o", "--output"}), 0),
+    "nice": (frozenset({"-n", "--adjustment"}), 0),
+    "timeout": (frozenset({"-s", "--signal", "-k", "--kill-after"}), 1),
+    "stdbuf": (frozenset({"-i", "-o", "-e", "--input", "--output", "--error"}), 0),
+    "ionice": (frozenset({"-c", "-n", "--class", "--classdata"}), 0),
+    "xargs": (frozenset("-a -d -E -e -I -i -L -l -n -P -s --arg-file --delimiter --eof --replace --max-lines "
+                        "--max-args --max-procs --max-chars --process-slot-var".split()), 0),
+    "setsid": (frozenset(), 0), "chronic": (frozenset(), 0), "unbuffer": (frozenset(), 0),
+    "busybox": (frozenset(), 0), "taskset": (frozenset(), 1), "chrt": (frozenset(), 1),
+    "caffeinate": (frozenset({"-t", "-w"}), 0),
+}
+_OPTIONAL_VALUE = {"xargs": ("-i", "-e", "-l")}  # attached-only optional values (`-i{}`)
+
+
+def wrapped_command(name: str, words: tuple[str | None, ...]) -> tuple[int, str] | None:
+    """Where the command run by wrapper `name` starts in `words`, and the opaque construct it makes (or "")."""
+    spec = _WRAPPERS.get(name)
+    if spec is None:
+        return None
+    takes_value, positional = spec
+    index = 1
+    construct = "xargs running a command on its input" if name == "xargs" else ""
+    while index < len(words):
+        word = words[index]
+        if word is None:
+            return index, f"{name} with options computed at run time"
+        if word == "--":
+            index += 1
+            break
+        if name == "command" and word in ("-v", "-V"):
+            return len(words), ""  # only looks the name up
+        if name in ("sudo", "doas") and word in ("-s", "-i", "--shell", "--login", "-e", "--edit"):
+            return len(words), f"{name} {word}"
+        if name == "env" and (word.startswith(("-S", "--split-string", "-P")) or word == "--default-signal"):
+            return len(words), f"env {word}"
+        if name == "env" and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", word):
+            if word.split("=", 1)[0] in DANGEROUS_VARIABLES:
+                construct = f"env setting {word.split('=', 1)[0]}"
+            index += 1
+            continue
+        if word.startswith("-") and word != "-":
+            if word in _OPTIONAL_VALUE.get(name, ()):
+                index += 1
+                continue
+            if word in takes_value or (name == "nice" and re.fullmatch(r"-\d+", word)):
+                index += 1 if name == "nice" and word != "-n" else 2
+                continue
+            index += 1
+            continue
+        break
+    index += positional
+    if name == "xargs" and index >= len(words):
+        return None  # xargs alone runs echo
+    return index, construct
+
+
+_GIT_VALUE_OPTIONS = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix",
+                                "--config-env", "--exec-path", "--list-cmds", "--attr-source"})
+# `git -c key=value` that cannot run a program: anything else may name one (alias.*, core.pager, ...)
+_SAFE_GIT_CONFIG = re.compile(r"^(color\.|user\.|advice\.|core\.quotepath|log\.|init\.|safe\.directory|"
+                              r"i18n\.|column\.|status\.|diff\.(color|renames|algorithm|noprefix)|pull\.|"
+                              r"push\.default|merge\.conflictstyle|rebase\.autosquash)", re.I)
+
+
+def git_words(words: tuple[str | None, ...]) -> tuple[tuple[str | None, ...], str]:
+    """`git -C x --no-pager push` -> `git push`, and the opaque construct among the options (or "")."""
+    index, opaque = 1, ""
+    while index < len(words):
+        word = words[index]
+        if word is None:
+            return words, "git options computed at run time"
+        if not word.startswith("-"):
+            break
+        option = word.split("=", 1)[0]
+        value = word.split("=", 1)[1] if "=" in word else (words[index + 1] if index + 1 < len(words) else "")
+        if option in ("-c", "--config-env") or option == "--exec-path" and "=" in word:
+            if option != "-c" or value is None or not _SAFE_GIT_CONFIG.match(value):
+                opaque = f"git {option} {value or ''}".strip()
+        if option in _GIT_VALUE_OPTIONS and "=" not in word and option not in ("--exec-path", "--list-cmds"):
+            index += 2
+            continue
+        index += 1
+    return (words[0], *words[index:]), opaque
+
+
+# -- small helpers -------------------------------------------------------------------------------------------------
+def _shell_options(args: tuple[str | None, ...]) -> tuple[bool, tuple[str | None, ...]]:
+    """Whether a shell was given `-c` (in any cluster), and the arguments after its options."""
+    script = False
+    index = 0
+    while index < len(args):
+        word = args[index]
+        if word is None:
+            return script, args[index:]
+        if word in ("--", "-"):
+            index += 1
+            break
+        if word.startswith("--"):
+            index += 2 if word in ("--rcfile", "--init-file") else 1
+            continue
+        if word[:1] in "-+" and len(word) > 1:
+            letters = word[1:]
+            script = script or "c" in letters
+            index += 1 + sum(1 for letter in letters if letter in "oO")
+            continue
+        break
+    return script, args[index:]
+
+
+def _informational(args: tuple[str | None, ...]) -> bool:
+    return any(w in ("--version", "-V", "--help", "-h", "-version") for w in args)
+
+
+def _command_name(node: Any) -> str | None:
+    if node.type != "command":
+        return None
+    name = node.child_by_field_name("name")
+    value = literal(name) if name is not None and name.children else None
+    return os.path.basename(value) if value else None
+
+
+def _redirected_input(node: Any) -> bool:
+    parent = node.parent
+    return parent is not None and parent.type == "redirected_statement"
+
+
+def _has(node: Any, kinds: tuple[str, ...]) -> bool:
+    return any(True for _ in _iter(node, kinds))
+
+
+def _descendants(node: Any, kind: str) -> list[Any]:
+    return list(_iter(node, (kind,)))
+
+
+def _iter(node: Any, kinds: tuple[str, ...]) -> Any:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.type in kinds:
+            yield current
+        stack.extend(current.children)
+
+
+_CONTINUATION_IN_WORD = re.compile(r"[^\s;&|()<>]\\\n[^\s;&|()<>]")
+
+
+def _joins_words(source: str) -> bool:
+    return "\\\n" in source and bool(_CONTINUATION_IN_WORD.search(source))
+
+
+def _remove_continuations(source: str) -> str:
+    return source.replace("\\\n", "")
