@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections import deque
 from typing import TYPE_CHECKING
 
@@ -76,7 +77,10 @@ class ConfirmationQueue:
         except ImportError:  # the modal lands separately; until then edits are asked inline
             self._show_inline(request)
             return
-        modal = DiffReviewScreen(request.details, on_interrupt=self.screen.action_cancel_turn,
+        details = request.details
+        if request.call.reason:  # a protected file: the review says why it asks even in auto_edit
+            details = dataclasses.replace(details, title=f"{details.title} · {request.call.reason}")
+        modal = DiffReviewScreen(details, on_interrupt=self.screen.action_cancel_turn,
                                  on_typed=self.screen.type_into_prompt, allow_saving=self._allow_saving())
         self._modal = modal
         self.screen.app.push_screen(modal, callback=lambda decision: self.resolve(request, decision))

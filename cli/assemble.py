@@ -11,10 +11,11 @@ from typing import Any
 from gemini_tui.core.auth import gemini_key, resolve_auth
 from gemini_tui.core.config import Settings, load_settings
 from gemini_tui.core.events import EventBus, Notice
+from gemini_tui.core.grants import GrantStore
 from gemini_tui.core.models.base import ModelClient
+from gemini_tui.core.policy import ApprovalMode, ApprovalPolicy, policy_from_settings
 from gemini_tui.core.registry import ToolRegistry
 from gemini_tui.core.sandbox import Sandbox, build_sandbox, sandbox_request
-from gemini_tui.core.scheduler import ApprovalMode
 from gemini_tui.core.session import Session
 from gemini_tui.core.session_face import McpServers, ToolDiscovery
 from gemini_tui.core.user_setup import load_user_setup
@@ -26,7 +27,6 @@ from gemini_tui.tools.replace import ReplaceTool
 from gemini_tui.tools.save_memory import SaveMemoryTool
 from gemini_tui.tools.search_file_content import SearchFileContentTool
 from gemini_tui.tools.shell import ShellTool
-from gemini_tui.tools.shell.rules import ShellRules
 from gemini_tui.tools.web_fetch import WebFetchTool
 from gemini_tui.tools.web_search import WebSearchTool
 from gemini_tui.tools.workspace import Workspace
@@ -71,8 +71,7 @@ def register_extension_tools(registry: ToolRegistry, settings: Settings, workspa
     """The built-ins beyond the file system, and tools found by `tools.discoveryCommand`."""
     env = os.environ if env is None else env
 
-    rules = ShellRules(core=settings.tools_core, exclude=settings.tools_exclude, allowed=settings.tools_allowed)
-    registry.register(ShellTool(workspace, rules, sandbox=sandbox))
+    registry.register(ShellTool(workspace, sandbox=sandbox))
     registry.register(WebFetchTool(allow_private=settings.web_fetch_private_addresses))
     registry.register(WebSearchTool(api_key(env), base_url=env.get("GOOGLE_GEMINI_BASE_URL") or None))
     registry.register(SaveMemoryTool(settings.gemini_dir, on_saved=on_memory_saved,
@@ -124,16 +123,35 @@ def build_discovery(settings: Settings, root: Path, sandbox: Sandbox | None = No
 
 
 def build_mcp(settings: Settings, registry: ToolRegistry, bus: EventBus, root: Path,
-              roots: Callable[[], list[Path]] | None = None) -> McpServers | None:
+              roots: Callable[[], list[Path]] | None = None, policy: ApprovalPolicy | None = None,
+              notices: list[Notice] | None = None) -> McpServers | None:
     """An McpManager for `mcpServers`; it connects when the session starts (the `mcp` SDK loads only then).
-    `roots` are the workspace directories offered to servers as roots."""
-    if not settings.mcp_servers:
+    `roots` are the workspace directories offered to servers as roots. Servers the `policy` refuses
+    (`mcp.excluded`, not in `mcp.allowed` / `--allowed-mcp-server-names`) never connect; a notice in `notices`
+    says which and why."""
+    servers = {}
+    for alias, config in settings.mcp_servers.items():
+        refusal = policy.server_refusal(alias) if policy is not None else None
+        if refusal is None:
+            servers[alias] = config
+        elif notices is not None:
+            notices.append(Notice(f"MCP server {alias} is not connected: {refusal}.", "warning"))
+    if not servers:
         return None
     from gemini_tui.core.mcp import McpManager
     from gemini_tui.core.mcp.oauth import STORE_FILE
 
-    return McpManager(settings.mcp_servers, registry, bus, root=root, roots=roots,
+    return McpManager(servers, registry, bus, root=root, roots=roots,
                       oauth_store=settings.gemini_dir / STORE_FILE)
+
+
+def build_hooks(settings: Settings, root: Path, env: Mapping[str, str]) -> Any:
+    """BeforeTool / AfterTool hooks from the settings (None when there are none)."""
+    if not any(settings.hooks.values()):
+        return None
+    from gemini_tui.core.hooks import Hooks
+
+    return Hooks(settings.hooks, root, env=env)
 
 
 # -- the model -------------------------------------------------------------------------------------------------
@@ -180,6 +198,7 @@ def build_session(root: Path | str | None = None, *, model: str | None = None,
                   bus: EventBus | None = None, env: Mapping[str, str] | None = None, home: Path | None = None,
                   settings: Settings | None = None, prewarm: bool = False, trust: bool = False,
                   sandbox: bool = False,
+                  allowed_mcp_server_names: list[str] | None = None,
                   model_factory: Callable[[str, Path, Mapping[str, str]], tuple[ModelClient, str | None]]
                   | None = None, extensions: Sequence[str] | None = None,
                   include_directories: Sequence[str] = ()) -> Session:
@@ -197,9 +216,12 @@ def build_session(root: Path | str | None = None, *, model: str | None = None,
     setup = load_user_setup(settings, root, extensions, include_directories)
     settings = setup.settings
     mode = ApprovalMode(approval_mode or settings.default_approval_mode or ApprovalMode.default)
-    if mode is ApprovalMode.yolo and settings.disable_yolo_mode:
-        raise ConfigurationError("yolo mode is disabled by security.disableYoloMode in the settings; run without "
-                                 "--yolo (or --approval-mode yolo).")
+    policy = policy_from_settings(settings, root, grants=GrantStore(root, settings.gemini_dir),
+                                  allowed_mcp_server_names=allowed_mcp_server_names)
+    try:
+        policy.set_mode(mode)
+    except PermissionError as exc:  # security.disableYoloMode and --yolo: refuse to start rather than run unasked
+        raise ConfigurationError(f"{exc} Run without --yolo (or --approval-mode yolo).") from exc
     # the model first: with `prewarm` (headless), a Gemini client warms up on a thread while the tools are built;
     # the app does not want it (its first frame must not share the interpreter with that import)
     if model_factory is None:
@@ -223,9 +245,11 @@ def build_session(root: Path | str | None = None, *, model: str | None = None,
         notices.append(Notice(offline_notice, "warning"))
     session = Session(settings, registry, client, root, bus, approval_mode=mode,
                       interactive=interactive, mcp=build_mcp(settings, registry, bus, root, lambda: [
-                          root, *(sessions[0].include_dirs if sessions else setup.include_dirs)]),
+                          root, *(sessions[0].include_dirs if sessions else setup.include_dirs)], policy, notices),
                       discovery=build_discovery(settings, root, command_sandbox), notices=notices,
-                      sandbox=command_sandbox)
+                      sandbox=command_sandbox, policy=policy, hooks=build_hooks(settings, root, env))
+    if session.scheduler.hooks is not None:
+        session.scheduler.hooks.session_id = session.session_id
     sessions.append(session)
     attach_edit_fixer(session, settings, registry)
     session.auth = resolve_auth(settings.auth_selected_type, env)

@@ -38,7 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="headless output: text (default), json (one object), stream-json (JSON lines)")
     parser.add_argument("--approval-mode", choices=APPROVAL_MODES, default=None,
                         help="default: ask for edits and commands (headless: refuse them); auto_edit: edits run "
-                             "without asking; yolo: nothing asks")
+                             "without asking; yolo: nothing asks; plan: read-only tools only, every change refused")
     parser.add_argument("-y", "--yolo", action="store_true", help="same as --approval-mode yolo")
     parser.add_argument("-d", "--debug", action="store_true",
                         help="write a debug log (with tracebacks) to ~/.gemini/tmp/gemini-tui-debug-*.log; "
@@ -63,6 +63,8 @@ def build_parser() -> argparse.ArgumentParser:
                              "--list-sessions, or its id; works with -p too")
     parser.add_argument("--list-sessions", action="store_true", help="list this project's saved sessions and exit")
     parser.add_argument("--delete-session", metavar="N|ID", help="delete a saved session (number or id) and exit")
+    parser.add_argument("--allowed-mcp-server-names", nargs="+", default=None, metavar="NAME",
+                        help="only these MCP servers connect (names separated by spaces or commas)")
     return parser
 
 
@@ -124,8 +126,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("the prompt is empty: give -p TEXT, or pipe the prompt on stdin")
     if prompt is None and not _has_terminal():
         parser.error("no prompt: stdin is not a terminal and gave nothing; use -p TEXT or pipe the prompt")
+    servers = None if args.allowed_mcp_server_names is None else [
+        name.strip() for value in args.allowed_mcp_server_names for name in value.split(",") if name.strip()]
     wiring = {"extensions": args.extensions, "include_directories": args.include_directories, "trust": args.trust,
-              "sandbox": args.sandbox}
+              "sandbox": args.sandbox, "allowed_mcp_server_names": servers}
     if prompt is None:
         # the app draws its first frame, then builds the session in a thread: launch stays under 0.5 s
         return _interactive(lambda: _build_interactive(args.model, mode, wiring, args.resume),

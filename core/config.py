@@ -75,6 +75,11 @@ class Settings(BaseModel):
     session_retention_max_count: int | None = None  # general.sessionRetention.maxCount
     session_retention_max_age: str | None = None  # general.sessionRetention.maxAge ("30d", "12h")
     key_sources: dict[str, list[str]] = Field(default_factory=dict)  # field -> ["<file>: <key>"] that set it
+    mcp_allowed: list[str] | None = None  # mcp.allowed: only these MCP servers connect
+    mcp_excluded: list[str] = Field(default_factory=list)  # mcp.excluded: these never connect
+    hooks: dict[str, list[dict[str, Any]]] = Field(default_factory=dict)  # event -> groups, each with "source"
+    # where each rule of a list setting came from: "tools_allowed" -> {rule: settings file}
+    origins: dict[str, dict[str, str]] = Field(default_factory=dict)
     home: Path = Field(default_factory=lambda: gemini_home())
     files: list[Path] = Field(default_factory=list)  # the settings files that were read
     notices: list[str] = Field(default_factory=list)
@@ -244,8 +249,14 @@ _KEYS: dict[str, tuple[tuple[str, ...], Callable[[Any], Any]]] = {
     "session_retention_enabled": (("general.sessionRetention.enabled",), _bool),
     "session_retention_max_count": (("general.sessionRetention.maxCount",), _positive_int),
     "session_retention_max_age": (("general.sessionRetention.maxAge",), _age),
+    "mcp_allowed": (("mcp.allowed",), _str_list),
+    "mcp_excluded": (("mcp.excluded",), _str_list),
 }
-_SECTIONS = ("tools", "model", "context", "general", "security", "checkpointing")
+_SECTIONS = ("tools", "model", "context", "general", "security", "checkpointing", "mcp")
+# Gemini CLI's usual sections that change nothing here: read silently, never a notice
+_QUIET = ("general", "privacy", "telemetry", "ui")
+# list settings whose rules carry the file they came from (the policy names it when a rule decides)
+_RULE_SETTINGS = ("tools_core", "tools_exclude", "tools_allowed", "mcp_allowed", "mcp_excluded")
 
 
 def _asks_sandbox(value: bool | str | None) -> bool:
@@ -279,7 +290,7 @@ def _lookup(data: dict[str, Any], dotted: str) -> tuple[bool, Any]:
 def interpret(data: dict[str, Any], path: Path, notices: list[str]) -> dict[str, Any]:
     """The settings one file sets, by field name. Bad values and unknown keys become notices."""
     values: dict[str, Any] = {}
-    used: set[str] = {"mcpServers", "$schema", FOLDER_TRUST_KEY}
+    used: set[str] = {"mcpServers", "$schema", FOLDER_TRUST_KEY, "hooks", *_QUIET}
     if isinstance(data.get("model"), str):  # the oldest spelling: "model": "gemini-2.5-flash"
         values["model_name"] = data["model"]
         used.add("model")
@@ -296,11 +307,17 @@ def interpret(data: dict[str, Any], path: Path, notices: list[str]) -> dict[str,
                 values[field_name] = convert(value)
             except ValueError as exc:
                 notices.append(f"{path}: {dotted} {exc}; ignored.")
+    if "hooks" in data:
+        from gemini_tui.core.hooks import read_hooks
+
+        values["hooks"] = read_hooks(data["hooks"], path, notices)
     servers = data.get("mcpServers")
     if servers is not None:
         values["mcp_servers"] = _mcp_servers(servers, path, notices)
     unknown = [key for key in data if key not in used and key not in _SECTIONS]
     for section in _SECTIONS:
+        if section in _QUIET:
+            continue  # general.vimMode and the like: settings every Gemini CLI user has, none of them wrong
         if isinstance(data.get(section), dict):
             unknown += [f"{section}.{key}" for key in data[section]
                         if f"{section}.{key}" not in used and not any(u.startswith(f"{section}.{key}.") for u in used)]
@@ -383,6 +400,7 @@ def load_settings(root: Path, home: Path | None = None, env: Mapping[str, str] |
     home = home if home is not None else gemini_home(env)
     notices: list[str] = []
     merged: dict[str, Any] = {}
+    origins: dict[str, dict[str, str]] = {}
     files: list[Path] = []
     user_file = home / ".gemini" / SETTINGS_FILE
     workspace_file = Path(root) / ".gemini" / SETTINGS_FILE
@@ -410,8 +428,17 @@ def load_settings(root: Path, home: Path | None = None, env: Mapping[str, str] |
             kept = key_sources.get(name, []) if name in _ADDS_UP else []
             key_sources[name] = [*kept, *where]
         servers = {**merged.get("mcp_servers", {}), **values.pop("mcp_servers", {})}
-        if "tools_exclude" in values:  # deny rules add up (as in Gemini CLI): a project cannot lift the user's
-            values["tools_exclude"] = list(dict.fromkeys([*merged.get("tools_exclude", []), *values["tools_exclude"]]))
+        for name in _RULE_SETTINGS:
+            for rule in values.get(name) or []:
+                origins.setdefault(name, {})[rule] = str(path)
+        for name in ("tools_exclude", "mcp_excluded"):  # deny rules add up: a project cannot lift the user's
+            if name in values:
+                values[name] = list(dict.fromkeys([*merged.get(name, []), *values[name]]))
+        if "hooks" in values and "hooks" in merged:  # the user's hooks and a trusted workspace's both run
+            combined = {event: list(groups) for event, groups in merged["hooks"].items()}
+            for event, groups in values["hooks"].items():
+                combined.setdefault(event, []).extend(groups)
+            values["hooks"] = combined
         if "include_directories" in values:  # both files' directories are part of the workspace
             values["include_directories"] = list(dict.fromkeys([*merged.get("include_directories", []),
                                                                 *values["include_directories"]]))
@@ -429,7 +456,7 @@ def load_settings(root: Path, home: Path | None = None, env: Mapping[str, str] |
                        f"Trust it when gemini-tui asks, run with --trust, or add it to "
                        f"{home / '.gemini' / 'trustedFolders.json'}.")
     return Settings(home=home, files=files, notices=notices, folder_trust_enabled=enabled, trust=trust,
-                    withheld=withheld, key_sources=key_sources, **merged)
+                    withheld=withheld, key_sources=key_sources, origins=origins, **merged)
 
 
 def trust_question(root: Path, home: Path | None = None, env: Mapping[str, str] | None = None) -> list[str]:

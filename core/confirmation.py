@@ -31,14 +31,16 @@ class EditConfirmation:
 
 @dataclass(frozen=True)
 class ExecConfirmation:
-    """A shell command. `hidden_commands` is True when it holds command substitution (`$( )`, backticks,
-    `<( )`): commands no root list can describe, so it must never be approved by session or settings rules."""
+    """A shell command. `root_commands` are the real commands of the line ("allow for this session" grants
+    them); `opaque` names what in it is only known when it runs (`eval`, `bash -c`, ...), and
+    `hidden_commands` says there is such a thing: the policy never lets such a line run unasked."""
 
     title: str
     command: str
     root_commands: tuple[str, ...]
     directory: str = ""
     hidden_commands: bool = False
+    opaque: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

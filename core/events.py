@@ -43,6 +43,10 @@ class ToolCallInfo:
     started_at: float = 0.0
     ended_at: float | None = None
     requested_by: str = "model"  # "model"; "user" (a `!command`, `/memory add`); "mention" (an `@path` read)
+    # the approval policy's answer (allow / ask / deny), the rule that decided, and why (empty until decided)
+    decision: str = ""
+    rule: str = ""
+    reason: str = ""
 
 
 @dataclass(frozen=True)

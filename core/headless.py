@@ -183,14 +183,20 @@ class HeadlessPrinter:
                     self._ended_with_newline = text.endswith("\n")
                 elif self.format is OutputFormat.stream_json:
                     self._line(type="message", role="assistant", content=text, delta=True)
-            case CallStateChanged(call=call) if call.state is CallState.validating and call.call_id not in self._seen:
+            case CallStateChanged(call=call) if call.call_id not in self._seen and (
+                    call.decision or call.state.is_final):
+                # once the policy has answered (or the call ended before it could): tool_use carries the answer
                 self._seen.add(call.call_id)
                 self._current = []  # the JSON `response` is the last model turn's text, as in Gemini CLI
                 if self.format is OutputFormat.text and not self._ended_with_newline:
                     self._write("\n")  # the model's next words start on their own line
                     self._ended_with_newline = True
                 if self.format is OutputFormat.stream_json:
-                    self._line(type="tool_use", tool_name=call.name, tool_id=call.call_id, parameters=call.args)
+                    approval = {"decision": call.decision, "rule": call.rule} if call.decision else {}
+                    if call.reason:
+                        approval["reason"] = call.reason
+                    self._line(type="tool_use", tool_name=call.name, tool_id=call.call_id, parameters=call.args,
+                               **({"approval": approval} if approval else {}))
             case CallFinished(call=call, result=result) if self.format is OutputFormat.text:
                 if result.error is not None:  # as Gemini CLI: why a call did nothing, beside the answer
                     self._notice(f"Error executing tool {call.name}: {result.error.message}")

@@ -34,7 +34,19 @@ class ToolRegistry:
         self.skipped: dict[str, str] = {}  # name -> why it was not registered
 
     def _names_of(self, tool: BaseTool[Any]) -> set[str]:
-        return {tool.name, type(tool).__name__, getattr(tool, "display_name", tool.name)}
+        return {tool.name, *self.aliases(tool)}
+
+    @staticmethod
+    def aliases(tool: BaseTool[Any]) -> set[str]:
+        """The other names a rule may use for `tool`: its class, its display name, and for an MCP tool each
+        spelling of `server__tool`, Gemini CLI's `mcp_<server>_<tool>` and `mcp:server/tool`."""
+        names = {type(tool).__name__, getattr(tool, "display_name", tool.name)}
+        server, own = getattr(tool, "server_name", None), getattr(tool, "server_tool_name", None)
+        if server and own:
+            from gemini_tui.core.policy import mcp_names
+
+            names |= mcp_names(server, own)
+        return names
 
     def is_enabled(self, tool: BaseTool[Any]) -> bool:
         names = self._names_of(tool)

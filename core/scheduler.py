@@ -8,10 +8,8 @@ import logging
 import threading
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from enum import StrEnum
-from pathlib import Path
 from typing import Any
 
 from gemini_tui.core.abort import AbortSignal
@@ -20,7 +18,6 @@ from gemini_tui.core.confirmation import (
     ConfirmationOutcome,
     Decision,
     EditConfirmation,
-    ExecConfirmation,
     McpConfirmation,
 )
 from gemini_tui.core.display import FileDiff
@@ -37,7 +34,9 @@ from gemini_tui.core.events import (
 from gemini_tui.core.grants import GrantScope, GrantStore, GrantStoreError
 from gemini_tui.core.models.base import FunctionCall, FunctionResponse
 from gemini_tui.core.parts import InlineDataPart, TextPart
-from gemini_tui.core.registry import ToolRegistry, tool_rule_name
+from gemini_tui.core.policy import ApprovalMode, ApprovalPolicy, Verdict
+from gemini_tui.core.policy import Decision as PolicyDecision
+from gemini_tui.core.registry import ToolRegistry
 from gemini_tui.core.stats import CallDecision, SessionStats
 from gemini_tui.core.tool import BaseTool, CallContext, ToolErrorKind, ToolKind, ToolResult
 
@@ -48,77 +47,6 @@ NO_FILE_CHANGES = frozenset({ToolKind.read, ToolKind.search, ToolKind.think, Too
 
 # How long a tool may take to notice an abort before its task is cancelled outright.
 ABORT_GRACE_S = 2.0
-
-
-class ApprovalMode(StrEnum):
-    """`default` asks for edits and commands; `auto_edit` runs edits without asking; `plan` runs read-only
-    tools only; `yolo` asks nothing."""
-
-    default = "default"
-    auto_edit = "auto_edit"
-    plan = "plan"
-    yolo = "yolo"
-
-    def next(self) -> ApprovalMode:
-        """The mode Shift+Tab cycles to: default -> auto_edit -> plan -> default. Yolo is never reached this
-        way (it has its own key and flag); from yolo, Shift+Tab goes back to default."""
-        order = [ApprovalMode.default, ApprovalMode.auto_edit, ApprovalMode.plan]
-        return order[(order.index(self) + 1) % len(order)] if self in order else ApprovalMode.default
-
-
-PLAN_MODE_REFUSAL = ("Plan mode is on: only read-only tools run, and {tool} changes files or runs commands, so it "
-                     "was not run. Describe the change you would make instead; the user leaves plan mode with "
-                     "Shift+Tab (or --approval-mode) when they want it carried out.")
-
-
-def allow_rules_for(tool_name: str, details: ConfirmationDetails) -> set[str]:
-    """The rules `tools.allowed` or an "allow for the session" must hold for this call to skip asking."""
-    match details:
-        case ExecConfirmation(root_commands=roots) if roots:
-            return {f"{tool_name}({root})" for root in roots}
-        case McpConfirmation(server_name=server, tool_name=name):
-            return {tool_name, f"mcp:{server}", f"mcp:{server}/{name}"}
-        case _:
-            return {tool_name}
-
-
-def granted_rules(tool_name: str, details: ConfirmationDetails) -> set[str]:
-    """What "allow for the session" / "allow always" grants: for MCP only this tool of this server."""
-    if isinstance(details, McpConfirmation):
-        return {f"mcp:{details.server_name}/{details.tool_name}"}
-    return allow_rules_for(tool_name, details)
-
-
-def is_allowed(rules: Iterable[str], tool_name: str, details: ConfirmationDetails,
-               aliases: Iterable[str] = ()) -> bool:
-    """True when the granted `rules` cover this call. For shell, every root command must be covered (a bare
-    tool name covers all); for MCP, the tool, its server or the tool of that server. `aliases` are the other
-    names a rule may use for the tool (its class and display name, as tools.core and tools.exclude accept)."""
-    rules = set(rules)
-    if isinstance(details, ExecConfirmation) and details.hidden_commands:
-        return False  # command substitution hides commands that no granted rule has vouched for
-    names = {tool_name, *aliases}
-    if names & rules:
-        return True
-    match details:
-        case ExecConfirmation(root_commands=roots) if roots:
-            return all(any(f"{name}({root})" in rules for name in names) for root in roots)
-        case McpConfirmation(server_name=server, tool_name=name):
-            return f"mcp:{server}" in rules or f"mcp:{server}/{name}" in rules
-        case _:
-            return False
-
-
-def normalize_allowed(rules: Iterable[str]) -> set[str]:
-    """`tools.allowed` entries as rules. `run_shell_command(git)` covers every `git` command here; a longer
-    prefix such as `run_shell_command(git status)` is the shell tool's business (it then asks nothing)."""
-    normalized: set[str] = set()
-    for rule in rules:
-        name = tool_rule_name(rule)
-        inner = rule.strip()[len(name):].strip()
-        argument = inner[1:-1].strip() if inner.startswith("(") and inner.endswith(")") else ""
-        normalized.add(f"{name}({argument})" if argument else name)
-    return normalized
 
 
 @dataclass
@@ -136,12 +64,15 @@ class _Call:
     response: FunctionResponse | None = None
     result: ToolResult | None = None
     requested_by: str = "model"
+    policy: PolicyDecision | None = None  # what the approval policy answered, and the rule that decided
 
     def info(self) -> ToolCallInfo:
         return ToolCallInfo(
             call_id=self.call.id, name=self.call.name, args=dict(self.call.args), state=self.state,
             description=self.description, display_name=self.tool.display_name if self.tool else self.call.name,
             started_at=self.started_at, ended_at=self.ended_at, requested_by=self.requested_by,
+            decision=self.policy.verdict.value if self.policy else "", rule=self.policy.rule if self.policy else "",
+            reason=self.policy.reason if self.policy else "",
         )
 
 
@@ -166,22 +97,38 @@ class Scheduler:
     """Runs the calls of one model turn. Read-only calls run concurrently; edits and commands one by one, in
     the order the model gave. Every call ends with exactly one FunctionResponse.
 
-    `interactive=False` (headless) refuses a call that would need the user's confirmation."""
+    Whether a call runs, asks or is refused is the `policy`'s answer alone (with its BeforeTool `hooks`);
+    `interactive=False` (headless) refuses a call the policy would ask about."""
 
     def __init__(self, registry: ToolRegistry, bus: EventBus, stats: SessionStats, *,
-                 approval_mode: ApprovalMode = ApprovalMode.default, allowed: Iterable[str] = (),
-                 interactive: bool = True, grants: GrantStore | None = None) -> None:
+                 policy: ApprovalPolicy | None = None, approval_mode: ApprovalMode | None = None,
+                 interactive: bool = True, grants: GrantStore | None = None, hooks: Any = None) -> None:
         self.registry = registry
         self.bus = bus
         self.stats = stats
-        self.approval_mode = approval_mode
-        self.allowed = normalize_allowed(allowed)
-        # "allow for the session" and "allow always" (the latter kept in ~/.gemini for this workspace)
-        self.grants = grants if grants is not None else GrantStore(Path.cwd(), None)
+        self.policy = policy or ApprovalPolicy()
+        if grants is not None:
+            self.policy.grants = grants
+        if approval_mode is not None:
+            self.policy.set_mode(approval_mode)
         self.interactive = interactive
         # checkpoints: awaited around every approved call that can change files (edits, commands, MCP tools)
         self.before_change: Callable[[ToolCallInfo], Awaitable[None]] | None = None
         self.after_change: Callable[[ToolCallInfo], Awaitable[None]] | None = None
+        self.hooks = hooks  # a core.hooks.Hooks, or None
+
+    @property
+    def approval_mode(self) -> ApprovalMode:
+        return self.policy.mode
+
+    @approval_mode.setter
+    def approval_mode(self, mode: ApprovalMode | str) -> None:
+        self.policy.set_mode(mode)
+
+    @property
+    def grants(self) -> GrantStore:
+        """"allow for the session" and "allow always" (the latter kept in ~/.gemini for this workspace)."""
+        return self.policy.grants  # type: ignore[return-value]
 
     @property
     def always_allowed(self) -> set[str]:
@@ -296,49 +243,57 @@ class Scheduler:
     def _cancel(self, record: _Call, message: str) -> None:
         self._finish(record, ToolResult.failure(ToolErrorKind.cancelled, message), CallState.cancelled)
 
+    def _refuse(self, record: _Call, message: str) -> bool:
+        record.decision = CallDecision.reject
+        self._finish(record, ToolResult.failure(ToolErrorKind.not_allowed, message))
+        return False
+
     async def _approve(self, record: _Call, signal: AbortSignal) -> bool:
-        """Asks when it must; False when the call ended here (refused, cancelled, or not allowed)."""
+        """Asks the policy (and BeforeTool hooks), then the user when they say so; False when the call ended
+        here (refused, cancelled, or not allowed)."""
         tool = record.tool
         assert tool is not None
-        if self.approval_mode is ApprovalMode.yolo:
-            record.decision = CallDecision.auto_accept
+        try:
+            needs = tool.needs(record.params)
+        except Exception as exc:  # a tool that cannot say what it needs is not run
+            log.exception("%s could not describe its call", tool.name)
+            return self._refuse(record, f"{tool.name} could not describe what it would do ({exc}); it was not run.")
+        decision = self.policy.decide(tool.name, needs, self.registry.aliases(tool), record.requested_by)
+        if decision.verdict is not Verdict.deny and self.hooks is not None:
+            decision = await self.hooks.before_tool(tool.name, record.call.args, decision, needs)
+        record.policy = decision
+        self._publish(record)
+        if decision.verdict is Verdict.deny:
+            return self._refuse(record, f"{decision.reason or 'Refused.'} (rule: {decision.rule})")
+        if decision.verdict is Verdict.allow:
+            # as Gemini CLI counts them: a call that never needed approval is accepted, not auto-accepted
+            record.decision = CallDecision.accept if needs.read_only else CallDecision.auto_accept
             return True
-        if self.approval_mode is ApprovalMode.plan and not tool.kind.is_read_only:
-            record.decision = CallDecision.reject
-            self._finish(record, ToolResult.failure(ToolErrorKind.not_allowed,
-                                                    PLAN_MODE_REFUSAL.format(tool=tool.name)))
-            return False
+        if not self.interactive:
+            # only a way out that would let this call run: auto_edit covers edits, never commands
+            ways = "--approval-mode auto_edit, --yolo" if needs.edit and not decision.reason else "--yolo"
+            why = f" {decision.reason}" if decision.reason else ""
+            return self._refuse(record, (
+                f'Tool "{tool.name}" needs the user\'s confirmation ({decision.rule}), which is not possible in '
+                f'non-interactive mode with approval mode "{self.approval_mode}". It was not run.{why} The user '
+                f"can allow it with {ways}, or tools.allowed in settings.json."))
         try:
             details = await tool.should_confirm_execute(record.params, signal)
         except Exception as exc:
             self._finish(record, ToolResult.failure(
                 ToolErrorKind.execution_failed, f"{tool.name} could not prepare its confirmation: {exc}"))
             return False
-        if details is None:
+        if details is None:  # nothing to review: the call fails on its own (an edit of a missing text, ...)
             record.decision = CallDecision.accept
             return True
         if isinstance(details, EditConfirmation):
             record.reviewed = details.file_diff
-        aliases = (type(tool).__name__, tool.display_name)
-        if (self.approval_mode is ApprovalMode.auto_edit and isinstance(details, EditConfirmation)) or is_allowed(
-                self.allowed | self.grants.rules(), tool.name, details, aliases):
-            record.decision = CallDecision.auto_accept
-            return True
-        if not self.interactive:
-            record.decision = CallDecision.reject
-            # only a way out that would let this call run: auto_edit covers edits, never commands
-            ways = "--approval-mode auto_edit, --yolo" if isinstance(details, EditConfirmation) else "--yolo"
-            self._finish(record, ToolResult.failure(ToolErrorKind.not_allowed, (
-                f'Tool "{tool.name}" needs the user\'s confirmation, which is not possible in non-interactive '
-                f"mode with approval mode \"{self.approval_mode}\". It was not run. The user can allow it with "
-                f"{ways}, or tools.allowed in settings.json.")))
-            return False
-        decision = await self._ask(record, details, signal)
-        if decision is None:
+        answer = await self._ask(record, details, signal)
+        if answer is None:
             record.decision = CallDecision.reject
             self._cancel(record, "The user cancelled the request while this call awaited approval.")
             return False
-        return self._apply_decision(record, details, decision)
+        return self._apply_decision(record, details, answer, decision)
 
     async def _ask(self, record: _Call, details: ConfirmationDetails, signal: AbortSignal) -> Decision | None:
         loop = asyncio.get_running_loop()
@@ -366,7 +321,8 @@ class Scheduler:
             return None
         return future.result()
 
-    def _apply_decision(self, record: _Call, details: ConfirmationDetails, decision: Decision) -> bool:
+    def _apply_decision(self, record: _Call, details: ConfirmationDetails, decision: Decision,
+                        policy: PolicyDecision) -> bool:
         tool = record.tool
         assert tool is not None
         match decision.outcome:
@@ -375,20 +331,18 @@ class Scheduler:
                 reason = f" Their message: {decision.feedback}" if decision.feedback else ""
                 self._cancel(record, f"The user rejected this {tool.name} call; it was not run.{reason}")
                 return False
-            case ConfirmationOutcome.proceed_always:
-                self.grants.grant(granted_rules(tool.name, details), GrantScope.session)
+            case ConfirmationOutcome.proceed_always | ConfirmationOutcome.proceed_always_tool:
+                # what to grant is the policy's answer: the real commands of a line, `edit` for any edit, ...
+                self.grants.grant(policy.grants, GrantScope.session)
             case ConfirmationOutcome.proceed_always_and_save:
-                rules = granted_rules(tool.name, details)
                 try:
-                    self.grants.grant(rules, GrantScope.always)
+                    self.grants.grant(policy.grants, GrantScope.always)
                 except (GrantStoreError, OSError) as exc:  # it still runs once: the user did allow this call
-                    self.grants.grant(rules, GrantScope.session)
+                    self.grants.grant(policy.grants, GrantScope.session)
                     self.bus.publish(Notice(f"Could not save the grant ({exc}); it holds for this session only.",
                                             "warning"))
             case ConfirmationOutcome.proceed_always_server if isinstance(details, McpConfirmation):
                 self.grants.grant([f"mcp:{details.server_name}"], GrantScope.session)
-            case ConfirmationOutcome.proceed_always_tool if isinstance(details, McpConfirmation):
-                self.grants.grant([f"mcp:{details.server_name}/{details.tool_name}"], GrantScope.session)
             case ConfirmationOutcome.modify:
                 return self._modify(record, details, decision)
         record.decision = CallDecision.accept
@@ -451,4 +405,6 @@ class Scheduler:
         if signal.aborted and not result.ok:
             self._finish(record, result, CallState.cancelled)
             return
+        if self.hooks is not None:
+            result = await self.hooks.after_tool(tool.name, record.call.args, result)
         self._finish(record, result)

@@ -58,9 +58,10 @@ from gemini_tui.core.models.base import (
     UsageChunk,
 )
 from gemini_tui.core.parts import Part, TextPart
+from gemini_tui.core.policy import ApprovalMode, ApprovalPolicy, policy_from_settings
 from gemini_tui.core.registry import ToolRegistry
 from gemini_tui.core.sandbox import Sandbox
-from gemini_tui.core.scheduler import ApprovalMode, Scheduler, function_response
+from gemini_tui.core.scheduler import Scheduler, function_response
 from gemini_tui.core.session_face import McpServers, ToolDiscovery, ToolOutcome
 from gemini_tui.core.session_record import CheckpointRecord, LoadedSession, PromptMark, prompt_position
 from gemini_tui.core.session_recorder import SessionRecorder
@@ -89,7 +90,8 @@ class Session:
     def __init__(self, settings: Settings, registry: ToolRegistry, model: ModelClient, root: Path,
                  bus: EventBus | None = None, *, approval_mode: ApprovalMode = ApprovalMode.default,
                  interactive: bool = True, mcp: McpServers | None = None, discovery: ToolDiscovery | None = None,
-                 notices: Sequence[Notice] = (), sandbox: Sandbox | None = None) -> None:
+                 notices: Sequence[Notice] = (), sandbox: Sandbox | None = None, policy: ApprovalPolicy | None = None,
+                 hooks: Any = None) -> None:
         self.settings = settings
         self.registry = registry
         self.model = model
@@ -99,9 +101,13 @@ class Session:
         self.stats = SessionStats()
         self.conversation = Conversation()
         self.max_turns = settings.max_session_turns
-        self.grants = GrantStore(self.root, settings.gemini_dir)
-        self.scheduler = Scheduler(registry, self.bus, self.stats, approval_mode=approval_mode,
-                                   allowed=settings.tools_allowed, interactive=interactive, grants=self.grants)
+        if policy is None:
+            policy = policy_from_settings(settings, self.root, grants=GrantStore(self.root, settings.gemini_dir))
+        policy.set_mode(approval_mode)  # PermissionError: yolo refused by security.disableYoloMode
+        self.policy = policy
+        self.grants: GrantStore = policy.grants  # type: ignore[assignment]
+        self.scheduler = Scheduler(registry, self.bus, self.stats, policy=policy, interactive=interactive,
+                                   hooks=hooks)
         self._memory: Memory | None = None
         self._notices: list[Notice] = []  # startup notices (settings problems, offline model) for late subscribers
         self._abort: AbortSignal | None = None
@@ -141,10 +147,7 @@ class Session:
 
     @approval_mode.setter
     def approval_mode(self, mode: ApprovalMode) -> None:
-        mode = ApprovalMode(mode)
-        if mode is ApprovalMode.yolo and self.settings.disable_yolo_mode:
-            raise PermissionError("yolo mode is disabled by security.disableYoloMode in the settings.")
-        self.scheduler.approval_mode = mode
+        self.policy.set_mode(mode)  # PermissionError when security.disableYoloMode refuses yolo
 
     @property
     def model_name(self) -> str:

@@ -44,7 +44,8 @@ RESERVED_WORDS = frozenset({"if", "then", "else", "elif", "fi", "case", "esac", 
 # commands that only read: their arguments naming a protected file are no write (redirections still count)
 READ_ONLY_COMMANDS = frozenset({"cat", "ls", "head", "tail", "less", "more", "grep", "egrep", "fgrep", "rg", "wc",
                                 "stat", "file", "diff", "cmp", "du", "tree", "echo", "printf", "test",
-                                "[", "realpath", "readlink", "basename", "dirname", "sha256sum", "md5sum", "git", "pwd", "which", "type"})
+                                "[", "realpath", "readlink", "basename", "dirname", "sha256sum", "md5sum", "git",
+                                "pwd", "which", "type"})
 
 
 @dataclass(frozen=True)
@@ -277,14 +278,7 @@ class _Walker:
             self.pipeline(node, depth, via)
         elif kind in ("variable_assignment", "declaration_command"):
             self.assignment(node)
-        elif kind == "compound_statement" and node.children and node.children[0].type == "((":
-            self.arithmetic(node)
-        elif kind == "test_command" and _has(node, ("test_operator",)) and any(
-                op.text.decode() in _ARITHMETIC_TESTS for op in _descendants(node, "test_operator")):
-            self.arithmetic(node)
-        elif kind == "c_style_for_statement":
-            self.arithmetic(node)
-        elif kind in _ARITHMETIC:
+        elif _is_arithmetic(node):
             self.arithmetic(node)
         elif kind == "expansion" and any(c.type == "@" for c in node.children):
             self.flag("a ${var@...} transformation", node)
@@ -555,8 +549,9 @@ TRANSPARENT = frozenset({"env", "command", "builtin", "exec", "nohup", "time", "
                          "ionice", "setsid", "chronic", "unbuffer", "busybox", "taskset", "chrt", "caffeinate"})
 # wrapper -> (options taking a value, leading positional arguments before the command)
 _WRAPPERS: dict[str, tuple[frozenset[str], int]] = {
-    "sudo": (frozenset("-u -g -h -p -C -D -r -t -U -T -R --user --group --host --prompt --chdir --role --type "
-                       "--other-user --close-from --command-timeout".split()), 0),
+    "sudo": (frozenset({"-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "-R", "--user", "--group",
+                        "--host", "--prompt", "--chdir", "--role", "--type", "--other-user", "--close-from",
+                        "--command-timeout"}), 0),
     "doas": (frozenset({"-u", "-C"}), 0),
     "env": (frozenset({"-u", "--unset", "-C", "--chdir"}), 0),
     "command": (frozenset(), 0), "builtin": (frozenset(), 0), "nohup": (frozenset(), 0),
@@ -565,8 +560,9 @@ _WRAPPERS: dict[str, tuple[frozenset[str], int]] = {
     "timeout": (frozenset({"-s", "--signal", "-k", "--kill-after"}), 1),
     "stdbuf": (frozenset({"-i", "-o", "-e", "--input", "--output", "--error"}), 0),
     "ionice": (frozenset({"-c", "-n", "--class", "--classdata"}), 0),
-    "xargs": (frozenset("-a -d -E -e -I -i -L -l -n -P -s --arg-file --delimiter --eof --replace --max-lines "
-                        "--max-args --max-procs --max-chars --process-slot-var".split()), 0),
+    "xargs": (frozenset({"-a", "-d", "-E", "-e", "-I", "-i", "-L", "-l", "-n", "-P", "-s", "--arg-file",
+                         "--delimiter", "--eof", "--replace", "--max-lines", "--max-args", "--max-procs",
+                         "--max-chars", "--process-slot-var"}), 0),
     "setsid": (frozenset(), 0), "chronic": (frozenset(), 0), "unbuffer": (frozenset(), 0),
     "busybox": (frozenset(), 0), "taskset": (frozenset(), 1), "chrt": (frozenset(), 1),
     "caffeinate": (frozenset({"-t", "-w"}), 0),
@@ -635,9 +631,10 @@ def git_words(words: tuple[str | None, ...]) -> tuple[tuple[str | None, ...], st
             break
         option = word.split("=", 1)[0]
         value = word.split("=", 1)[1] if "=" in word else (words[index + 1] if index + 1 < len(words) else "")
-        if option in ("-c", "--config-env") or option == "--exec-path" and "=" in word:
-            if option != "-c" or value is None or not _SAFE_GIT_CONFIG.match(value):
-                opaque = f"git {option} {value or ''}".strip()
+        runs_code = option == "--config-env" or (option == "--exec-path" and "=" in word) or (
+            option == "-c" and (value is None or not _SAFE_GIT_CONFIG.match(value)))
+        if runs_code:
+            opaque = f"git {option} {value or ''}".strip()
         if option in _GIT_VALUE_OPTIONS and "=" not in word and option not in ("--exec-path", "--list-cmds"):
             index += 2
             continue
@@ -667,6 +664,15 @@ def _shell_options(args: tuple[str | None, ...]) -> tuple[bool, tuple[str | None
             continue
         break
     return script, args[index:]
+
+
+def _is_arithmetic(node: Any) -> bool:
+    kind = node.type
+    if kind == "compound_statement":
+        return bool(node.children) and node.children[0].type == "(("
+    if kind == "test_command":
+        return any(op.text.decode() in _ARITHMETIC_TESTS for op in _descendants(node, "test_operator"))
+    return kind in ("c_style_for_statement", *_ARITHMETIC)
 
 
 def _informational(args: tuple[str | None, ...]) -> bool:

@@ -18,6 +18,7 @@ from gemini_tui.core.confirmation import ConfirmationDetails
 from gemini_tui.core.debug_log import where_details
 from gemini_tui.core.display import Display, ErrorDisplay
 from gemini_tui.core.parts import Part, TextPart
+from gemini_tui.core.policy import CallNeeds
 from gemini_tui.core.schema import clean_schema
 
 log = logging.getLogger(__name__)
@@ -187,7 +188,13 @@ class BaseTool(ABC, Generic[P]):
     def get_description(self, params: P) -> str:
         return f"{self.display_name} {json.dumps(params.model_dump(exclude_none=True), ensure_ascii=False)}"
 
+    def needs(self, params: P) -> CallNeeds:
+        """What this call needs (paths it writes, the command it runs, the server it calls), for the approval
+        policy, which alone decides whether it runs, asks or is refused."""
+        return CallNeeds(read_only=self.kind.is_read_only, edit=self.kind is ToolKind.edit)
+
     async def should_confirm_execute(self, params: P, abort_signal: AbortSignal) -> ConfirmationDetails | None:
+        """What the user reviews when the policy asks (a diff, the command, ...); None: nothing to review."""
         return None
 
     def with_new_content(self, params: P, new_content: str, original: str) -> P | None:

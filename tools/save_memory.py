@@ -12,6 +12,8 @@ from typing import Any
 from pydantic import Field
 
 from gemini_tui.core.abort import AbortSignal
+from gemini_tui.core.confirmation import InfoConfirmation
+from gemini_tui.core.policy import CallNeeds
 from gemini_tui.core.tool import BaseTool, CallContext, ToolError, ToolErrorKind, ToolKind, ToolParams, ToolResult
 from gemini_tui.tools.workspace.text_file import TextFile, read_text, write_text
 
@@ -83,6 +85,16 @@ class SaveMemoryTool(BaseTool[SaveMemoryParams]):
         if not clean_fact(params.fact):
             return ToolError(ToolErrorKind.invalid_params, 'Parameter "fact" must be a non-empty string.')
         return None
+
+    def needs(self, params: SaveMemoryParams) -> CallNeeds:
+        # the memory is read into the model's instructions: a protected file, so the policy asks
+        return CallNeeds(writes=(str(self.memory_file),))
+
+    async def should_confirm_execute(self, params: SaveMemoryParams,
+                                     abort_signal: AbortSignal) -> InfoConfirmation:
+        return InfoConfirmation(title="Confirm Save Memory", prompt=(
+            f"Add this fact to {self.memory_file} (read into the model's instructions every session):\n"
+            f"{params.fact.strip()}"))
 
     def get_description(self, params: SaveMemoryParams) -> str:
         return f"in ~/.gemini/{self.file_name}: {clean_fact(params.fact)}"

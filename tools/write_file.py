@@ -10,6 +10,7 @@ from pydantic import Field
 from gemini_tui.core.abort import AbortSignal
 from gemini_tui.core.confirmation import EditConfirmation
 from gemini_tui.core.display import FileDiff
+from gemini_tui.core.policy import CallNeeds
 from gemini_tui.core.tool import BaseTool, CallContext, ToolError, ToolErrorKind, ToolKind, ToolParams, ToolResult
 from gemini_tui.tools.workspace import Workspace, WorkspaceError
 from gemini_tui.tools.workspace.confined import OutsideRootError
@@ -44,6 +45,13 @@ class WriteFileTool(BaseTool[WriteFileParams]):
         if path == self.workspace.root:
             return ToolError(ToolErrorKind.is_a_directory, f"Path is the root directory, not a file: {path}")
         return None
+
+    def needs(self, params: WriteFileParams) -> CallNeeds:
+        try:
+            path = str(self.workspace.resolve(params.file_path))
+        except WorkspaceError:
+            path = params.file_path
+        return CallNeeds(edit=True, writes=(path,))
 
     def get_description(self, params: WriteFileParams) -> str:
         try:

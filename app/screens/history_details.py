@@ -50,6 +50,10 @@ class HistoryDetailsScreen(ModalScreen[None]):
             ), id="details-title")
             if call.description:
                 yield Static(call.description, id="details-description")
+            if call.decision:  # what the approval policy answered, and the rule that decided
+                reason = f" — {call.reason}" if call.reason else ""
+                yield Static(f"Approval: {call.decision} by {call.rule}{reason}", id="details-approval",
+                             markup=False)
             yield Label("Arguments", classes="details-heading")
             yield Static(highlight(json.dumps(call.args, indent=2, ensure_ascii=False), language="json"),
                          id="details-args")

@@ -27,7 +27,18 @@ from gemini_tui.core.terminal_text import clean_terminal_text
 
 
 def describe(request: ConfirmationRequested) -> tuple[str, str]:
-    """(title, body) for the request: what will run, in the user's words."""
+    """(title, body) for the request: what will run, in the user's words, and why it asks."""
+    title, body = _describe(request)
+    return title, f"{body}\n{asked_because(request)}" if request.call.rule else body
+
+
+def asked_because(request: ConfirmationRequested) -> str:
+    """The approval policy's rule (and reason) that made this call ask."""
+    reason = f" — {request.call.reason}" if request.call.reason else ""
+    return f"asks because: {request.call.rule}{reason}"
+
+
+def _describe(request: ConfirmationRequested) -> tuple[str, str]:
     match request.details:
         case ExecConfirmation(title=title, command=command, directory=directory):
             where = f"  (in {directory})" if directory else ""

@@ -16,6 +16,7 @@ from gemini_tui.core.events import EventBus, McpServerState, McpServerStatusChan
 from gemini_tui.core.mcp.connection import DEFAULT_CONNECT_TIMEOUT_S, McpConnection
 from gemini_tui.core.mcp.naming import mcp_tool_name
 from gemini_tui.core.mcp.tool import DiscoveredMCPTool
+from gemini_tui.core.policy import mcp_names
 from gemini_tui.core.registry import ToolRegistry, tool_rule_name
 from gemini_tui.core.schema import SchemaError, clean_schema
 
@@ -35,11 +36,13 @@ class McpServerStatus:
     log_path: str | None = None  # the server's stderr (stdio servers)
 
 
-def _selected(name: str, include: list[str] | None, exclude: list[str]) -> bool:
-    """`includeTools` / `excludeTools` (exclude wins); entries may carry arguments: `tool(args)`."""
-    if any(tool_rule_name(rule) == name for rule in exclude):
+def _selected(server: str, name: str, include: list[str] | None, exclude: list[str]) -> bool:
+    """`includeTools` / `excludeTools` (exclude wins); entries may carry arguments: `tool(args)`, and may spell
+    the tool `tool`, `server__tool` or Gemini CLI's `mcp_<server>_<tool>`."""
+    spellings = mcp_names(server, name)
+    if any(tool_rule_name(rule) in spellings for rule in exclude):
         return False
-    return include is None or any(tool_rule_name(rule) == name for rule in include)
+    return include is None or any(tool_rule_name(rule) in spellings for rule in include)
 
 
 class McpManager:
@@ -191,7 +194,7 @@ class McpManager:
         skipped.clear()
         for server_tool in connection.tools:
             name = server_tool.name
-            if not _selected(name, config.include_tools, config.exclude_tools):
+            if not _selected(connection.alias, name, config.include_tools, config.exclude_tools):
                 continue
             try:
                 schema = clean_schema(dict(server_tool.input_schema or {"type": "object"}))

@@ -10,6 +10,7 @@ from gemini_tui.core.confirmation import ConfirmationDetails, McpConfirmation
 from gemini_tui.core.declared_tool import DeclaredParams, DeclaredTool
 from gemini_tui.core.mcp.connection import McpConnection, McpUnavailable, describe_error
 from gemini_tui.core.mcp.results import result_parts, to_display, to_llm_content
+from gemini_tui.core.policy import CallNeeds
 from gemini_tui.core.tool import CallContext, ToolError, ToolErrorKind, ToolResult
 
 
@@ -32,10 +33,11 @@ class DiscoveredMCPTool(DeclaredTool):
         # the row already shows the display name (tool and server): the arguments are what is new here
         return self.arguments_json(params)
 
+    def needs(self, params: DeclaredParams) -> CallNeeds:
+        return CallNeeds(mcp_server=self.server_name, mcp_tool=self.server_tool_name, trusted_server=self.trust)
+
     async def should_confirm_execute(self, params: DeclaredParams,
                                      abort_signal: AbortSignal) -> ConfirmationDetails | None:
-        if self.trust:
-            return None
         return McpConfirmation(
             title="Confirm MCP Tool Execution", server_name=self.server_name, tool_name=self.server_tool_name,
             tool_display_name=self.display_name,

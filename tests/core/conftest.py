@@ -17,10 +17,12 @@ from gemini_tui.core.display import FileDiff
 from gemini_tui.core.events import ConfirmationRequested, Event, EventBus
 from gemini_tui.core.models.gemini import GeminiModel
 from gemini_tui.core.models.retry import RetryPolicy
+from gemini_tui.core.policy import CallNeeds
 from gemini_tui.core.registry import ToolRegistry
 from gemini_tui.core.scheduler import ApprovalMode
 from gemini_tui.core.session import Session
 from gemini_tui.core.session_store import SessionStore, project_dir
+from gemini_tui.core.shell_commands import analyze
 from gemini_tui.core.tool import BaseTool, CallContext, ToolErrorKind, ToolKind, ToolParams, ToolResult
 from tests.fakes.gemini_server import FakeGeminiServer
 
@@ -112,6 +114,9 @@ class RunCommandTool(BaseTool[CommandParams]):
 
     def __init__(self) -> None:
         self.ran: list[str] = []
+
+    def needs(self, params: CommandParams) -> CallNeeds:
+        return CallNeeds(shell=analyze(params.command))
 
     async def should_confirm_execute(self, params: CommandParams, abort_signal: AbortSignal) -> ExecConfirmation:
         return ExecConfirmation(f"Run {params.command}", params.command, (params.command.split()[0],))

@@ -111,21 +111,21 @@ async def test_allow_always_outlives_the_session(registry, tools, root: Path, ho
     scheduler = Scheduler(registry, EventBus(), SessionStats(), grants=store)
     log = EventLog(scheduler.bus, always(ConfirmationOutcome.proceed_always_and_save))
     await scheduler.run([run("git status")], AbortSignal())
-    assert store.find("always:run_command(git)") is not None
-    # a new session in the same workspace: git runs unasked, anything else still asks
+    assert store.find("always:run_command(git status)") is not None
+    # a new session in the same workspace: git status runs unasked (git is granted by subcommand), the rest asks
     later = Scheduler(registry, EventBus(), SessionStats(), grants=GrantStore(root, home / ".gemini"))
     log = EventLog(later.bus, always(ConfirmationOutcome.cancel))
-    await later.run([run("git log"), run("rm -rf x")], AbortSignal())
+    await later.run([run("git status -s"), run("rm -rf x")], AbortSignal())
     await log.settle()
-    assert tools["run"].ran == ["git status", "git log"]
+    assert tools["run"].ran == ["git status", "git status -s"]
     assert [e.details.command for e in log.of(ConfirmationRequested)] == ["rm -rf x"]
-    # revoked: git asks again
-    store.revoke("always:run_command(git)")
+    # revoked: git status asks again
+    store.revoke("always:run_command(git status)")
     again = Scheduler(registry, EventBus(), SessionStats(), grants=GrantStore(root, home / ".gemini"))
     log = EventLog(again.bus, always(ConfirmationOutcome.cancel))
-    await again.run([run("git log")], AbortSignal())
+    await again.run([run("git status -s")], AbortSignal())
     await log.settle()
-    assert len(log.of(ConfirmationRequested)) == 1 and tools["run"].ran == ["git status", "git log"]
+    assert len(log.of(ConfirmationRequested)) == 1 and tools["run"].ran == ["git status", "git status -s"]
 
 
 async def test_allow_always_that_cannot_be_saved_holds_for_the_session(registry, tools, root: Path,
@@ -139,7 +139,7 @@ async def test_allow_always_that_cannot_be_saved_holds_for_the_session(registry,
     await scheduler.run([run("git status")], AbortSignal())
     await log.settle()
     assert tools["run"].ran == ["git status"]
-    assert store.rules(GrantScope.session) == {"run_command(git)"} and path.read_text() == "{broken"
+    assert store.rules(GrantScope.session) == {"run_command(git status)"} and path.read_text() == "{broken"
     assert any("session only" in n.message for n in log.of(Notice))
 
 

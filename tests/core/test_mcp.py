@@ -120,7 +120,7 @@ async def test_crash_in_the_middle_of_a_call(tmp_path: Path) -> None:
     try:
         crash = tool_of(manager, "crash")
         echo = tool_of(manager, "echo")
-        assert await crash.should_confirm_execute(crash.validate_params({}), AbortSignal()) is None  # trusted
+        assert crash.needs(crash.validate_params({})).trusted_server  # the policy runs it unasked
         result = await asyncio.wait_for(call(crash, {}), 15)
         assert result.error is not None and result.error.kind is ToolErrorKind.execution_failed
         assert "failed during the call" in result.llm_content

@@ -11,8 +11,10 @@ from gemini_tui.core.abort import AbortSignal
 from gemini_tui.core.confirmation import ConfirmationOutcome, Decision, ExecConfirmation, McpConfirmation
 from gemini_tui.core.events import CallState, CallStateChanged, ConfirmationRequested, EventBus
 from gemini_tui.core.models.base import FunctionCall
+from gemini_tui.core.policy import ApprovalPolicy, CallNeeds, Verdict, rules_from
+from gemini_tui.core.policy import Decision as PolicyDecision
 from gemini_tui.core.registry import ToolRegistry
-from gemini_tui.core.scheduler import ApprovalMode, Scheduler, _Call, is_allowed, normalize_allowed
+from gemini_tui.core.scheduler import ApprovalMode, Scheduler, _Call
 from gemini_tui.core.stats import CallDecision, SessionStats
 from tests.core.conftest import EventLog, always
 
@@ -25,8 +27,15 @@ def registry(tools) -> ToolRegistry:
     return registry
 
 
-def make(registry: ToolRegistry, mode: ApprovalMode = ApprovalMode.default, **kwargs: object) -> Scheduler:
-    return Scheduler(registry, EventBus(), SessionStats(), approval_mode=mode, **kwargs)  # type: ignore[arg-type]
+def make(registry: ToolRegistry, mode: ApprovalMode = ApprovalMode.default, allowed: list[str] | None = None,
+         **kwargs: object) -> Scheduler:
+    policy = ApprovalPolicy(allowed=rules_from("tools.allowed", allowed or []))
+    return Scheduler(registry, EventBus(), SessionStats(), policy=policy, approval_mode=mode,
+                     **kwargs)  # type: ignore[arg-type]
+
+
+def granted(scheduler: Scheduler) -> set[str]:
+    return {grant.rule for grant in scheduler.policy.grants.grants}
 
 
 def write(content: str = "new\n", name: str = "n") -> FunctionCall:
@@ -48,10 +57,11 @@ async def test_default_mode_asks_and_allow_once(registry, root: Path) -> None:
     assert request.call.state is CallState.awaiting_approval
     assert request.details.file_diff.new_content == "new\n"
     states = [e.call.state for e in log.of(CallStateChanged)]
-    assert states == [CallState.validating, CallState.validating, CallState.awaiting_approval,
+    assert states == [CallState.validating, CallState.validating, CallState.validating, CallState.awaiting_approval,
                       CallState.scheduled, CallState.executing, CallState.success]
     assert scheduler.stats.tools["write_note"].decisions[CallDecision.accept] == 1
-    assert scheduler.always_allowed == set()
+    assert granted(scheduler) == set()
+    assert request.call.decision == "ask" and request.call.rule == "approval mode default"
 
 
 async def test_auto_edit_runs_edits_but_asks_for_commands(registry, root: Path, tools) -> None:
@@ -76,16 +86,17 @@ async def test_yolo_asks_nothing(registry, tools) -> None:
     assert tools["run"].ran == ["make"]
 
 
-async def test_allow_for_the_session_covers_that_root_command_only(registry, tools) -> None:
+async def test_allow_for_the_session_covers_that_command_only(registry, tools) -> None:
+    # git is granted by subcommand (allowing `git status` must not allow `git push`); other commands by name
     scheduler = make(registry)
     log = EventLog(scheduler.bus, always(ConfirmationOutcome.proceed_always))
-    await scheduler.run([run("git status")], AbortSignal())
-    assert scheduler.always_allowed == {"run_command(git)"}
+    await scheduler.run([run("git status && ls -l")], AbortSignal())
+    assert granted(scheduler) == {"run_command(git status)", "run_command(ls)"}
     log.answer = always(ConfirmationOutcome.cancel)
-    await scheduler.run([run("git log"), run("curl x")], AbortSignal())
+    await scheduler.run([run("git status -s"), run("ls -a"), run("git push"), run("curl x")], AbortSignal())
     await log.settle()
-    assert tools["run"].ran == ["git status", "git log"]
-    assert len(log.of(ConfirmationRequested)) == 2  # the first git, and curl
+    assert tools["run"].ran == ["git status && ls -l", "git status -s", "ls -a"]
+    assert len(log.of(ConfirmationRequested)) == 3  # the first line, git push, and curl
 
 
 async def test_tools_allowed_setting(registry, tools) -> None:
@@ -109,15 +120,19 @@ async def test_tools_allowed_names_a_tool_as_tools_core_does(registry, tools, ro
 
 
 def test_allow_rules() -> None:
-    assert normalize_allowed(["run_shell_command(git status)", "run_shell_command( ls )", "ShellTool", "x()"]) == {
-        "run_shell_command(git status)", "run_shell_command(ls)", "ShellTool", "x"}
-    mcp = McpConfirmation("t", "srv", "tool", "Tool")
-    assert is_allowed({"mcp:srv"}, "srv__tool", mcp)
-    assert is_allowed({"mcp:srv/tool"}, "srv__tool", mcp)
-    assert not is_allowed({"mcp:other"}, "srv__tool", mcp)
-    both = ExecConfirmation("t", "git a && rm b", ("git", "rm"))
-    assert not is_allowed({"sh(git)"}, "sh", both)
-    assert is_allowed({"sh(git)", "sh(rm)"}, "sh", both)
+    from gemini_tui.core.shell_commands import analyze
+
+    def verdict(allowed: list[str], tool: str, needs: CallNeeds) -> Verdict:
+        return ApprovalPolicy(allowed=rules_from("tools.allowed", allowed)).decide(tool, needs).verdict
+
+    mcp = CallNeeds(mcp_server="srv", mcp_tool="tool")
+    assert verdict(["mcp:srv"], "srv__tool", mcp) is Verdict.allow
+    assert verdict(["mcp:srv/tool"], "srv__tool", mcp) is Verdict.allow
+    assert verdict(["mcp_srv_tool"], "srv__tool", mcp) is Verdict.allow
+    assert verdict(["mcp:other"], "srv__tool", mcp) is Verdict.ask
+    both = CallNeeds(shell=analyze("git a && rm b"))
+    assert verdict(["sh(git)"], "sh", both) is Verdict.ask
+    assert verdict(["sh(git)", "sh( rm )"], "sh", both) is Verdict.allow
 
 
 async def test_mcp_outcomes_grant_server_or_tool(registry) -> None:
@@ -126,9 +141,10 @@ async def test_mcp_outcomes_grant_server_or_tool(registry) -> None:
     record_tool = registry.get("run_command")
     assert record_tool is not None
     call = _Call(run("x"), tool=record_tool)
-    assert scheduler._apply_decision(call, details, Decision(ConfirmationOutcome.proceed_always_server))
-    assert scheduler._apply_decision(call, details, Decision(ConfirmationOutcome.proceed_always_tool))
-    assert scheduler.always_allowed == {"mcp:srv", "mcp:srv/tool"}
+    asked = PolicyDecision(Verdict.ask, "approval mode default", grants=("mcp:srv/tool",))
+    assert scheduler._apply_decision(call, details, Decision(ConfirmationOutcome.proceed_always_server), asked)
+    assert scheduler._apply_decision(call, details, Decision(ConfirmationOutcome.proceed_always_tool), asked)
+    assert granted(scheduler) == {"mcp:srv", "mcp:srv/tool"}
 
 
 async def test_cancel_with_feedback_reaches_the_model(registry, root: Path) -> None:
@@ -205,7 +221,8 @@ async def test_modify_without_new_content_is_not_run(registry, root: Path) -> No
 
 
 def test_approval_mode_cycles() -> None:
-    # Shift+Tab: default -> auto_edit -> plan; yolo only through its own key or flag (issue 9)
+    # Shift+Tab never lands on yolo (it has its own key and flag)
     assert ApprovalMode.default.next() is ApprovalMode.auto_edit
     assert ApprovalMode.auto_edit.next() is ApprovalMode.plan
+    assert ApprovalMode.plan.next() is ApprovalMode.default
     assert ApprovalMode.yolo.next() is ApprovalMode.default

@@ -90,7 +90,11 @@ def test_stream_json_matches_gemini_cli_shape(gemini_server, root: Path, home: P
         if mine["type"] == "result":
             mine["stats"]["models"] = {"M": next(iter(mine["stats"]["models"].values()))}
             reference["stats"]["models"] = {"M": next(iter(reference["stats"]["models"].values()))}
+        # one addition to Gemini CLI's shape: tool_use says what the approval policy answered, and its rule
+        approval = mine.pop("approval", None) if mine["type"] == "tool_use" else None
         assert shape(mine) == shape(reference), mine["type"]
+        if mine["type"] == "tool_use":
+            assert approval == {"decision": "allow", "rule": "read-only tool"}
     assert ours[3]["parameters"] == {"dir_path": str(root)}
     assert ours[3]["tool_id"] == ours[4]["tool_id"]
     assert ours[-1]["stats"]["tool_calls"] == 1

@@ -15,7 +15,6 @@ from gemini_tui.core.confirmation import ExecConfirmation
 from gemini_tui.core.display import ShellOutput
 from gemini_tui.core.tool import CallContext, ToolErrorKind, ToolResult
 from gemini_tui.tools.shell.process_group import group_members
-from gemini_tui.tools.shell.rules import ShellRules
 from gemini_tui.tools.shell.tool import ShellParams, ShellTool
 from gemini_tui.tools.workspace import Workspace
 
@@ -170,41 +169,26 @@ async def test_ansi_kept_for_display_stripped_for_model(shell: ShellTool) -> Non
     assert "Output: red" in result.llm_content and "\x1b" not in result.llm_content
 
 
-async def test_confirmation_and_session_roots(workspace: Workspace) -> None:
+async def test_confirmation_shows_the_real_commands_and_what_is_opaque(workspace: Workspace) -> None:
     tool = ShellTool(workspace)
-    params = tool.validate_params({"command": "git status && ls -la"})
+    params = tool.validate_params({"command": "for f in a b; do git status && ls -la $f; done"})
     details = await tool.should_confirm_execute(params, AbortSignal())
     assert isinstance(details, ExecConfirmation)
-    assert details.root_commands == ("git", "ls")
-    tool.allow_for_session(details)
-    assert await tool.should_confirm_execute(params, AbortSignal()) is None
-    again = tool.validate_params({"command": "ls $(git rev-parse --show-toplevel)"})
-    hidden = await tool.should_confirm_execute(again, AbortSignal())
-    assert isinstance(hidden, ExecConfirmation) and hidden.hidden_commands
-    assert not details.hidden_commands
-    assert tool.is_allowed_without_confirmation("git log", {"git"})
-    assert not tool.is_allowed_without_confirmation("git log; rm x", {"git"})
+    assert details.root_commands == ("git status", "ls")  # never the keywords for, do, done
+    assert not details.hidden_commands and details.opaque == ()
+    hidden = await tool.should_confirm_execute(tool.validate_params({"command": "eval \"$X\""}), AbortSignal())
+    assert isinstance(hidden, ExecConfirmation) and hidden.hidden_commands and hidden.opaque == ("eval",)
 
 
-def test_denied_command_is_a_validation_error(workspace: Workspace) -> None:
-    tool = ShellTool(workspace, ShellRules(exclude=["run_shell_command(rm)"]))
-    error = tool.validate_params({"command": "ls && rm -rf x"})
-    assert not isinstance(error, ShellParams)
-    assert error.kind is ToolErrorKind.not_allowed
-
-
-async def test_scheduler_never_auto_approves_hidden_commands(workspace: Workspace) -> None:
-    from gemini_tui.core.scheduler import allow_rules_for, is_allowed
-
+def test_the_tool_describes_its_call_and_never_decides(workspace: Workspace) -> None:
+    # the policy is the one decider: the tool validates and describes, a denied command is not its business
     tool = ShellTool(workspace)
-    plain = await tool.should_confirm_execute(tool.validate_params({"command": "git log"}), AbortSignal())
-    hidden = await tool.should_confirm_execute(tool.validate_params({"command": "git log $(rm -rf x)"}),
-                                               AbortSignal())
-    assert isinstance(plain, ExecConfirmation) and isinstance(hidden, ExecConfirmation)
-    granted = allow_rules_for(tool.name, plain)  # the user chose "allow git for this session"
-    assert is_allowed(granted, tool.name, plain)
-    assert not is_allowed(granted, tool.name, hidden)
-    assert not is_allowed({tool.name}, tool.name, hidden)
+    params = tool.validate_params({"command": "ls && rm -rf x", "directory": "."})
+    assert isinstance(params, ShellParams)
+    needs = tool.needs(params)
+    assert needs.shell is not None and [c.words for c in needs.shell.commands] == [("ls",), ("rm", "-rf", "x")]
+    assert needs.cwd == str(workspace.root)
+    assert not hasattr(tool, "allowed_roots") and not hasattr(tool, "rules")
 
 
 async def test_progress_redraws_collapse_for_the_model(shell: ShellTool) -> None:

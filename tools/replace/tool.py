@@ -14,6 +14,7 @@ from gemini_tui.core.abort import AbortSignal
 from gemini_tui.core.confirmation import EditConfirmation
 from gemini_tui.core.display import FileDiff
 from gemini_tui.core.edit_fixer import EditFix, EditFixer
+from gemini_tui.core.policy import CallNeeds
 from gemini_tui.core.tool import BaseTool, CallContext, ToolError, ToolErrorKind, ToolKind, ToolParams, ToolResult
 from gemini_tui.tools.replace.correction import EditMiss, EditPlan, plan_edit
 from gemini_tui.tools.replace.model_tier import accept_fix, fix_request
@@ -106,6 +107,13 @@ class ReplaceTool(BaseTool[ReplaceParams]):
         except WorkspaceError as exc:
             return exc.as_tool_error()
         return None
+
+    def needs(self, params: ReplaceParams) -> CallNeeds:
+        try:
+            path = str(self.workspace.resolve(params.file_path))
+        except WorkspaceError:
+            path = params.file_path
+        return CallNeeds(edit=True, writes=(path,))
 
     def get_description(self, params: ReplaceParams) -> str:
         try:

@@ -6,7 +6,6 @@ import asyncio
 import codecs
 import os
 import signal
-from collections.abc import Iterable
 from enum import StrEnum
 from pathlib import Path
 from typing import ClassVar
@@ -16,11 +15,11 @@ from pydantic import Field
 from gemini_tui.core.abort import AbortSignal
 from gemini_tui.core.confirmation import ConfirmationDetails, ExecConfirmation
 from gemini_tui.core.display import ShellOutput
+from gemini_tui.core.policy import CallNeeds
 from gemini_tui.core.sandbox import Sandbox, SandboxUnavailable
 from gemini_tui.core.tool import BaseTool, CallContext, ToolError, ToolErrorKind, ToolKind, ToolParams, ToolResult
 from gemini_tui.tools.shell.captured_output import CapturedOutput, plain_text, private_output_dir
 from gemini_tui.tools.shell.process_group import end_group, group_members
-from gemini_tui.tools.shell.rules import ShellRules, has_command_substitution, root_commands
 from gemini_tui.tools.workspace import Workspace, WorkspaceError
 
 DEFAULT_INACTIVITY_TIMEOUT_S = 120.0
@@ -68,16 +67,12 @@ class ShellTool(BaseTool[ShellParams]):
     # the environment every command sees, so scripts can tell they run under an agent and never page
     ENV_MARKERS: ClassVar[dict[str, str]] = {"GEMINI_CLI": "1", "PAGER": "cat", "GIT_PAGER": "cat"}
 
-    def __init__(self, workspace: Workspace, rules: ShellRules | None = None, *,
-                 allowed_roots: set[str] | None = None,
+    def __init__(self, workspace: Workspace, *,
                  inactivity_timeout_s: float | None = DEFAULT_INACTIVITY_TIMEOUT_S,
                  total_timeout_s: float | None = None, output_limit: int = DEFAULT_OUTPUT_LIMIT,
                  output_dir: Path | None = None, env: dict[str, str] | None = None,
                  sandbox: Sandbox | None = None) -> None:
         self.workspace = workspace
-        self.rules = rules or ShellRules()
-        # root commands "allowed for this session"; the session/scheduler adds to it (see allow_for_session)
-        self.allowed_roots: set[str] = allowed_roots if allowed_roots is not None else set()
         self.inactivity_timeout_s = inactivity_timeout_s
         self.total_timeout_s = total_timeout_s
         self.output_limit = output_limit
@@ -91,9 +86,6 @@ class ShellTool(BaseTool[ShellParams]):
             return ToolError(ToolErrorKind.invalid_params, "Command cannot be empty.")
         if self.sandbox.problem is not None:  # asked for and unusable: refuse, never run bare
             return ToolError(ToolErrorKind.not_allowed, f"Command refused: {self.sandbox.problem}")
-        verdict = self.rules.check(params.command)
-        if not verdict.allowed:
-            return ToolError(ToolErrorKind.not_allowed, f"Command is not allowed: {verdict.reason}")
         if params.directory is not None:
             try:
                 self._directory(params.directory)
@@ -109,14 +101,15 @@ class ShellTool(BaseTool[ShellParams]):
             raise WorkspaceError(ToolErrorKind.not_a_directory, f"Directory is not a directory: {directory}")
         return path
 
-    def is_allowed_without_confirmation(self, command: str, allowed_roots: Iterable[str] | None = None) -> bool:
-        """True when `tools.allowed` or the session's allowed roots cover every command of the chain."""
-        roots = self.allowed_roots if allowed_roots is None else allowed_roots
-        return not self.rules.needs_confirmation(command, roots)
+    def needs(self, params: ShellParams) -> CallNeeds:
+        """The command as bash will run it (every simple command, what is opaque, what it writes)."""
+        from gemini_tui.core.shell_commands import analyze
 
-    def allow_for_session(self, details: ExecConfirmation) -> None:
-        """The user chose "allow for this session": later chains made only of these roots run unasked."""
-        self.allowed_roots.update(details.root_commands)
+        try:
+            cwd = str(self._directory(params.directory))
+        except WorkspaceError:
+            cwd = str(self.workspace.root)
+        return CallNeeds(shell=analyze(params.command), cwd=cwd)
 
     def get_description(self, params: ShellParams) -> str:
         text = params.command
@@ -128,13 +121,13 @@ class ShellTool(BaseTool[ShellParams]):
 
     async def should_confirm_execute(self, params: ShellParams,
                                      abort_signal: AbortSignal) -> ConfirmationDetails | None:
-        if self.is_allowed_without_confirmation(params.command):
-            return None
-        roots = root_commands(params.command)
-        hidden = has_command_substitution(params.command)
-        title = "Confirm Shell Command" + (" (contains command substitution)" if hidden else "")
-        return ExecConfirmation(title=title, command=params.command, root_commands=roots,
-                                directory=params.directory or "", hidden_commands=hidden)
+        from gemini_tui.core.shell_commands import analyze
+
+        found = analyze(params.command)
+        opaque = tuple(dict.fromkeys(o.construct for o in found.opaque))
+        title = "Confirm Shell Command" + (f" (holds {', '.join(opaque)})" if opaque else "")
+        return ExecConfirmation(title=title, command=params.command, root_commands=found.command_names(),
+                                directory=params.directory or "", hidden_commands=bool(opaque), opaque=opaque)
 
     # ----- execution -------------------------------------------------------------------------------------
     def _saved_output_dir(self) -> Path:
