@@ -293,7 +293,7 @@ class ApprovalPolicy:
             for command in needs.shell.commands:
                 if command.wrapper:
                     continue
-                if not any(_matches(command, prefix, exact=False) for _, prefix in core_prefixes):
+                if not any(_matches(command, prefix, exact=False, allow=True) for _, prefix in core_prefixes):
                     return Decision(Verdict.deny, "tools.core", (
                         f"Command '{_shown(command)}'{_via(command)} is not among the commands tools.core "
                         "allows. It was not run."))
@@ -361,8 +361,8 @@ class ApprovalPolicy:
             for command in needs.shell.commands:
                 if command.wrapper:
                     continue
-                match = next((d for d, prefix in prefixes if prefix and _matches(command, prefix, exact=False)),
-                             None)
+                match = next((d for d, prefix in prefixes
+                              if prefix and _matches(command, prefix, exact=True, allow=True)), None)
                 if match is None:
                     return None
                 used.append(match)
@@ -430,9 +430,17 @@ def _shell_prefix(rule: Rule, names: set[str]) -> tuple[str, ...] | None:
     return command_words(rule.argument) or tuple(rule.argument.split())
 
 
-def _matches(command: Command, prefix: tuple[str, ...], *, exact: bool) -> bool:
+SYSTEM_BIN = frozenset({"/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin", "/usr/local/sbin"})
+
+
+def _matches(command: Command, prefix: tuple[str, ...], *, exact: bool, allow: bool = False) -> bool:
     """Whole-word prefix match. `exact`: every compared word must be literal (a definite match); otherwise a
-    word computed at run time matches anything (the rule *could* apply)."""
+    word computed at run time matches anything (the rule *could* apply). A deny rule matches a command by its
+    name wherever it lives (`/bin/rm`, `./rm`); an `allow` rule only the command itself or its copy in a
+    system directory (`./ls` is a program in the project, not the `ls` the user allowed)."""
+    first = command.words[0] if command.words else None
+    if allow and first and "/" in first and first != prefix[0] and os.path.dirname(first) not in SYSTEM_BIN:
+        return False
     words = command.words
     if len(words) < len(prefix):
         return False

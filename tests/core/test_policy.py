@@ -256,3 +256,18 @@ async def test_refused_servers_never_connect(root: Path, home: Path, how: str) -
     assert session.mcp is None and "echo" not in session.tool_names
     assert any("MCP server fake is not connected" in n.message for n in session.notices)
     assert "error" in responses[0]
+
+
+@pytest.mark.parametrize("line, verdict", [
+    ("git status -s", "allow"), ("/usr/bin/git status", "allow"), ("git $X", "ask"), ("git st${X}", "ask"),
+    ("./git status", "ask"), ("tools/git status", "ask"), ("git status; ./git status", "ask"),
+    ("git -C sub --no-pager status", "allow"), ("sudo git status", "ask"), ("env git status", "allow"),
+])
+def test_allow_rules_need_the_real_command_and_literal_words(line: str, verdict: str) -> None:
+    # an allow rule vouches for the command the user named: not a program of the same name in the project,
+    # and not a word computed at run time where the rule names one
+    from gemini_tui.core.policy import ApprovalPolicy, CallNeeds, rules_from
+    from gemini_tui.core.shell_commands import analyze
+
+    policy = ApprovalPolicy(allowed=rules_from("tools.allowed", ["run_shell_command(git status)"]))
+    assert policy.decide("run_shell_command", CallNeeds(shell=analyze(line))).verdict == verdict
