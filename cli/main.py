@@ -229,6 +229,9 @@ def _exit_now(code: int) -> None:
         except (OSError, ValueError):
             code = code or 1  # stdout was closed under us (a closed pipe): the output is lost, say so
     logging.shutdown()
+    from gemini_tui.core.child_processes import end_all
+
+    end_all()  # os._exit skips atexit: end what tools left running (background jobs) ourselves
     os._exit(code)
 
 

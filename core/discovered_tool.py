@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from gemini_tui.core import child_processes
 from gemini_tui.core.abort import AbortSignal
 from gemini_tui.core.child_env import helper_environment
 from gemini_tui.core.confirmation import ConfirmationDetails, InfoConfirmation
@@ -78,6 +79,14 @@ class DiscoveredTool(DeclaredTool):
         except OSError as exc:
             return ToolResult.failure(ToolErrorKind.execution_failed,
                                       f"Could not run tools.callCommand ({self.call_command}): {exc}")
+        child_processes.track(proc.pid)
+        try:
+            return await self._talk(proc, payload, abort_signal)
+        finally:
+            _kill_group(proc.pid)  # with its call ends whatever it started
+            child_processes.untrack(proc.pid)
+
+    async def _talk(self, proc: asyncio.subprocess.Process, payload: bytes, abort_signal: AbortSignal) -> ToolResult:
         talk = asyncio.create_task(proc.communicate(payload))
         aborted = asyncio.create_task(abort_signal.wait())
         done, _ = await asyncio.wait({talk, aborted}, timeout=self.call_timeout_s,
@@ -171,6 +180,7 @@ def discover_tools(discovery_command: str, call_command: str | None, *,
         return result
     if started is not None:
         started(process)
+    child_processes.track(process.pid)
     try:
         stdout, stderr_b = process.communicate(timeout=timeout_s)
     except subprocess.TimeoutExpired:
@@ -178,6 +188,9 @@ def discover_tools(discovery_command: str, call_command: str | None, *,
         process.communicate()
         result.errors.append(f"Tool discovery timed out after {timeout_s:g} s: {discovery_command}")
         return result
+    finally:
+        _kill_group(process.pid)
+        child_processes.untrack(process.pid)
     if process.returncode != 0:
         stderr = stderr_b.decode("utf-8", "replace").strip()
         result.errors.append(f"Tool discovery failed (exit code {process.returncode}): {discovery_command}"

@@ -12,9 +12,12 @@ import os
 import re
 import shutil
 import sys
+from collections.abc import Awaitable
 from pathlib import Path
+from typing import Any
 
-from gemini_tui.core.abort import AbortSignal
+from gemini_tui.core import child_processes
+from gemini_tui.core.abort import AbortSignal, finished_unless_aborted
 from gemini_tui.tools.search_file_content.pattern import GrepPattern, IncludeGlob
 from gemini_tui.tools.workspace import DEFAULT_EXCLUDED_DIRS, DEFAULT_EXCLUDED_FILES, Workspace
 
@@ -104,34 +107,81 @@ def find_ripgrep() -> str | None:
     return shutil.which("rg")
 
 
+TIME_LIMIT = "time limit"  # the abort reason of a search stopped by its clock: keep what was found
+
+
 async def run_process(argv: list[str], cwd: Path, abort_signal: AbortSignal,
                       env: dict[str, str] | None = None) -> tuple[int, bytes, bytes]:
-    """Run `argv` to the end and return (exit code, stdout, stderr); kill it when the call is aborted."""
-    process = await asyncio.create_subprocess_exec(
+    """Run `argv` to the end and return (exit code, stdout, stderr). Aborted by the user: its process group is
+    killed and SearchCancelled raised; aborted by the search's time limit: killed too, and what it printed so
+    far is returned with exit code -1. The group never outlives the call (nor gemini-tui: core/child_processes)."""
+    spawn = asyncio.ensure_future(asyncio.create_subprocess_exec(
         *argv, cwd=cwd, env=env, stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
-    output = asyncio.ensure_future(process.communicate())
-    aborted = asyncio.ensure_future(abort_signal.wait())
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True))
     try:
-        done, _ = await asyncio.wait({output, aborted}, return_when=asyncio.FIRST_COMPLETED)
-        if output in done:
-            stdout, stderr = output.result()
-            return process.returncode or 0, stdout, stderr
+        process = await asyncio.shield(spawn)
+    except asyncio.CancelledError:
+        # cancelled while the process was being started: it exists all the same, and must not be left running
+        started = await asyncio.gather(spawn, return_exceptions=True)
+        if isinstance(started[0], asyncio.subprocess.Process):
+            await _end(started[0])
+        raise
+    child_processes.track(process.pid)
+    stdout: list[bytes] = []
+    stderr: list[bytes] = []
+
+    async def drain(stream: asyncio.StreamReader | None, into: list[bytes]) -> None:
+        while stream is not None and (chunk := await stream.read(65536)):
+            into.append(chunk)
+
+    async def run() -> None:
+        await asyncio.gather(drain(process.stdout, stdout), drain(process.stderr, stderr))
+        await process.wait()
+
+    work = asyncio.ensure_future(run())
+    try:
+        if await finished_unless_aborted(work, abort_signal):
+            work.result()
+            return process.returncode or 0, b"".join(stdout), b"".join(stderr)
+        if abort_signal.reason == TIME_LIMIT:
+            return -1, b"".join(stdout), b"".join(stderr)
         raise SearchCancelled
     finally:
-        aborted.cancel()
+        await _end(process)
+
+
+async def _end(process: asyncio.subprocess.Process) -> None:
+    """Kill the process's group and wait until it is gone, even when cancelled meanwhile: a caller that gets
+    control back must find nothing of it running."""
+    child_processes.kill_group(process.pid)  # also anything a finished process left behind in its group
+    try:
         if process.returncode is None:
+            waiting = asyncio.ensure_future(process.wait())
             try:
-                process.kill()
-            except ProcessLookupError:
-                pass
-            output.cancel()
-            await process.wait()
+                await asyncio.shield(waiting)
+            except asyncio.CancelledError:
+                await waiting
+                raise
+    finally:
+        child_processes.untrack(process.pid)
+
+
+async def all_or_none(*work: Awaitable[Any]) -> list[Any]:
+    """gather(), but when one fails (or the caller is cancelled) the others are cancelled and awaited, so their
+    processes are ended before this returns, not some time after."""
+    tasks = [asyncio.ensure_future(item) for item in work]
+    try:
+        return list(await asyncio.gather(*tasks))
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def _split_null(stdout: bytes, strip_dot: bool) -> list[str]:
+    """NUL-terminated paths; a last one without its NUL (a process stopped mid-line) is dropped."""
     paths = []
-    for raw in stdout.split(b"\0"):
+    for raw in stdout.split(b"\0")[:-1]:
         if not raw:
             continue
         path = os.fsdecode(raw)
@@ -141,7 +191,10 @@ def _split_null(stdout: bytes, strip_dot: bool) -> list[str]:
     return paths
 
 
-_RG_WALK = ("--no-config", "--null", "--no-messages", "--hidden", "--follow",
+# No --follow: a link to `/` (or to the root itself) inside the root would send the walk through the whole file
+# system, or round in circles. Linked directories are not entered (as in the Python walk and git); a file they
+# hold that lies inside the root is reached by its own path, once.
+_RG_WALK = ("--no-config", "--null", "--no-messages", "--hidden",
             # only the ignore files the workspace reads: .gitignore and .git/info/exclude, none above the root,
             # no global ones
             "--no-require-git", "--no-ignore-global", "--no-ignore-parent", "--no-ignore-dot")
@@ -185,13 +238,40 @@ async def ripgrep_candidates(rg: str, search_dir: Path, pattern: GrepPattern, in
     argv += ["--", "."]
     # the .geminiignore files ripgrep walks past (a quick listing, run alongside the search)
     listing = [rg, *_RG_WALK, "--files", "--threads", "1", "--glob", ".geminiignore", *_RG_EXCLUDES, "--", "."]
-    (code, stdout, stderr), (_, ignore_files, _) = await asyncio.gather(
-        run_process(argv, search_dir, abort_signal), run_process(listing, search_dir, abort_signal))
+    (code, stdout, stderr), (_, ignore_files, _), links = await all_or_none(
+        run_process(argv, search_dir, abort_signal), run_process(listing, search_dir, abort_signal),
+        linked_files(search_dir, abort_signal))
     if any(_negates(search_dir / rel) for rel in _split_null(ignore_files, strip_dot=True)):
         raise EngineUnavailable("a .geminiignore re-includes (!) files that ripgrep's .gitignore reading skips")
     if code == 2 and not stdout:
         raise EngineUnavailable(f"ripgrep failed: {stderr.decode(errors='replace').strip()[:300]}")
+    return _split_null(stdout, strip_dot=True) + [rel for rel in links if include is None or include.matches(rel)]
+
+
+async def linked_files(search_dir: Path, abort_signal: AbortSignal) -> list[str]:
+    """Every symbolic link under `search_dir` (not entering linked directories, skipping the default excludes):
+    ripgrep without --follow passes them over, and a link to a file inside the root is searched like the file
+    (the candidate gate drops the rest). `find` walks in C; without it, a Python walk."""
+    find = shutil.which("find")
+    if find is None:
+        return await asyncio.to_thread(_linked_files_walk, search_dir)
+    prune: list[str] = []
+    for name in sorted(DEFAULT_EXCLUDED_DIRS):
+        prune += [*(["-o"] if prune else []), "-name", name]
+    _, stdout, _ = await run_process([find, ".", "(", "-type", "d", "(", *prune, ")", ")", "-prune", "-o",
+                                      "-type", "l", "-print0"], search_dir, abort_signal)
     return _split_null(stdout, strip_dot=True)
+
+
+def _linked_files_walk(search_dir: Path) -> list[str]:
+    found = []
+    for base, dirs, files in os.walk(search_dir):  # os.walk does not enter linked directories
+        rel_base = os.path.relpath(base, search_dir)
+        for name in files + dirs:
+            if os.path.islink(os.path.join(base, name)):
+                found.append(name if rel_base == "." else f"{rel_base}/{name}".replace(os.sep, "/"))
+        dirs[:] = [d for d in dirs if d not in DEFAULT_EXCLUDED_DIRS]
+    return found
 
 
 async def git_grep_candidates(workspace: Workspace, search_dir: Path, pattern: GrepPattern,
@@ -258,7 +338,7 @@ def walk_candidates(workspace: Workspace, search_dir: Path, include: IncludeGlob
                     abort_signal: AbortSignal) -> list[str]:
     """Every file the workspace gate lets through under `search_dir` (the Python engine searches them all)."""
     rels = [found.rel for found in workspace.scan(search_dir, abort_signal=abort_signal)]
-    if abort_signal.aborted:
+    if abort_signal.aborted and abort_signal.reason != TIME_LIMIT:
         raise SearchCancelled
     return [rel for rel in rels if include is None or include.matches(rel)]
 

@@ -7,6 +7,7 @@ Files are listed sorted by their path relative to the searched directory; lines 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import os
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from gemini_tui.core.abort import AbortSignal
 from gemini_tui.core.display import LineMatch, SearchMatches
 from gemini_tui.core.tool import BaseTool, CallContext, ToolError, ToolErrorKind, ToolKind, ToolParams, ToolResult
 from gemini_tui.tools.search_file_content.engines import (
+    TIME_LIMIT,
     CandidateGate,
     EngineUnavailable,
     SearchCancelled,
@@ -34,6 +36,7 @@ from gemini_tui.tools.workspace.text_file import decode_text
 log = logging.getLogger(__name__)
 
 MAX_MATCHES = 500
+DEFAULT_TIME_LIMIT_S = 30.0  # a search answers within this, with what it found by then and a notice
 Engine = Literal["rg", "git", "python"]
 
 
@@ -52,6 +55,7 @@ class _Found:
     matches: list[tuple[str, list[tuple[int, str]]]]  # (relative file, [(line, text)]), files sorted
     total: int
     truncated: bool
+    stopped: bool = False  # the time limit ended it: the matches are what was found by then
 
 
 class SearchFileContentTool(BaseTool[SearchParams]):
@@ -66,10 +70,12 @@ class SearchFileContentTool(BaseTool[SearchParams]):
         f"paths (relative to the searched directory) and line numbers, at most {MAX_MATCHES} lines."
     )
 
-    def __init__(self, workspace: Workspace, *, engine: Engine | None = None) -> None:
+    def __init__(self, workspace: Workspace, *, engine: Engine | None = None,
+                 time_limit_s: float = DEFAULT_TIME_LIMIT_S) -> None:
         """`engine` forces one engine (tests, benchmarks); by default the fastest available one is used."""
         self.workspace = workspace
         self.engine = engine
+        self.time_limit_s = time_limit_s
 
     def check_params(self, params: SearchParams) -> ToolError | None:
         try:
@@ -115,25 +121,33 @@ class SearchFileContentTool(BaseTool[SearchParams]):
             return ToolResult.failure(ToolErrorKind.invalid_regex, str(exc))
         except WorkspaceError as exc:
             return ToolResult.failure(exc.kind, exc.message)
+        limited = abort_signal.child()  # the user's cancel, or the clock (which keeps what was found)
+        clock = asyncio.get_running_loop().call_later(self.time_limit_s, limited.abort, TIME_LIMIT)
         try:
-            found = await self.find(search_dir, pattern, include, abort_signal)
+            found = await self.find(search_dir, pattern, include, limited)
         except SearchCancelled:
             return ToolResult.failure(ToolErrorKind.cancelled, "The search was cancelled.")
         except EngineUnavailable as exc:
             return ToolResult.failure(ToolErrorKind.execution_failed, f"Search engine {self.engine} failed: {exc}")
+        finally:
+            clock.cancel()
+        if limited.reason == TIME_LIMIT and not found.stopped:
+            found = dataclasses.replace(found, stopped=True)
         shown_dir = params.path if params.path else "."
         where = f'for pattern "{params.pattern}" in path "{shown_dir}"'
         if params.include:
             where += f' (filter: "{params.include}")'
         display = SearchMatches(params.pattern, shown_dir, params.include, tuple(
             LineMatch(rel, number, text) for rel, lines in found.matches for number, text in lines))
+        stopped = (f" The search stopped at its time limit ({self.time_limit_s:g} s): these are the matches found "
+                   "by then. Narrow the path or include to search everything." if found.stopped else "")
         if not found.total:
-            return ToolResult(f"No matches found {where}.", display)
+            return ToolResult(f"No matches found {where}.{stopped}", display)
         header = f"Found {found.total} match(es) {where}"
         if found.truncated:
             header += (f" (results limited to {MAX_MATCHES} matches; narrow the pattern, path or include to see "
                        "the rest)")
-        out = [header + ":", "---"]
+        out = [header + ":" + stopped, "---"]
         for rel, lines in found.matches:
             out.append(f"File: {rel}")
             out.extend(f"L{number}: {text}" for number, text in lines)
@@ -174,6 +188,8 @@ class SearchFileContentTool(BaseTool[SearchParams]):
         total = 0
         for rel in sorted(set(candidates)):
             if abort_signal.aborted:
+                if abort_signal.reason == TIME_LIMIT:
+                    return _Found(matches, total, False, stopped=True)
                 raise SearchCancelled
             if include is not None and not include.matches(rel):
                 continue

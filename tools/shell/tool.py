@@ -12,6 +12,7 @@ from typing import ClassVar
 
 from pydantic import Field
 
+from gemini_tui.core import child_processes
 from gemini_tui.core.abort import AbortSignal
 from gemini_tui.core.confirmation import ConfirmationDetails, ExecConfirmation
 from gemini_tui.core.display import ShellOutput
@@ -231,6 +232,7 @@ class _Run:
         self.proc = proc
         self.reader = reader
         self.pgid = proc.pid  # start_new_session makes the child the leader of a new group
+        child_processes.track(self.pgid)  # background jobs it leaves may run on, but never past gemini-tui
         self.captured = captured
         self.context = context
         self.last_output = asyncio.get_running_loop().time()
@@ -305,5 +307,7 @@ class _Run:
             if not exited.done():  # we are being cancelled ourselves: leave nothing running
                 await end_group(self.pgid)
                 exited.cancel()
+            if not group_members(self.pgid):
+                child_processes.untrack(self.pgid)
             self.captured.close()
         return ending
