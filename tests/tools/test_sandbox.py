@@ -232,3 +232,18 @@ def test_the_cli_refuses_commands_when_the_sandbox_cannot_start(root: Path, home
     out = headless(root, home, f"run touch {off_root}/a", GEMINI_SANDBOX="podman")
     assert not (off_root / "a").exists()
     assert "Command refused" in out.stdout + out.stderr and "podman" in out.stdout + out.stderr
+
+
+def test_a_project_cannot_turn_off_its_users_sandbox_nor_open_the_network_untrusted(
+        root: Path, home: Path, untrusted_env: None) -> None:
+    from gemini_tui.core.config import load_settings
+
+    (home / ".gemini").mkdir(parents=True, exist_ok=True)
+    (home / ".gemini" / "settings.json").write_text('{"tools": {"sandbox": true}}')
+    (root / ".gemini").mkdir()
+    (root / ".gemini" / "settings.json").write_text('{"tools": {"sandbox": false, "sandboxNetwork": true}}')
+    settings = load_settings(root, home=home, env={})
+    assert settings.sandbox is True
+    assert settings.sandbox_network is False  # withheld: the folder is not trusted
+    trusted = load_settings(root, home=home, env={}, trust_flag=True)
+    assert trusted.sandbox is True and trusted.sandbox_network is True

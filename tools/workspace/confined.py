@@ -119,12 +119,13 @@ def _read_at(dir_fd: int, name: str, shown: str) -> bytes:
 
 
 def write_bytes_confined(path: str | os.PathLike[str], root: str | os.PathLike[str], data: bytes, *,
-                         umask: int, before: BeforeWrite | None = None) -> None:
+                         umask: Callable[[], int], before: BeforeWrite | None = None) -> None:
     """Temp file in the parent's descriptor, fsync, rename within that descriptor: atomic and confined.
 
     The file keeps its permission bits and owner; a new one gets 0o666 less `umask`. A read-only file (no write
     bit at all) is refused with PermissionError: the rename would replace it regardless, and root ignores the
-    bits. `before(real path, old bytes or None)` runs just before the rename is prepared (checkpoints)."""
+    bits. `before(real path, old bytes or None)` runs just before the rename is prepared (checkpoints). `umask()`
+    is asked only for a new file (reading it costs a file read)."""
     shown = os.fspath(path)
     with parent_directory(path, root, create=True) as (dir_fd, name):
         mode: int | None = None
@@ -157,7 +158,7 @@ def write_bytes_confined(path: str | os.PathLike[str], root: str | os.PathLike[s
                 handle.write(data)
                 handle.flush()
                 os.fsync(handle.fileno())
-                os.fchmod(handle.fileno(), mode if mode is not None else 0o666 & ~umask)
+                os.fchmod(handle.fileno(), mode if mode is not None else 0o666 & ~umask())
                 if owner is not None and owner != (os.geteuid(), os.getegid()):
                     try:
                         os.fchown(handle.fileno(), *owner)  # root editing someone's file must not hand it to root

@@ -96,7 +96,7 @@ def write_bytes_atomic(path: Path, data: bytes, *, root: Path | str) -> None:
         for hook in hooks:
             hook(Path(real_path), old)
 
-    write_bytes_confined(path, root, data, umask=_current_umask(), before=before if hooks else None)
+    write_bytes_confined(path, root, data, umask=_current_umask, before=before if hooks else None)
 
 
 def _current_umask() -> int:
