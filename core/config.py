@@ -344,6 +344,10 @@ def _mcp_servers(servers: Any, path: Path, notices: list[str]) -> dict[str, McpS
         if not (config.command or config.url or config.http_url):
             notices.append(f"{path}: mcpServers.{alias} needs command, url or httpUrl; this server is skipped.")
             continue
+        if config.auth_provider_type not in (None, "dynamic_discovery"):
+            notices.append(f"{path}: mcpServers.{alias}.authProviderType {config.auth_provider_type!r} is not "
+                           "supported by gemini-tui; the server is connected without it (OAuth still applies if it "
+                           "asks).")
         parsed[alias] = config
     return parsed
 
