@@ -56,6 +56,10 @@ async def test_every_tool_works_in_an_included_directory(places: tuple[Path, Pat
     assert guide in found and "private.md" not in found
     search = str((await _run(SearchFileContentTool(workspace), {"pattern": "needle", "path": str(shared)})).llm_content)
     assert "SHARED GUIDE needle" in search and "ignored" not in search and "PRIVATE" not in search
+    (root / "notes.txt").write_text("root needle\n")
+    search = str((await _run(SearchFileContentTool(workspace), {"pattern": "needle"})).llm_content)  # every directory
+    assert "File: notes.txt" in search and f"File: {shared / 'docs/guide.md'}" in search
+    assert "PRIVATE" not in search and "ignored needle" not in search
     many = str((await _run(ReadManyFilesTool(workspace), {"paths": [guide]})).llm_content)
     assert "SHARED GUIDE" in many
     await _run(ReplaceTool(workspace), {"file_path": guide, "old_string": "GUIDE", "new_string": "RULES"})

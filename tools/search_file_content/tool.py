@@ -125,6 +125,12 @@ class SearchFileContentTool(BaseTool[SearchParams]):
         clock = asyncio.get_running_loop().call_later(self.time_limit_s, limited.abort, TIME_LIMIT)
         try:
             found = await self.find(search_dir, pattern, include, limited)
+            if not params.path:  # no path: the included directories too, as Gemini CLI searches its workspace
+                for other in self.workspace.included:
+                    more = await self.find(other, pattern, include, limited)
+                    found = _Found(found.matches + [(str(other / rel), lines) for rel, lines in more.matches],
+                                   found.total + more.total, found.truncated or more.truncated,
+                                   found.stopped or more.stopped)
         except SearchCancelled:
             return ToolResult.failure(ToolErrorKind.cancelled, "The search was cancelled.")
         except EngineUnavailable as exc:
