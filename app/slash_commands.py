@@ -73,7 +73,7 @@ async def _tools(screen: MainScreen, args: str) -> None:
     await screen.chat.add_markdown("\n".join(lines))
 
 
-@command("mcp", "MCP servers: status and tools")
+@command("mcp", "MCP servers: status, tools, prompts and resources")
 async def _mcp(screen: MainScreen, args: str) -> None:
     if not screen.mcp_status:
         await screen.chat.add_markdown("No MCP servers configured (`mcpServers` in settings.json).")
@@ -88,6 +88,11 @@ async def _mcp(screen: MainScreen, args: str) -> None:
         detail = f" ({status.message})" if status.message else ""
         lines.append(f"- **{server}**: {status.state.value}, {status.tool_count} tool(s){detail}")
         lines.extend(f"  - `{name}`" for name in sorted(by_server.get(server, [])))
+        connection = (getattr(getattr(screen.session, "mcp", None), "connections", None) or {}).get(server)
+        if connection is not None and getattr(connection, "prompts", None):
+            lines.append("  - prompts: " + ", ".join(f"`/{server}:{p.name}`" for p in connection.prompts))
+        if connection is not None and getattr(connection, "resources", None):
+            lines.append("  - resources: " + ", ".join(f"`@{server}:{r.uri}`" for r in connection.resources))
     await screen.chat.add_markdown("\n".join(lines))
 
 

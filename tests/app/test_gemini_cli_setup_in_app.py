@@ -149,6 +149,8 @@ async def test_mcp_prompt_and_resource_in_the_app(root: Path, tmp_path: Path) ->
         await wait_for(pilot, lambda: len(model.requests) == 2 and not screen.busy)
         sent = "".join(getattr(p, "text", "") for p in model.requests[1].contents[-1].parts)
         assert sent == "Please review a.py, looking for bugs."
+        shown = await _command(pilot, "/mcp")
+        assert "`/ev:review`" in shown and "`@ev:notes://today`" in shown
 
 
 async def test_prompt_interactive_sends_the_first_prompt(root: Path, tmp_path: Path) -> None:
