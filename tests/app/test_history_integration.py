@@ -61,3 +61,22 @@ async def test_escape_closes_the_panel_and_returns_to_the_prompt(root: Path, tmp
         assert not panel.display
         await pilot.press(*"next")
         assert screen.prompt.input.text == "next"
+
+
+async def test_details_show_the_approval_and_the_rule_that_decided(root: Path, tmp_path: Path) -> None:
+    from textual.widgets import Static
+
+    model = ScriptedModel().add(call("run_shell_command", command="echo hi")).add(text("ran"))
+    app = make_app(root, tmp_path, model, approval_mode="yolo")
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = main_screen(pilot)
+        await type_and_send(pilot, "run")
+        await wait_for(pilot, lambda: not screen.busy and len(model.requests) == 2)
+        await pilot.press("ctrl+b")
+        options = screen.query_one(HistoryPanel).query_one(OptionList)
+        await wait_for(pilot, lambda: options.option_count == 1)
+        await pilot.press("enter")  # from the filter to the list
+        await pilot.press("enter")  # open the details
+        await wait_for(pilot, lambda: isinstance(app.screen, HistoryDetailsScreen))
+        approval = str(app.screen.query_one("#details-approval", Static).render())
+        assert approval == "Approval: allow by approval mode yolo"
