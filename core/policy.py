@@ -417,7 +417,7 @@ def policy_from_settings(settings: Any, root: Path, *, grants: GrantSource | Non
         disable_yolo=Rule("security.disableYoloMode", "true") if getattr(settings, "disable_yolo_mode", False)
         else None,
         protected=ProtectedPaths(Path(root), Path(settings.gemini_dir), tuple(settings.context_file_names)),
-        grants=grants or _memory_grants(),
+        grants=grants if grants is not None else _memory_grants(),  # an empty store is falsy (it has a len)
     )
 
 
