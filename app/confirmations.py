@@ -52,8 +52,10 @@ class ConfirmationQueue:
             self.pending.popleft()
         if not self.pending:
             self.screen.focus_prompt()
+            self.screen.attention(None)
             return
         request = self.showing = self.pending.popleft()
+        self.screen.attention("approval")
         if isinstance(request.details, EditConfirmation):
             self._open_modal(request)
         else:

@@ -130,6 +130,16 @@ class GeminiApp(App[int]):
 
         self.push_screen(TrustScreen(self.root, withheld, on_typed=screen.type_into_prompt), answered)
 
+    def signal_terminal(self, *, title: str | None = None, notify: str | None = None) -> None:
+        """What a terminal shows outside the app: the window title (OSC 2), and a notification (bell and an
+        OSC 9 desktop notification, which terminals without it ignore). Nothing in a headless run."""
+        if self.is_headless or self._driver is None:
+            return
+        if title is not None:
+            self._driver.write(f"\x1b]2;{_printable(title)}\x07")
+        if notify is not None:
+            self._driver.write(f"\x07\x1b]9;{_printable(notify)}\x07")
+
     def action_help(self) -> None:
         from gemini_tui.app.screens.help import HelpScreen
         from gemini_tui.app.screens.main_screen import MainScreen
@@ -138,6 +148,11 @@ class GeminiApp(App[int]):
         main = next((s for s in self.screen_stack if isinstance(s, MainScreen)), None)
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(session_commands(main.session) if main and main.ready else None))
+
+
+def _printable(text: str) -> str:
+    """No control characters inside an escape sequence's text (they would end it or start another)."""
+    return "".join(char for char in text if char.isprintable())[:200]
 
 
 def _log_loop_error(_loop: asyncio.AbstractEventLoop, context: dict[str, object]) -> None:

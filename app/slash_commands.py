@@ -162,6 +162,28 @@ async def _about(screen: MainScreen, args: str) -> None:
     await screen.chat.add_markdown("\n".join(lines))
 
 
+@command("theme", "Pick a colour theme (remembered as ui.theme): /theme [name]", "/theme [name]")
+async def _theme(screen: MainScreen, args: str) -> None:
+    from gemini_tui.core.config import save_user_setting
+
+    themes = sorted(screen.app.available_themes)
+    name = args.strip()
+    if not name:
+        listed = ", ".join(f"**{t}**" if t == screen.app.theme else f"`{t}`" for t in themes)
+        await screen.chat.add_markdown(f"Themes (current in bold): {listed}\n\n`/theme NAME` picks one.")
+        return
+    if name not in screen.app.available_themes:
+        await screen.chat.add_notice(f"No theme {name!r}. Themes: {', '.join(themes)}.", "error")
+        return
+    screen.app.theme = name
+    try:
+        path = save_user_setting("ui.theme", name, screen.session.settings.home)
+    except (OSError, ValueError) as exc:
+        await screen.chat.add_notice(f"Theme {name} for this session; not remembered: {exc}", "warning")
+        return
+    await screen.chat.add_notice(f"Theme {name}, remembered as ui.theme in {path}.")
+
+
 @command("chat", "Save, resume or list conversations: save|resume|list <tag>", "/chat save|resume|list <tag>")
 async def _chat(screen: MainScreen, args: str) -> None:
     session = screen.session

@@ -80,6 +80,8 @@ class Settings(BaseModel):
     hooks: dict[str, list[dict[str, Any]]] = Field(default_factory=dict)  # event -> groups, each with "source"
     # where each rule of a list setting came from: "tools_allowed" -> {rule: settings file}
     origins: dict[str, dict[str, str]] = Field(default_factory=dict)
+    ui_theme: str | None = None  # ui.theme: the app's Textual theme (/theme sets and saves it)
+    ui_notifications: bool = True  # ui.notifications: bell + OSC 9 when an approval or an answer waits
     home: Path = Field(default_factory=lambda: gemini_home())
     files: list[Path] = Field(default_factory=list)  # the settings files that were read
     notices: list[str] = Field(default_factory=list)
@@ -251,6 +253,8 @@ _KEYS: dict[str, tuple[tuple[str, ...], Callable[[Any], Any]]] = {
     "session_retention_max_age": (("general.sessionRetention.maxAge",), _age),
     "mcp_allowed": (("mcp.allowed",), _str_list),
     "mcp_excluded": (("mcp.excluded",), _str_list),
+    "ui_theme": (("ui.theme", "theme"), _str),
+    "ui_notifications": (("ui.notifications",), _bool),
 }
 _SECTIONS = ("tools", "model", "context", "general", "security", "checkpointing", "mcp")
 # Gemini CLI's usual sections that change nothing here: read silently, never a notice
@@ -477,3 +481,36 @@ def record_trust(root: Path, level: str, home: Path | None = None) -> Path:
     folders = TrustedFolders.load((home if home is not None else gemini_home()) / ".gemini")
     folders.set(Path(root).resolve(), TrustLevel(level))
     return folders.path
+
+
+def save_user_setting(dotted: str, value: Any, home: Path | None = None) -> Path:
+    """Sets one key (`ui.theme`) in the user's settings.json, keeping every other key: read, change, replace
+    atomically under a lock. Refuses (ValueError) a file with comments or that is not a JSON object, rather
+    than lose what the user wrote."""
+    import json
+
+    from gemini_tui.core.private_file import locked
+
+    path = (home or gemini_home()) / ".gemini" / SETTINGS_FILE
+    with locked(path):
+        data: dict[str, Any] = {}
+        if path.exists():
+            text = path.read_text(encoding="utf-8")
+            if strip_json_comments(text) != text:
+                raise ValueError(f"{path} has comments, which saving would drop; set {dotted} there yourself.")
+            loaded = json.loads(text) if text.strip() else {}
+            if not isinstance(loaded, dict):
+                raise ValueError(f"{path} is not a JSON object; set {dotted} there yourself.")
+            data = loaded
+        node = data
+        *parents, last = dotted.split(".")
+        for key in parents:
+            child = node.get(key)
+            if not isinstance(child, dict):
+                child = node[key] = {}
+            node = child
+        node[last] = value
+        temp = path.with_name(f".{path.name}.tmp")
+        temp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+        temp.replace(path)
+    return path

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import time
 from collections.abc import AsyncGenerator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from gemini_tui.core.session_face import SessionFace
     from gemini_tui.core.tool import ToolResult
 
+ANSWER_NOTIFY_AFTER = 10.0  # seconds: a turn this long rings when it ends (the user has likely looked away)
 HISTORY_BESIDE_MIN_WIDTH = 80  # narrower than this, the history panel covers the chat while it is open
 WARM_UP_DELAY = 1.0  # seconds after the first frame: the first frame never waits for the model's SDK
 
@@ -80,6 +82,8 @@ class MainScreen(Screen[None]):
         self.mcp_status: dict[str, McpServerStatusChanged] = {}
         self.busy = False
         self._waiting_prompts: list[str] = []  # typed before the session was ready
+        self._busy_since = 0.0
+        self._waiting_title = False
         self.queued: list[str] = []  # sent while a turn ran: each goes when the turn before it ends
         self.queued_view = Static(id="queued")
 
@@ -136,6 +140,7 @@ class MainScreen(Screen[None]):
         self.status.approval_mode = str(session.approval_mode)
         self.status.sandbox = session.sandbox.describe()
         self.refresh_session_commands()  # custom commands complete like built-ins
+        self.apply_theme(session.settings.ui_theme)
         self.pump_events(events)
         self.show_startup_notices()
         self.mount_history_panel()
@@ -146,6 +151,16 @@ class MainScreen(Screen[None]):
         waiting, self._waiting_prompts = self._waiting_prompts, []
         for text in waiting:
             self.post_message(PromptInput.Submitted(text))
+
+    def apply_theme(self, name: str | None) -> bool:
+        """The settings' `ui.theme`, when it names one of Textual's themes (others are said, not applied)."""
+        if not name:
+            return False
+        if name not in self.app.available_themes:
+            self.notify(f"ui.theme {name!r} is not a theme here; /theme lists them.", severity="warning")
+            return False
+        self.app.theme = name
+        return True
 
     @work(group="services")
     async def start_services(self) -> None:
@@ -282,6 +297,10 @@ class MainScreen(Screen[None]):
             self.set_busy(False)
 
     def set_busy(self, busy: bool) -> None:
+        if busy and not self.busy:
+            self._busy_since = time.monotonic()
+        elif not busy and self.busy and time.monotonic() - self._busy_since >= ANSWER_NOTIFY_AFTER:
+            self.attention("answer")  # a long turn ended: the answer waits for the user
         self.busy = busy
         self.status.busy = busy
         self.refresh_bindings()
@@ -289,6 +308,23 @@ class MainScreen(Screen[None]):
             text = self.queued.pop(0)
             self._show_queued()
             self.post_message(PromptInput.Submitted(text))
+
+    # -- telling the user something waits ----------------------------------------------------------------------------
+    def attention(self, reason: str | None) -> None:
+        """`approval`: a confirmation waits (window title says so until it is answered, bell + OSC 9);
+        `answer`: a long turn ended (bell + OSC 9); None: nothing waits any more (title back)."""
+        notify_on = self.session.settings.ui_notifications if self.ready else True
+        app: Any = self.app
+        if reason == "approval":
+            self._waiting_title = True
+            app.signal_terminal(title="✋ gemini-tui: action required",
+                                notify="gemini-tui: a tool call waits for your approval" if notify_on else None)
+        elif reason == "answer":
+            if notify_on:
+                app.signal_terminal(notify="gemini-tui: the answer is ready")
+        elif self._waiting_title:
+            self._waiting_title = False
+            app.signal_terminal(title="gemini-tui")
 
     # -- prompts queued while a turn runs ------------------------------------------------------------------------------
     def _show_queued(self) -> None:
