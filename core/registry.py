@@ -20,6 +20,9 @@ def tool_rule_name(rule: str) -> str:
     return match.group(1) if match else rule.strip()
 
 
+SUGGEST_CUTOFF = 0.6  # similarity (difflib ratio) a name needs to be suggested for an unknown tool
+
+
 class ToolRegistry:
     """Receives tools (it never imports them). `allow` is `tools.core` (built-ins only), `deny` is `tools.exclude`.
 
@@ -87,8 +90,11 @@ class ToolRegistry:
         return list(self._tools.values())
 
     def suggest(self, name: str, limit: int = 3) -> list[str]:
-        """The registered names nearest to an unknown one, for the error the model receives."""
-        return difflib.get_close_matches(name, list(self._tools), n=limit, cutoff=0.4)
+        """The registered names close to an unknown one (case aside), for the error the model receives; none
+        when nothing is close (at 0.4, `delete_everything` was offered `google_web_search`)."""
+        lowered = {tool.lower(): tool for tool in self._tools}
+        near = difflib.get_close_matches(name.lower(), list(lowered), n=limit, cutoff=SUGGEST_CUTOFF)
+        return [lowered[match] for match in near]
 
     def unknown_tool_message(self, name: str) -> str:
         if self.skipped.get(name) == DISABLED and name not in self._tools:

@@ -143,3 +143,4 @@ def test_tools_core_limits_built_in_tools_only() -> None:
     assert not registry.register(EchoTool())
     assert registry.register(DiscoveredTool({"name": "from_project"}, "true"))
     assert not registry.register(DiscoveredTool({"name": "banned"}, "true"))
+
