@@ -111,6 +111,7 @@ def test_bad_content_becomes_notices_with_file_and_key(root: Path, home: Path) -
     assert "model.maxSessionTurns must be a positive whole number" in text
     # Gemini CLI's usual `ui` (general, privacy, telemetry) sections are no notice: every user has them
     assert "ignored settings gemini-tui does not use: tools.fancy." in text
+    assert settings.ui_theme == "dark"  # read now: the app checks the name against its themes
     assert settings.tools_allowed == ["x"] and settings.tools_core is None
     assert list(settings.mcp_servers) == ["good"]
 
