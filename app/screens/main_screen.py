@@ -141,6 +141,8 @@ class MainScreen(Screen[None]):
         self.status.sandbox = session.sandbox.describe()
         self.refresh_session_commands()  # custom commands complete like built-ins
         self.apply_theme(session.settings.ui_theme)
+        self.chat.show_welcome(session.model_name, session.is_offline, str(self.root))
+        self.warn_about_root()
         self.pump_events(events)
         self.show_startup_notices()
         self.mount_history_panel()
@@ -151,6 +153,14 @@ class MainScreen(Screen[None]):
         waiting, self._waiting_prompts = self._waiting_prompts, []
         for text in waiting:
             self.post_message(PromptInput.Submitted(text))
+
+    def warn_about_root(self) -> None:
+        """Started in / or the home directory: every file there is in reach of the tools. Say so."""
+        root = self.root.resolve()
+        if root == Path(root.anchor) or root == Path.home().resolve():
+            where = "the filesystem root" if root == Path(root.anchor) else "your home directory"
+            self.call_later(self.chat.add_notice, f"⚠ gemini-tui was started in {where} ({root}): the tools can "
+                            "read and change everything under it. Start it in a project folder instead.", "warning")
 
     def apply_theme(self, name: str | None) -> bool:
         """The settings' `ui.theme`, when it names one of Textual's themes (others are said, not applied)."""

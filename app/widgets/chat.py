@@ -147,6 +147,7 @@ class ChatPane(VerticalScroll):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._below = Static("↓ new output below · End or PageDown to see it", classes="new-output")
+        self.welcome = Static(classes="welcome")
         self.turns: list[TurnBlock] = []
         self.hidden_turns = 0
         self.cards: dict[str, ToolCallCard] = {}
@@ -155,12 +156,35 @@ class ChatPane(VerticalScroll):
         self._pruned_note = Static(classes="pruned-note")
 
     def compose(self) -> Any:
+        yield self.welcome
         yield self._pruned_note
         yield self._below
+
+    def show_welcome(self, model_name: str, offline: bool, root: str) -> None:
+        """The first screen until the first prompt: what this is, the model, the keys, how to set a key."""
+        if self.turns:
+            return
+        from gemini_tui.core.models.offline import HELP_TEXT
+
+        lines = [("gemini-tui", "bold"), (f" · a terminal agent working in {root}\n\n", "")]
+        if offline:
+            lines.append(("No API key: the offline demo model answers (not Gemini). ", "bold"))
+            phrases = [line for line in HELP_TEXT.splitlines() if line.startswith("- ")]
+            lines.append(("It follows these phrases:\n" + "\n".join(phrases) + "\n", ""))
+            lines.append(("Set GEMINI_API_KEY (or GOOGLE_API_KEY / Vertex AI settings) and restart to talk to "
+                          "Gemini.\n\n", "italic"))
+        else:
+            lines.append((f"Model: {model_name}. Ask anything about the files here.\n\n", ""))
+        lines.append(("Enter sends · @file attaches · /help lists commands · !cmd runs a shell command\n"
+                      "PageUp/PageDown scroll · Esc cancels a turn · Ctrl+B tool history · F1 keys · "
+                      "Ctrl+C twice quits", "dim"))
+        self.welcome.update(Text.assemble(*lines))
+        self.welcome.display = True
 
     def on_mount(self) -> None:
         self._pruned_note.display = False
         self._below.display = False
+        self.welcome.display = False
         self.anchor()
 
     # -- following the output -----------------------------------------------------------------------------------
@@ -215,6 +239,8 @@ class ChatPane(VerticalScroll):
         return self.current_turn
 
     async def start_turn(self, prompt: str | None = None) -> TurnBlock:
+        if prompt is not None:
+            self.welcome.display = False  # the first prompt ends the welcome (startup notices do not)
         await self.close_streams()
         turn = TurnBlock()
         self.turns.append(turn)

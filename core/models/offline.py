@@ -109,12 +109,19 @@ class OfflineModel:
             yield UsageChunk(Usage(candidates_tokens=len(snapshot) // 4, total_tokens=len(snapshot) // 4))
             return
         last = request.contents[-1] if request.contents else Content("user", [])
+        # the newest prompt is what came after the last tool result: after a cancelled call or a `!command`
+        # the new prompt joins the entry that holds the old result (or the command's note), and it is the
+        # prompt that must be answered, not the old result
+        after = max((i for i, p in enumerate(last.parts) if isinstance(p, FunctionResponse)), default=-1)
         responses = [p for p in last.parts if isinstance(p, FunctionResponse)]
-        if responses:
+        texts = [p.text for p in last.parts[after + 1:] if isinstance(p, TextPart) and p.text.strip()]
+        if responses and not texts:
             answer, call = summarize(responses), None
         else:
-            prompt = " ".join(p.text for p in last.parts if isinstance(p, TextPart))
-            call = self.interpret(prompt)
+            # newest text first: a `!command` note or the files an @mention read come before or after it
+            call = next((c for c in map(self.interpret, reversed(texts)) if c is not None), None)
+            if call is None and texts:
+                call = self.interpret(" ".join(texts))
             answer = f"Calling {call[0]}.\n" if call else HELP_TEXT
         for word in re.findall(r".{1,40}(?:\s+|$)", answer, re.S):
             if abort_signal.aborted:

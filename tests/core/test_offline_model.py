@@ -71,3 +71,21 @@ async def test_help_says_it_is_not_gemini() -> None:
     chunks = await collect(OfflineModel(ROOT), [Content("user", [TextPart("hi")])])
     assert "".join(c.text for c in chunks if isinstance(c, TextChunk)) == HELP_TEXT
     assert "offline demo model" in HELP_TEXT and "not Gemini" in HELP_TEXT
+
+
+SHELL_NOTE = "I ran the following shell command:\n```sh\nls\n```\n\nThis produced the following result:\n```\na\n```\n"
+
+
+@pytest.mark.parametrize(("parts", "expected"), [
+    # a cancelled call's response, then the new prompt in the same entry (roles alternate)
+    ([FunctionResponse("1", "run_shell_command", {"error": "cancelled"}), TextPart("list src")], "list_directory"),
+    # a `!command`'s note, then the new prompt
+    ([TextPart(SHELL_NOTE), TextPart("read a.txt")], "read_file"),
+    ([FunctionResponse("1", "glob", {"output": "x"}), TextPart(SHELL_NOTE), TextPart("find *.md")], "glob"),
+    # the prompt, then the files an @mention read
+    ([TextPart("read notes.md"), TextPart("--- notes.md ---\nhello\n")], "read_file"),
+])
+async def test_the_newest_prompt_is_answered_not_an_older_result(parts: list, expected: str) -> None:
+    chunks = await collect(OfflineModel(ROOT), [Content("user", parts)])
+    [call] = [c.call for c in chunks if isinstance(c, CallChunk)]
+    assert call.name == expected
