@@ -468,10 +468,17 @@ def load_settings(root: Path, home: Path | None = None, env: Mapping[str, str] |
 
 
 def trust_question(root: Path, home: Path | None = None, env: Mapping[str, str] | None = None) -> list[str]:
-    """What the app asks the user to trust on a first start here: the withheld settings, when no decision
-    covers this folder yet (empty when there is nothing to ask)."""
+    """What the app asks the user to trust on a first start here, when no decision covers this folder yet: the
+    withheld settings, and the project's own custom commands and extensions (loaded only when trusted)."""
     settings = load_settings(root, home, env)
-    return settings.withheld if settings.trust.source is TrustSource.undecided else []
+    if settings.trust.source is not TrustSource.undecided:
+        return []
+    found = list(settings.withheld)
+    for folder, what in (("commands", "custom commands"), ("extensions", "extensions")):
+        path = Path(root) / ".gemini" / folder
+        if path.is_dir() and path.resolve() != (settings.gemini_dir / folder).resolve() and any(path.iterdir()):
+            found.append(f"{path}: {what}")
+    return found
 
 
 def record_trust(root: Path, level: str, home: Path | None = None) -> Path:

@@ -42,7 +42,7 @@ class TrustScreen(ModalScreen[TrustLevel | None]):
         with Vertical(id="trust"):
             yield Static(Text(f"Do you trust {self.folder}?", style="bold"), id="trust-title")
             yield Static(Text(
-                "Its settings can run programs or let tools run without asking:\n"
+                "What it brings can run programs or let tools run without asking:\n"
                 f"{listing}\n\n"
                 "They apply only in a folder you trust. Until then gemini-tui runs here without them."),
                 id="trust-body")

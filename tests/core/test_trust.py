@@ -250,3 +250,14 @@ def test_headless_needs_trust_flag_or_entry(root: Path, home: Path) -> None:
     record_trust(root, "TRUST_FOLDER", home)
     done = headless(root, home)
     assert marker.exists() and "not trusted" not in done.stderr
+
+
+def test_the_question_names_project_commands_and_extensions(root: Path, home: Path) -> None:
+    assert trust_question(root, home, env={}) == []  # nothing here needs trust: nothing to ask
+    (root / ".gemini" / "commands").mkdir(parents=True)
+    (root / ".gemini" / "commands" / "deploy.toml").write_text('prompt = "!{./deploy.sh}"')
+    (root / ".gemini" / "extensions" / "x").mkdir(parents=True)
+    assert trust_question(root, home, env={}) == [f"{root / '.gemini' / 'commands'}: custom commands",
+                                                  f"{root / '.gemini' / 'extensions'}: extensions"]
+    record_trust(root, "DO_NOT_TRUST", home)
+    assert trust_question(root, home, env={}) == []

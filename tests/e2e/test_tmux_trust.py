@@ -38,6 +38,7 @@ def test_typing_ahead_answers_nothing_and_stays_in_the_prompt(root: Path, tmp_pa
         send(terminal, "make a file")
         terminal.wait_for("touch PWNED")
         terminal.type("can you")  # at once, as the confirmation appears: every letter is prompt text
+        terminal.wait_for("can you")  # every key handled (a loaded machine is slow to), then a quiet spell
         time.sleep(GRACE)
         screen = terminal.screen()
         assert not (root / "PWNED").exists()
@@ -53,6 +54,7 @@ def test_typing_ahead_answers_nothing_and_stays_in_the_prompt(root: Path, tmp_pa
         send(terminal, "write it")
         terminal.wait_for("notes.txt")
         terminal.type("can you")
+        terminal.wait_for("can you")
         time.sleep(GRACE)
         assert target.read_text() == "old\n"
         terminal.keys("Escape")
