@@ -161,3 +161,14 @@ def test_shift_tab_cycle_never_reaches_yolo() -> None:
     assert ApprovalMode.auto_edit.next() is ApprovalMode.plan
     assert ApprovalMode.plan.next() is ApprovalMode.default
     assert ApprovalMode.yolo.next() is ApprovalMode.default
+
+
+def test_a_built_session_keeps_always_grants_in_its_home(root: Path, home: Path) -> None:
+    # the store starts empty (len 0, falsy): the wiring must still use it, not a home-less stand-in
+    from gemini_tui.cli.assemble import build_session
+
+    session = build_session(root, home=home, env={}, model="offline")
+    assert session.grants.path == home / ".gemini" / "grants.json" and session.grants.workspace == root
+    assert session.scheduler.grants is session.grants
+    session.grants.grant(["write_file"], GrantScope.always)
+    assert build_session(root, home=home, env={}, model="offline").grants.rules() == {"write_file"}
