@@ -8,6 +8,8 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from gemini_tui.core.terminal_text import clean_terminal_text
+
 
 def short_root(root: str) -> str:
     """`/home/me/src/project` -> `~/src/project`: the root as a user would type it."""
@@ -40,7 +42,7 @@ class StatusLine(Static):
     def render(self) -> Text:
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append(" ◆ ", style="bold")
-        text.append(self.model_name or "no model", style="bold")
+        text.append(clean_terminal_text(self.model_name) or "no model", style="bold")
         if self.is_offline:
             text.append(" OFFLINE DEMO ", style="reverse bold")
         text.append("  │  ")
@@ -51,7 +53,7 @@ class StatusLine(Static):
             text.append("  │  ")
             text.append(self.sandbox, style="bold reverse" if self.sandbox == "sandbox unavailable" else "")
         text.append("  │  ")
-        text.append(short_root(self.root))
+        text.append(clean_terminal_text(short_root(self.root)))  # a directory's name may hold anything
         text.append("  │  ")
         text.append(f"{format_tokens(self.tokens)} tokens")
         if self.mcp:

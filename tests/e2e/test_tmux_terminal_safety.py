@@ -61,3 +61,22 @@ def test_printf_and_a_hostile_diff_leave_the_title_alone(root: Path, tmp_path: P
             terminal.wait_for("Edited.")
             time.sleep(0.5)
             assert pane_title(terminal) == before
+
+
+def test_quitting_the_app_ends_a_running_command_and_its_jobs(root: Path, tmp_path: Path) -> None:
+    """A command still running (with a background job) when the user quits: nothing of it is left."""
+    from tests.tools.test_search_containment import processes_in
+
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {"HOME": str(home), "GEMINI_CLI_HOME": str(home), "GEMINI_API_KEY": ""}
+    with Terminal([str(GEMINI_TUI), "-m", "offline"], root, env) as terminal:
+        terminal.wait_for("Ask anything")
+        terminal.type("!sleep 4243 & sleep 4242")
+        terminal.keys("Enter")
+        terminal.wait_for("Confirm")
+        time.sleep(GRACE)
+        terminal.keys("y")
+        wait_until(lambda: len(processes_in(root)) >= 2, timeout=10)
+        terminal.keys("C-q")
+        wait_until(lambda: not processes_in(root), timeout=10)
