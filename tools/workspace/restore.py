@@ -41,7 +41,7 @@ class ConfinedRestorer:
                 os.unlink(name, dir_fd=dir_fd)  # a link (or special file) now stands where the file was
             elif st is not None and not stat.S_IMODE(st.st_mode) & 0o222:
                 self._chmod(dir_fd, name, 0o600)  # made read-only since: the content still goes back
-        write_bytes_confined(self.root / relative, self.root, data, umask=_current_umask())
+        write_bytes_confined(self.root / relative, self.root, data, umask=_current_umask)
         if mode is not None:
             with self._parent(relative) as (dir_fd, name):
                 self._chmod(dir_fd, name, mode)
