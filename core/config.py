@@ -253,7 +253,7 @@ _KEYS: dict[str, tuple[tuple[str, ...], Callable[[Any], Any]]] = {
     "session_retention_max_age": (("general.sessionRetention.maxAge",), _age),
     "mcp_allowed": (("mcp.allowed",), _str_list),
     "mcp_excluded": (("mcp.excluded",), _str_list),
-    "ui_theme": (("ui.theme", "theme"), _str),
+    "ui_theme": (("ui.theme",), _str),
     "ui_notifications": (("ui.notifications",), _bool),
 }
 _SECTIONS = ("tools", "model", "context", "general", "security", "checkpointing", "mcp")
