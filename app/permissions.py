@@ -20,6 +20,39 @@ def _cell(text: str) -> str:
     return text.replace("`", "'").replace("\n", " ")
 
 
+POLICY_RULES: tuple[tuple[str, str], ...] = (
+    ("allowed", "runs without asking"),
+    ("exclude", "denied"),
+    ("core", "only the tools and commands listed may run"),
+    ("mcp_allowed", "only the MCP servers listed connect"),
+    ("mcp_excluded", "this MCP server never connects"),
+)
+
+
+def _policy_rules(session: Session) -> list[str]:
+    """Every settings rule the policy holds (with the file it came from), else the settings' own lists."""
+    policy = getattr(session, "policy", None)
+    settings = session.settings
+    rows: list[str] = []
+    if policy is None:
+        for field, effect in RULES:
+            where = "; ".join(settings.key_sources.get(field, [])) or "settings"
+            rows += [f"- `{_cell(rule)}`: {effect} (from {_cell(where)})" for rule in getattr(settings, field) or []]
+        return rows
+    for attr, effect in POLICY_RULES:
+        for rule in getattr(policy, attr, None) or []:
+            where = f"{rule.source}: {rule.setting}" if rule.source else rule.setting
+            rows.append(f"- `{_cell(rule.text)}`: {effect} (from {_cell(where)})")
+    for event, groups in (getattr(settings, "hooks", None) or {}).items():
+        for group in groups:
+            commands = ", ".join(str(h.get("command", "")) for h in group.get("hooks", []) if isinstance(h, dict))
+            matcher = group.get("matcher") or "every tool"
+            source = group.get("source", "settings")
+            rows.append(f"- hook `{_cell(event)}` on `{_cell(str(matcher))}`: runs `{_cell(commands)}` and may "
+                        f"allow, ask or deny (from {_cell(str(source))}: hooks)")
+    return rows
+
+
 def permissions_markdown(session: Session) -> str:
     settings = session.settings
     mode = str(session.approval_mode)
@@ -31,13 +64,7 @@ def permissions_markdown(session: Session) -> str:
         lines.append("Not applied until you trust it:")
         lines += [f"- `{_cell(item)}`" for item in settings.withheld]
     lines += ["", "**Rules from settings**", ""]
-    rows: list[str] = []
-    for field, effect in RULES:
-        value = getattr(settings, field)
-        if not value:
-            continue
-        where = "; ".join(settings.key_sources.get(field, [])) or "settings"
-        rows += [f"- `{_cell(rule)}`: {effect} (from {_cell(where)})" for rule in value]
+    rows = _policy_rules(session)
     for alias, server in settings.mcp_servers.items():
         if server.trust:
             servers = settings.key_sources.get("mcp_servers", [])

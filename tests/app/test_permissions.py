@@ -59,7 +59,10 @@ async def test_permissions_lists_settings_rules_with_their_file(root: Path, tmp_
     home = tmp_path / "home"
     (home / ".gemini").mkdir(parents=True)
     user = home / ".gemini" / "settings.json"
-    user.write_text(json.dumps({"tools": {"allowed": ["run_shell_command(git status)"], "exclude": ["web_fetch"]}}))
+    user.write_text(json.dumps({"tools": {"allowed": ["run_shell_command(git status)"], "exclude": ["web_fetch"]},
+                                "mcp": {"excluded": ["evil"]},
+                                "hooks": {"BeforeTool": [{"matcher": "write_file",
+                                                          "hooks": [{"type": "command", "command": "check.sh"}]}]}}))
     app = make_app(root, tmp_path, ScriptedModel())
     async with app.run_test(size=(140, 50)) as pilot:
         screen = main_screen(pilot)
@@ -69,6 +72,7 @@ async def test_permissions_lists_settings_rules_with_their_file(root: Path, tmp_
         shown = chat_text(screen)
         assert f"{user}: tools.allowed" in shown and f"{user}: tools.exclude" in shown
         assert "run_shell_command(git status)" in shown and "session:read_file" in shown
+        assert f"{user}: mcp.excluded" in shown and "check.sh" in shown and "BeforeTool" in shown
         await type_and_send(pilot, "/permissions revoke nothing-like-it")
         await wait_for(pilot, lambda: "no grant 'nothing-like-it'" in chat_text(screen))
         await type_and_send(pilot, "/permissions revoke all")
