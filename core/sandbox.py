@@ -116,7 +116,9 @@ class Sandbox:
         return [self.bwrap, *self.arguments(cwd), "--", *argv]
 
     def arguments(self, cwd: Path | str) -> list[str]:
-        args = ["--die-with-parent", "--unshare-all"]
+        # its own user namespace (--unshare-all) and no capabilities in it either: root running gemini-tui must not
+        # hand commands the means to remount or make device nodes
+        args = ["--die-with-parent", "--unshare-all", "--cap-drop", "ALL"]
         if self.network:
             args.append("--share-net")
         # the whole file system read-only, then fresh /dev, /proc and /tmp, then the writable places on top
