@@ -7,6 +7,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+TIME_LIMIT = "time limit"  # the reason of a signal aborted by a tool's own clock: it keeps what it found so far
+
 
 class AbortSignal:
     """Set once, never cleared. Tools poll `aborted` in loops (also from worker threads) or `await wait()`."""

@@ -10,13 +10,14 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from gemini_tui.core.abort import AbortSignal
+from gemini_tui.core.abort import TIME_LIMIT, AbortSignal
 from gemini_tui.core.display import FileList
 from gemini_tui.core.tool import BaseTool, CallContext, ToolError, ToolErrorKind, ToolKind, ToolParams, ToolResult
 from gemini_tui.tools.workspace import Workspace, WorkspaceError
 from gemini_tui.tools.workspace.glob_pattern import compile_glob, has_magic
 
 MAX_LISTED = 2000  # more paths than this would flood the model's context; the count is still reported
+DEFAULT_TIME_LIMIT_S = 30.0  # a walk answers within this, with what it found by then and a notice
 
 
 _GLOB_SPECIAL = re.compile(r"[*?\[\]{}\\]")
@@ -43,8 +44,9 @@ class GlobTool(BaseTool[GlobParams]):
         ".gitignore or .geminiignore. Use it to locate files by name or extension."
     )
 
-    def __init__(self, workspace: Workspace) -> None:
+    def __init__(self, workspace: Workspace, *, time_limit_s: float = DEFAULT_TIME_LIMIT_S) -> None:
         self.workspace = workspace
+        self.time_limit_s = time_limit_s
 
     def check_params(self, params: GlobParams) -> ToolError | None:
         if not params.pattern.strip():
@@ -71,20 +73,27 @@ class GlobTool(BaseTool[GlobParams]):
             return ToolResult.failure(exc.kind, exc.message)
         if not directory.is_dir():
             return ToolResult.failure(ToolErrorKind.not_a_directory, f"Path is not a directory: {directory}")
-        if not params.path and self.workspace.included:  # no path: every workspace directory, as Gemini CLI
-            paths = await asyncio.to_thread(self.find, self.workspace.roots, params, abort_signal)
-            where = ", ".join(map(str, self.workspace.roots))
-        else:
-            paths = await asyncio.to_thread(self.find, directory, params, abort_signal)
-            where = str(directory)
+        limited = abort_signal.child()  # the user's cancel, or the clock (which keeps what was found)
+        clock = asyncio.get_running_loop().call_later(self.time_limit_s, limited.abort, TIME_LIMIT)
+        try:
+            if not params.path and self.workspace.included:  # no path: every workspace directory, as Gemini CLI
+                paths = await asyncio.to_thread(self.find, self.workspace.roots, params, limited)
+                where = ", ".join(map(str, self.workspace.roots))
+            else:
+                paths = await asyncio.to_thread(self.find, directory, params, limited)
+                where = str(directory)
+        finally:
+            clock.cancel()
         if abort_signal.aborted:
             return ToolResult.failure(ToolErrorKind.cancelled, "glob was cancelled.")
+        stopped = (f" The walk stopped at its time limit ({self.time_limit_s:g} s): these are the files found by "
+                   "then. Use a narrower path or pattern to see everything." if limited.reason == TIME_LIMIT else "")
         if not paths:
-            message = f'No files found matching pattern "{params.pattern}" within {where}'
+            message = f'No files found matching pattern "{params.pattern}" within {where}{stopped}'
             return ToolResult(message, FileList(message, ()))
         shown = paths[:MAX_LISTED]
         header = (f'Found {len(paths)} file(s) matching "{params.pattern}" within {where}, '
-                  "sorted by modification time (newest first):")
+                  f"sorted by modification time (newest first):{stopped}")
         lines = [header, *shown]
         if len(paths) > len(shown):
             lines.append(f"[{len(paths) - len(shown)} more files not listed; use a narrower pattern or path.]")

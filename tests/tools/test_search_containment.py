@@ -70,7 +70,7 @@ async def test_links_to_root_and_to_itself_are_not_followed(engine: str, linked_
     assert isinstance(result.llm_content, str) and result.error is None, result.llm_content
     files = sorted(line[6:] for line in result.llm_content.splitlines() if line.startswith("File: "))
     assert files == ["b.txt", "link_to_a.py", "src/a.py"], result.llm_content
-    assert "time limit" not in result.llm_content
+    assert "stopped at its time limit" not in result.llm_content
     assert processes_in(linked_root) == []
 
 
@@ -82,7 +82,7 @@ async def test_a_search_stopped_by_its_clock_says_so_and_keeps_what_it_found(roo
     assert result.error is None and isinstance(result.llm_content, str)
     assert "stopped at its time limit (0.001 s)" in result.llm_content
     full = await search(SearchFileContentTool(Workspace(root), engine="python"), "needle")
-    assert "time limit" not in str(full.llm_content)
+    assert "stopped at its time limit" not in str(full.llm_content)
     assert str(full.llm_content).count("File: ") >= str(result.llm_content).count("File: ")
     for engine in ("rg", "python"):
         stopped = await search(SearchFileContentTool(Workspace(root), engine=engine, time_limit_s=0.001),  # type: ignore[arg-type]
@@ -132,3 +132,17 @@ def test_gemini_tui_exiting_ends_a_running_command_and_its_background_jobs(root:
             break
         time.sleep(0.05)
     assert processes_in(root) == []
+
+
+async def test_glob_stops_at_its_time_limit_with_a_notice(linked_root: Path) -> None:
+    from gemini_tui.tools.glob import GlobTool
+
+    for index in range(300):
+        (linked_root / f"g{index}.py").write_text("")
+    quick = GlobTool(Workspace(linked_root), time_limit_s=0.0001)
+    result = await quick.execute(quick.validate_params({"pattern": "**/*.py"}), AbortSignal())  # type: ignore[arg-type]
+    assert "stopped at its time limit" in str(result.llm_content)
+    full = GlobTool(Workspace(linked_root))
+    result = await full.execute(full.validate_params({"pattern": "**/*.py"}), AbortSignal())  # type: ignore[arg-type]
+    text = str(result.llm_content)
+    assert "stopped at its time limit" not in text and "Found 302 file(s)" in text  # links to / and the root not entered

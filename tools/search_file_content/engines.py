@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from gemini_tui.core import child_processes
-from gemini_tui.core.abort import AbortSignal, finished_unless_aborted
+from gemini_tui.core.abort import TIME_LIMIT, AbortSignal, finished_unless_aborted
 from gemini_tui.tools.search_file_content.pattern import GrepPattern, IncludeGlob
 from gemini_tui.tools.workspace import DEFAULT_EXCLUDED_DIRS, DEFAULT_EXCLUDED_FILES, Workspace
 
@@ -105,9 +105,6 @@ def find_ripgrep() -> str | None:
     if beside.is_file() and os.access(beside, os.X_OK):
         return str(beside)
     return shutil.which("rg")
-
-
-TIME_LIMIT = "time limit"  # the abort reason of a search stopped by its clock: keep what was found
 
 
 async def run_process(argv: list[str], cwd: Path, abort_signal: AbortSignal,
