@@ -145,4 +145,4 @@ async def test_glob_stops_at_its_time_limit_with_a_notice(linked_root: Path) -> 
     full = GlobTool(Workspace(linked_root))
     result = await full.execute(full.validate_params({"pattern": "**/*.py"}), AbortSignal())  # type: ignore[arg-type]
     text = str(result.llm_content)
-    assert "stopped at its time limit" not in text and "Found 302 file(s)" in text  # links to / and the root not entered
+    assert "stopped at its time limit" not in text and "Found 302 file(s)" in text  # links to /, the root: not entered
