@@ -9,8 +9,10 @@ from gemini_tui.core.events import (
     CallFinished,
     CallStateChanged,
     ConfirmationRequested,
+    ContextUsed,
     ErrorOccurred,
     Event,
+    HistoryCompressed,
     LoopSuspected,
     McpServerStatusChanged,
     Notice,
@@ -23,6 +25,11 @@ from gemini_tui.core.events import (
     UsageUpdated,
 )
 from gemini_tui.core.terminal_text import clean_value
+
+
+def compression_mark(before: object, after: object) -> str:
+    """The line the chat shows where the conversation was compressed."""
+    return f"── conversation compressed here: about {before} → {after} tokens ──"
 
 
 def shown(event: Event) -> Event:
@@ -83,6 +90,10 @@ class EventAdapter:
                 screen.app.push_screen(LoopQuestion(), callback=answer)
             case UsageUpdated(session_total=total):
                 status.tokens = total
+            case ContextUsed() as used:
+                status.context_percent = used.percent
+            case HistoryCompressed(before_tokens=before, after_tokens=after):
+                await chat.add_notice(compression_mark(before, after))
             case Retrying(attempt=attempt, delay_s=delay, reason=reason, discard_partial=discard):
                 if discard:
                     await chat.discard_partial()

@@ -148,6 +148,8 @@ async def _stats(screen: MainScreen, args: str) -> None:
     decisions = ", ".join(f"{d.value}: {n}" for d, n in stats.decisions().items())
     lines.append(f"Decisions: {decisions}")
     lines.append(f"Lines: +{stats.lines_added} −{stats.lines_removed}")
+    if stats.compressions:
+        lines.append(f"Context compressed {stats.compressions} time(s), about {stats.tokens_saved} tokens saved")
     await screen.chat.add_markdown("\n".join(lines))
 
 
@@ -206,7 +208,10 @@ async def _chat(screen: MainScreen, args: str) -> None:
                 await screen.chat.add_notice(str(exc).strip("'\""), "error")
                 return
             await screen.chat.clear()
-            await screen.show_history()
+            if session.resumed is not None:
+                await screen.show_transcript(session.resumed)
+            else:
+                await screen.show_history()
             await screen.chat.add_notice(f"Resumed conversation '{tag}'.")
         case _:
             await screen.chat.add_notice("Usage: /chat save|resume|list <tag>", "error")
@@ -241,4 +246,5 @@ async def _quit(screen: MainScreen, args: str) -> None:
     screen.app.exit()
 
 
-from gemini_tui.app import setup_commands  # noqa: E402,F401  (registers /auth /model /extensions /directory)
+# these modules register more commands when imported: /resume /restore /undo /rewind /compress; /auth /model ...
+from gemini_tui.app import history_commands, setup_commands  # noqa: E402,F401

@@ -18,7 +18,7 @@ from textual.widget import Widget
 from textual.widgets import Input, Static, TextArea
 
 from gemini_tui.app.confirmations import ConfirmationQueue
-from gemini_tui.app.event_adapter import EventAdapter
+from gemini_tui.app.event_adapter import EventAdapter, compression_mark
 from gemini_tui.app.slash_commands import command_help, run_command, session_commands
 from gemini_tui.app.widgets.call_format import short
 from gemini_tui.app.widgets.chat import ChatPane
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
 ANSWER_NOTIFY_AFTER = 10.0  # seconds: a turn this long rings when it ends (the user has likely looked away)
 HISTORY_BESIDE_MIN_WIDTH = 80  # narrower than this, the history panel covers the chat while it is open
+REWIND_WINDOW = 1.0  # seconds: Esc twice within this opens the rewind picker
 WARM_UP_DELAY = 1.0  # seconds after the first frame: the first frame never waits for the model's SDK
 
 
@@ -56,6 +57,7 @@ class MainScreen(Screen[None]):
         Binding("f1", "app.help", "Help"),
         Binding("escape", "focus_prompt", "Back to the prompt", show=False),
         Binding("up", "edit_queued", "Edit queued prompt", show=False, priority=True),
+        Binding("escape", "escape_twice", "Esc Esc: rewind", show=False),
         # the chat scrolls while the prompt keeps the focus (Home/End only when the prompt is empty)
         Binding("pageup", "scroll_chat('page_up')", "Scroll up", show=False, priority=True),
         Binding("pagedown", "scroll_chat('page_down')", "Scroll down", show=False, priority=True),
@@ -86,6 +88,7 @@ class MainScreen(Screen[None]):
         self._waiting_title = False
         self.queued: list[str] = []  # sent while a turn ran: each goes when the turn before it ends
         self.queued_view = Static(id="queued")
+        self._last_escape = 0.0
 
     def compose(self) -> Any:
         yield self.status
@@ -138,12 +141,15 @@ class MainScreen(Screen[None]):
         self.status.model_name = session.model_name
         self.status.is_offline = session.is_offline
         self.status.approval_mode = str(session.approval_mode)
+        self.status.context_percent = 0  # shown from the start, updated before every request
         self.status.sandbox = session.sandbox.describe()
         self.refresh_session_commands()  # custom commands complete like built-ins
         self.apply_theme(session.settings.ui_theme)
         self.chat.show_welcome(session.model_name, session.is_offline, str(self.root))
         self.warn_about_root()
         self.pump_events(events)
+        if getattr(session, "resumed", None) is not None:  # --resume: the chat as it was
+            self.show_resumed()
         self.show_startup_notices()
         self.mount_history_panel()
         self.start_services()
@@ -202,6 +208,10 @@ class MainScreen(Screen[None]):
             importlib.import_module("google.genai")
         except ImportError:  # the client reports this itself when it is used
             pass
+
+    @work(group="resumed")
+    async def show_resumed(self) -> None:
+        await self.show_transcript(self.session.resumed)  # type: ignore[attr-defined]
 
     @work(group="notices")
     async def show_startup_notices(self) -> None:
@@ -354,6 +364,47 @@ class MainScreen(Screen[None]):
             self.prompt.input.load_text(text)
             self.prompt.input.move_cursor(self.prompt.input.document.end)
 
+    async def show_transcript(self, loaded: Any) -> None:
+        """A resumed session as the user saw it: prompts, answers, tool rows with their displays, notices and
+        where the conversation was compressed."""
+        from gemini_tui.core.events import CallState, ToolCallInfo
+        from gemini_tui.core.session_record import display_from_json
+        from gemini_tui.core.tool import ToolError, ToolErrorKind, ToolResult
+
+        for entry in loaded.transcript:
+            data = entry.data
+            match entry.kind:
+                case "prompt":
+                    await self.chat.start_turn(str(data.get("text", "")))
+                case "answer":
+                    await self.chat.add_markdown(str(data.get("text", "")))
+                case "call":
+                    try:
+                        state = CallState(data.get("state", "success"))
+                    except ValueError:
+                        state = CallState.error
+                    info = ToolCallInfo(str(data.get("call_id", "")), str(data.get("name", "")),
+                                        dict(data.get("args") or {}), state, str(data.get("description", "")),
+                                        str(data.get("display_name", "")), float(data.get("started_at") or 0),
+                                        data.get("ended_at"))
+                    error = data.get("error")
+                    try:
+                        kind = ToolErrorKind(error["kind"]) if error else None
+                    except (ValueError, KeyError, TypeError):
+                        kind = ToolErrorKind.execution_failed
+                    result = ToolResult("", display_from_json(data.get("display")),
+                                        ToolError(kind, str(error.get("message", ""))) if error and kind else None)
+                    duration = int(data.get("duration_ms") or 0)
+                    await self.chat.add_call(info)
+                    await self.chat.finish_call(info, result, duration)
+                    self.record_call(info)
+                    self.finish_call(info, result, duration)
+                case "notice":
+                    await self.chat.add_notice(str(data.get("message", "")), str(data.get("level", "info")))
+                case "compressed":
+                    await self.chat.add_notice(compression_mark(data.get("before", 0), data.get("after", 0)))
+        await self.chat.close_streams()
+
     async def show_history(self) -> None:
         """After /chat resume: the restored conversation's text, so the user sees where they are."""
         from gemini_tui.core.parts import TextPart
@@ -373,6 +424,8 @@ class MainScreen(Screen[None]):
             return self.busy
         if action == "edit_queued":
             return bool(self.queued) and self.focused is self.prompt.input and not self.prompt.input.text
+        if action == "escape_twice":
+            return not self.busy
         if action == "focus_prompt":
             return not self.busy and self.focused is not self.prompt.input
         if action == "scroll_chat":
@@ -427,7 +480,22 @@ class MainScreen(Screen[None]):
         self.notify(f"Approval mode: {mode}", timeout=2)
 
     def action_focus_prompt(self) -> None:
+        self._escape_pressed()
         self.focus_prompt()
+
+    def action_escape_twice(self) -> None:
+        self._escape_pressed()
+
+    def _escape_pressed(self) -> None:
+        """Esc twice within a second (and no turn running) opens the rewind picker."""
+        now = time.monotonic()
+        if now - self._last_escape < REWIND_WINDOW and self.ready:
+            self._last_escape = 0.0
+            from gemini_tui.app.history_commands import in_worker, rewind
+
+            in_worker(self, lambda: rewind(self))
+            return
+        self._last_escape = now
 
     def action_scroll_chat(self, where: str) -> None:
         self.chat.scroll_page(where)

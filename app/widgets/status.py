@@ -35,6 +35,7 @@ class StatusLine(Static):
     approval_mode: reactive[str] = reactive("default")
     root: reactive[str] = reactive("")
     tokens: reactive[int] = reactive(0)
+    context_percent: reactive[int] = reactive(-1)  # of the model's context window; -1 until first estimated
     busy: reactive[bool] = reactive(False)
     mcp: reactive[dict[str, str]] = reactive(dict, always_update=True)
     sandbox: reactive[str] = reactive("")  # "sandbox: bwrap", "no sandbox", "sandbox unavailable"
@@ -56,6 +57,8 @@ class StatusLine(Static):
         text.append(clean_terminal_text(short_root(self.root)))  # a directory's name may hold anything
         text.append("  │  ")
         text.append(f"{format_tokens(self.tokens)} tokens")
+        if self.context_percent >= 0:
+            text.append(f" · context {self.context_percent}%", style="bold" if self.context_percent >= 50 else "")
         if self.mcp:
             connected = sum(1 for state in self.mcp.values() if state == "connected")
             failed = sum(1 for state in self.mcp.values() if state == "failed")
