@@ -37,6 +37,8 @@ def main(argv: list[str] | None = None) -> int:
 | flags | `cli/main.py` |
 | session | `cli/assemble.py` |
 """
+MINIFIED = '{"routes": [' + ", ".join(f'{{"path": "/api/v1/item/{n}", "status": {200 + n % 3}, "cache": false}}'
+                                      for n in range(90)) + "]}\n"
 SOURCE = "".join(f"def handler_{n}(request):\n    return respond(request, status={200 + n})\n\n" for n in range(12))
 
 Scene = Callable[[Pilot[Any]], Awaitable[None]]
@@ -98,6 +100,18 @@ async def diff_side_by_side(pilot: Pilot[Any]) -> None:
     await pilot.pause(0.2)
 
 
+async def diff_long_line(pilot: Pilot[Any]) -> None:
+    await send(pilot, "Turn on caching for item 77")
+    await until(pilot, lambda: len(pilot.app.screen_stack) > 2)
+    await pilot.pause(0.5)
+    await pilot.press("n", "n")  # wrapped: the removed line's change, then the added one's
+    await pilot.pause(0.2)
+
+
+async def welcome(pilot: Pilot[Any]) -> None:
+    await pilot.pause(0.3)
+
+
 async def history_panel(pilot: Pilot[Any]) -> None:
     await send(pilot, "Find the handlers")
     await until(pilot, lambda: not screen_of(pilot).busy)
@@ -138,6 +152,11 @@ def scenes(root: Path) -> list[tuple[str, ScriptedModel, Scene]]:
                                                         old_string="status=203)",
                                                         new_string="status=201)  # created")),
          diff_side_by_side),
+        ("diff-long-line", ScriptedModel().add(call(
+            "replace", file_path=str(root / "routes.min.json"),
+            old_string='{"path": "/api/v1/item/77", "status": 202, "cache": false}',
+            new_string='{"path": "/api/v1/item/77", "status": 202, "cache": true}')), diff_long_line),
+        ("welcome", ScriptedModel(model_name="offline", is_offline=True), welcome),
         ("history", history_model(root), history_panel),
         ("history-details", history_model(root), history_details),
         ("help", ScriptedModel(), help_screen),
@@ -150,6 +169,7 @@ def demo_project(base: Path) -> Path:
     (root / "tests").mkdir()
     (root / "src" / "handlers.py").write_text(SOURCE)
     (root / "README.md").write_text("# demo project\n")
+    (root / "routes.min.json").write_text(MINIFIED)
     (root / "tests" / "test_handlers.py").write_text("def test_ok():\n    assert True\n")
     return root
 
@@ -176,6 +196,7 @@ def main() -> None:
             print(f"wrote {path.relative_to(OUT.parent)}")
             # no scene approves anything: the demo file must be as it was
             assert (root / "src" / "handlers.py").read_text() == SOURCE
+            assert (root / "routes.min.json").read_text() == MINIFIED
 
 
 if __name__ == "__main__":
