@@ -33,7 +33,8 @@ from gemini_tui.styles import stylesheet
 
 log = logging.getLogger(__name__)
 
-CHANGED_NOTICE = "File changed on disk; diff updated. Review it again before approving."
+CHANGED_NOTICE = ("File changed on disk; diff updated. Review it again before approving "
+                  "(u re-reads the file; rejecting tells the model the file changed).")
 SIDE_BY_SIDE_MIN_WIDTH = 140
 
 
@@ -69,6 +70,7 @@ class DiffReviewScreen(ModalScreen[Decision]):
         Binding("ctrl+e", "external_edit", "$EDITOR"),
         Binding("e", "edit", "Edit"),
         Binding("w", "toggle_wrap", "Wrap"),
+        Binding("u", "re_review", "Re-review", show=False),
         Binding("s", "toggle_view", "Split"),
         Binding("j,down", "next_hunk", "Next hunk", show=False),
         Binding("k,up", "previous_hunk", "Previous hunk", show=False),
@@ -81,7 +83,7 @@ class DiffReviewScreen(ModalScreen[Decision]):
     _REVIEW_ACTIONS: ClassVar[set[str]] = {
         "approve", "approve_always", "approve_saved", "reject", "edit", "toggle_hunk", "next_hunk",
         "previous_hunk", "toggle_view", "page", "next_change", "previous_change", "toggle_wrap", "external_edit",
-        "scroll_sideways",
+        "scroll_sideways", "re_review",
     }
 
     def __init__(self, details: EditConfirmation, *, grace_period: float = GRACE_PERIOD,
@@ -99,6 +101,7 @@ class DiffReviewScreen(ModalScreen[Decision]):
         self.shown_diff: FileDiff = details.file_diff
         self.base_diff: FileDiff = details.file_diff  # the model's proposal as last re-read (shown_diff may be edited)
         self.edited = False  # shown_diff is the user's own version from $EDITOR
+        self.file_changed = False  # the file changed on disk while this review was open
         self.hunks: tuple[Hunk, ...] = ()
         self.rejected: frozenset[int] = frozenset()
         self.current = 0
@@ -178,6 +181,7 @@ class DiffReviewScreen(ModalScreen[Decision]):
         view.display = self.mode != "edit" and bool(self.hunks)
         self.query_one("#review-empty").display = self.mode != "edit" and not self.hunks
         if changed:
+            self.file_changed = True
             self._notice(CHANGED_NOTICE)
             self._arm()
         self._update_summary()
@@ -277,9 +281,26 @@ class DiffReviewScreen(ModalScreen[Decision]):
             outcome = ConfirmationOutcome.proceed_always if not self.rejected else ConfirmationOutcome.proceed_once
             self.dismiss(self._decision(outcome))
 
+    def _rejection(self, reason: str | None = None) -> Decision:
+        """A rejection; when the file changed under the review, the model is told so (file_changed), since
+        its edit was made against content that is no longer there."""
+        if self.file_changed:
+            path = self.details.file_path or self.shown_diff.file_name
+            note = (f"file_changed: {path} changed on disk while the user reviewed this edit; read it again "
+                    "before proposing a change.")
+            reason = f"{note} {reason}" if reason else note
+        return Decision(ConfirmationOutcome.cancel, feedback=reason, file_diff=self.shown_diff)
+
+    async def action_re_review(self) -> None:
+        """`u`: read the file again now and show the diff against what is on disk."""
+        if self.details.refresh is None or self.mode != "review":
+            return
+        if await self._still_current():
+            self.notify("The file on disk is what this diff was made from.", timeout=2)
+
     def interrupt(self) -> None:
         """Ctrl+C, as everywhere: cancel what is in front (this review and the turn it belongs to)."""
-        self.dismiss(Decision(ConfirmationOutcome.cancel, file_diff=self.shown_diff))
+        self.dismiss(self._rejection())
         if self._on_interrupt is not None:
             self._on_interrupt()
         self.app.notify("Review cancelled. Press Ctrl+C again to quit.", timeout=1.0)
@@ -299,17 +320,16 @@ class DiffReviewScreen(ModalScreen[Decision]):
     @on(Input.Submitted, "#review-reason")
     def _reason_given(self, event: Input.Submitted) -> None:
         event.stop()
-        self.dismiss(Decision(ConfirmationOutcome.cancel, feedback=event.value.strip() or None,
-                              file_diff=self.shown_diff))
+        self.dismiss(self._rejection(event.value.strip() or None))
 
     def action_back(self) -> None:
         if self.mode == "reason":
-            self.dismiss(Decision(ConfirmationOutcome.cancel, file_diff=self.shown_diff))
+            self.dismiss(self._rejection())
         elif self.mode == "edit":
             self._draft = self.query_one(ProposalEditor).text
             self._set_mode("review")
         elif self._ready():
-            self.dismiss(Decision(ConfirmationOutcome.cancel, file_diff=self.shown_diff))
+            self.dismiss(self._rejection())
 
     def action_edit(self) -> None:
         if not self._ready():

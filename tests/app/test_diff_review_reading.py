@@ -160,3 +160,32 @@ async def test_ctrl_c_in_the_review_cancels_it_and_the_turn_and_twice_quits(root
         await pilot.pause()
         assert not app.is_running
     assert target.read_text() == "one\n"
+
+
+async def test_a_file_changed_under_the_review_is_said_re_reviewed_and_told_to_the_model(tmp_path: Path) -> None:
+    from tests.app.test_diff_review import edit_of
+
+    path = tmp_path / "c.txt"
+    path.write_text("a\n")
+    details = edit_of(path, "b\n")
+    app = Harness(details)
+    async with app.run_test(size=(100, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        await pilot.press("u")  # nothing changed yet: said, nothing else
+        await pilot.pause()
+        assert not screen.file_changed and any("made from" in str(n.message) for n in app._notifications)
+        path.write_text("changed under the review\n")
+        await pilot.press("u")  # re-review now (the watcher may be slower): the new diff is shown
+        for _ in range(50):
+            await pilot.pause(0.02)
+            if screen.file_changed:
+                break
+        assert screen.file_changed and screen.shown_diff.original_content == "changed under the review\n"
+        assert "rejecting tells the model the file changed" in str(screen.query_one("#review-notice").render())
+        await pilot.press("escape")
+        await pilot.pause()
+    decision = app.decisions[0]
+    assert decision.outcome is ConfirmationOutcome.cancel
+    assert decision.feedback is not None and decision.feedback.startswith("file_changed:") and "c.txt" in \
+        decision.feedback
