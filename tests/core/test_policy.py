@@ -27,21 +27,27 @@ def settings(home: Path, data: dict[str, Any]) -> None:
     (home / ".gemini" / "settings.json").write_text(json.dumps(data))
 
 
-async def turn(root: Path, home: Path, calls: list[Any], mode: ApprovalMode = ApprovalMode.default,
-               interactive: bool = False, answer: Any = None, **kwargs: Any) -> tuple[list[dict[str, Any]], Any]:
-    """One model turn of `calls` through a real Session; the responses the model got back, and the session."""
-    model = ScriptedModel().add(calls).add(text("done"))
-    session = scripted_session(root, model, home, approval_mode=mode, interactive=interactive, **kwargs)
+def answering(session: Any, answer: Any = None) -> tuple[list[ConfirmationRequested], asyncio.Future[None]]:
+    """Answers every confirmation of `session` with `answer(event)` (default: reject); the requests seen, and
+    the listening task (cancel it when done)."""
     asked: list[ConfirmationRequested] = []
     events = session.bus.subscribe()
 
-    async def answer_confirmations() -> None:
+    async def listen() -> None:
         async for event in events:
             if isinstance(event, ConfirmationRequested):
                 asked.append(event)
                 event.future.set_result(answer(event) if answer else Decision(ConfirmationOutcome.cancel))
 
-    listener = asyncio.ensure_future(answer_confirmations())
+    return asked, asyncio.ensure_future(listen())
+
+
+async def turn(root: Path, home: Path, calls: list[Any], mode: ApprovalMode = ApprovalMode.default,
+               interactive: bool = False, answer: Any = None, **kwargs: Any) -> tuple[list[dict[str, Any]], Any]:
+    """One model turn of `calls` through a real Session; the responses the model got back, and the session."""
+    model = ScriptedModel().add(calls).add(text("done"))
+    session = scripted_session(root, model, home, approval_mode=mode, interactive=interactive, **kwargs)
+    asked, listener = answering(session, answer)
     try:
         await session.send("go")
         session.tool_names = {tool.name for tool in session.registry.tools}  # before close unregisters MCP tools
@@ -130,16 +136,7 @@ async def test_allowing_a_loop_for_the_session_grants_its_commands_never_keyword
     model.add(call("run_shell_command", command="for f in notes.md; do rm -f $f; done")).add(text("ok"))
     model.add(call("run_shell_command", command="for g in b c; do echo $g; done")).add(text("ok"))
     session = scripted_session(root, model, home, interactive=True)
-    asked: list[ConfirmationRequested] = []
-    events = session.bus.subscribe()
-
-    async def answer() -> None:
-        async for event in events:
-            if isinstance(event, ConfirmationRequested):
-                asked.append(event)
-                event.future.set_result(allow_always_once(event))
-
-    listener = asyncio.ensure_future(answer())
+    asked, listener = answering(session, allow_always_once)
     for _ in range(3):
         await session.send("go")
     listener.cancel()
@@ -157,16 +154,7 @@ async def test_allow_edits_for_the_session_covers_write_file_and_replace(root: P
     model.add(call("write_file", file_path=str(root / "b.txt"), content="b\n")).add(text("ok"))
     model.add(call("replace", file_path=str(root / "a.txt"), old_string="one", new_string="two")).add(text("ok"))
     session = scripted_session(root, model, home, interactive=True)
-    asked: list[ConfirmationRequested] = []
-    events = session.bus.subscribe()
-
-    async def answer() -> None:
-        async for event in events:
-            if isinstance(event, ConfirmationRequested):
-                asked.append(event)
-                event.future.set_result(Decision(ConfirmationOutcome.proceed_always))
-
-    listener = asyncio.ensure_future(answer())
+    asked, listener = answering(session, lambda _event: Decision(ConfirmationOutcome.proceed_always))
     await session.send("write")
     await session.send("replace")
     listener.cancel()
