@@ -71,6 +71,7 @@ class ShadowRepo:
     root: Path
     git_dir: Path
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _known_files: set[str] | None = field(default=None, repr=False)  # the files of the last snapshot
 
     @staticmethod
     def git_missing() -> str | None:
@@ -126,8 +127,17 @@ class ShadowRepo:
         """Commits the workspace as it is now; returns the commit."""
         with self._lock:
             self.ensure()
-            tree = self.tree_now()
-            modes = self._odd_modes()
+            # git adds in its own process while the permission bits of the files known so far are read here
+            adding = subprocess.Popen(["git", *_SAFE_CONFIG, f"--git-dir={self.git_dir}", f"--work-tree={self.root}",
+                                       "add", "--all", "--ignore-errors"], env=self._env(), cwd=self.root,
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            known = self._known_files
+            modes = self._odd_modes(known) if known is not None else {}
+            adding.wait()
+            tree = self.git("write-tree").decode().strip()
+            files = self._files()
+            modes.update(self._odd_modes(files if known is None else [f for f in files if f not in known]))
+            self._known_files = set(files)
             parent = self.git("rev-parse", "--verify", "--quiet", REF, check=False).decode().strip()
             body = json.dumps({**message, "modes": modes}, ensure_ascii=False)
             args = ["commit-tree", tree, "-F", "-"] + (["-p", parent] if parent else [])
@@ -135,13 +145,13 @@ class ShadowRepo:
             self.git("update-ref", REF, commit)
             return commit
 
-    def _odd_modes(self) -> dict[str, int]:
+    def _files(self) -> list[str]:
+        return [name.decode("utf-8", "surrogateescape") for name in self.git("ls-files", "-z").split(b"\0") if name]
+
+    def _odd_modes(self, paths: Iterable[str] | None = None) -> dict[str, int]:
         """Permission bits git cannot hold (anything but 644/755 on a file), by path."""
         odd: dict[str, int] = {}
-        for name in self.git("ls-files", "-z").split(b"\0"):
-            if not name:
-                continue
-            path = name.decode("utf-8", "surrogateescape")
+        for path in self._files() if paths is None else paths:
             try:
                 st = os.lstat(self.root / path)
             except OSError:

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
 ANSWER_NOTIFY_AFTER = 10.0  # seconds: a turn this long rings when it ends (the user has likely looked away)
 HISTORY_BESIDE_MIN_WIDTH = 80  # narrower than this, the history panel covers the chat while it is open
+RESUMED_TURNS_SHOWN = 12  # turns of a resumed session drawn in the chat
 REWIND_WINDOW = 1.0  # seconds: Esc twice within this opens the rewind picker
 WARM_UP_DELAY = 1.0  # seconds after the first frame: the first frame never waits for the model's SDK
 
@@ -371,8 +372,14 @@ class MainScreen(Screen[None]):
         from gemini_tui.core.session_record import display_from_json
         from gemini_tui.core.tool import ToolError, ToolErrorKind, ToolResult
 
-        for entry in loaded.transcript:
+        # only the last RESUMED_TURNS_SHOWN turns are drawn (older ones are above the fold anyway; their calls still
+        # go to the history panel), so resuming a long session is as fast as a short one
+        prompts = [i for i, e in enumerate(loaded.transcript) if e.kind == "prompt"]
+        first_drawn = prompts[-RESUMED_TURNS_SHOWN] if len(prompts) > RESUMED_TURNS_SHOWN else 0
+        for index, entry in enumerate(loaded.transcript):
             data = entry.data
+            if index < first_drawn and entry.kind != "call":
+                continue
             match entry.kind:
                 case "prompt":
                     await self.chat.start_turn(str(data.get("text", "")))
@@ -395,8 +402,9 @@ class MainScreen(Screen[None]):
                     result = ToolResult("", display_from_json(data.get("display")),
                                         ToolError(kind, str(error.get("message", ""))) if error and kind else None)
                     duration = int(data.get("duration_ms") or 0)
-                    await self.chat.add_call(info)
-                    await self.chat.finish_call(info, result, duration)
+                    if index >= first_drawn:
+                        await self.chat.add_call(info)
+                        await self.chat.finish_call(info, result, duration)
                     self.record_call(info)
                     self.finish_call(info, result, duration)
                 case "notice":
@@ -404,6 +412,8 @@ class MainScreen(Screen[None]):
                 case "compressed":
                     await self.chat.add_notice(compression_mark(data.get("before", 0), data.get("after", 0)))
         await self.chat.close_streams()
+        if first_drawn:
+            self.chat.note_hidden(len(prompts) - RESUMED_TURNS_SHOWN)
 
     async def show_history(self) -> None:
         """After /chat resume: the restored conversation's text, so the user sees where they are."""

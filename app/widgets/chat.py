@@ -265,8 +265,12 @@ class ChatPane(VerticalScroll):
         old, self.turns = self.turns[:excess], self.turns[excess:]
         gone = {id(turn) for turn in old}
         self.cards = {cid: card for cid, card in self.cards.items() if id(card.parent) not in gone}
-        self.hidden_turns += excess
         await self.remove_children(old)
+        self.note_hidden(excess)
+
+    def note_hidden(self, count: int) -> None:
+        """`count` earlier turns were not drawn (a resumed long session)."""
+        self.hidden_turns += count
         self._pruned_note.update(f"{self.hidden_turns} earlier turn(s) hidden; the session still holds them.")
         self._pruned_note.display = True
 
