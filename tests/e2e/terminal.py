@@ -16,6 +16,11 @@ REPO = Path(__file__).resolve().parents[2]
 GEMINI_TUI = Path(sys.executable).parent / "gemini-tui"  # the venv running the tests
 
 
+LEAKY_VARIABLES = ("GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_CLOUD_PROJECT",
+                   "GOOGLE_CLOUD_LOCATION", "GOOGLE_APPLICATION_CREDENTIALS", "GOOGLE_GEMINI_BASE_URL", "GEMINI_MODEL",
+                   "GEMINI_SANDBOX")
+
+
 def require_tmux() -> None:
     # no skip: an end-to-end test that cannot run is a failure to see, not a pass
     assert shutil.which("tmux"), "these tests need tmux (apt-get install tmux)"
@@ -30,7 +35,10 @@ class Terminal:
         self.name = f"gtui-{uuid.uuid4().hex[:8]}"
         full_env = {**os.environ, **env, "TERM": "xterm-256color"}
         exports = " ".join(f"{key}={shlex.quote(value)}" for key, value in env.items())
-        script = f"cd {shlex.quote(str(cwd))} && env {exports} {shlex.join(command)}"
+        # a tmux server keeps the environment of whichever test started it: what selects the model or the sandbox
+        # is unset unless this test sets it, so a key left by an earlier test cannot leak in
+        unset = " ".join(f"-u {name}" for name in LEAKY_VARIABLES if name not in env)
+        script = f"cd {shlex.quote(str(cwd))} && env {unset} {exports} {shlex.join(command)}"
         for attempt in range(5):
             # a tmux server still ending (its last session just closed) refuses: "server exited unexpectedly"
             started = subprocess.run(["tmux", "new-session", "-d", "-s", self.name, "-x", str(width), "-y",
