@@ -118,6 +118,7 @@ class Session:
         self.sandbox = sandbox or Sandbox()
         self._discovered: asyncio.Task[None] | None = None
         self._declared: tuple[tuple[tuple[int, str], ...], tuple[dict[str, Any], ...]] | None = None
+        self._reply_was_empty = False  # the last model reply had no text and no calls
         self._started = False
         # how Gemini is reached (a core.auth.Auth, for `/auth`) and how another model is built (for `/model`)
         self.auth: Any = None
@@ -435,11 +436,22 @@ class Session:
 
     async def _run(self, abort: AbortSignal) -> tuple[TurnEndReason, str]:
         detector = LoopDetector(enabled=not self.settings.disable_loop_detection)
+        empty_replies = 0
         for _ in range(self.max_turns):
             outcome = await self._stream_turn(abort, detector)
             if isinstance(outcome, tuple):
                 return outcome
             calls = outcome
+            if not calls and self._reply_was_empty:
+                # an empty reply would end the turn with nothing shown: ask once more, then say so
+                empty_replies += 1
+                if empty_replies <= EMPTY_REPLY_RETRIES:
+                    self.bus.publish(Notice("The model sent an empty reply; asking again.", "warning"))
+                    continue
+                message = ("The model sent an empty reply twice; nothing to show. Send the prompt again or "
+                           "rephrase it.")
+                self.bus.publish(ErrorOccurred(message, "empty_reply"))
+                return TurnEndReason.error, message
             if not calls:
                 return TurnEndReason.completed, ""
             for call in calls:
@@ -519,6 +531,9 @@ class Session:
         if abort.aborted or stopped is not None:
             self._keep_partial(parts)
             return stopped or (TurnEndReason.cancelled, "Request cancelled.")
+        self._reply_was_empty = not calls and not any(isinstance(p, TextPart) and p.text.strip() for p in parts)
+        if self._reply_was_empty:
+            return calls  # nothing to keep (a thought alone would leave the history ending on the model)
         self.conversation.append_model(parts)
         self._autosave()
         return calls
@@ -813,6 +828,9 @@ class Session:
 
     def list_chats(self) -> list[str]:
         return list(self.store.bookmarks()) if self.store is not None else []
+
+EMPTY_REPLY_RETRIES = 1  # an empty model reply is asked again this many times before the turn ends in an error
+
 
 def _outcome(result: ToolResult) -> ToolOutcome:
     """What the model would be told of `result`, as text."""
