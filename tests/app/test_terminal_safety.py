@@ -67,11 +67,11 @@ def display_samples() -> list[Any]:
         if kind is object:
             continue
         if kind is str:
-            samples += [hostile(rng) for _ in range(5)]
+            samples += [hostile(rng) for _ in range(15)]
             continue
         if kind.__module__ != display_types.__name__:
             continue
-        samples += [build(kind, rng) for _ in range(5)]
+        samples += [build(kind, rng) for _ in range(15)]
     samples += [{"weird": hostile(rng)}, [hostile(rng)]]  # the fallback for types nobody registered
     return samples
 
@@ -98,6 +98,7 @@ class Shelf(App[None]):
 
 async def test_every_display_type_through_the_registry() -> None:
     samples = display_samples()
+    assert len(samples) >= 150  # every type, each many times over with different hostile bytes in every field
     assert {type(s).__name__ for s in samples} >= {"FileDiff", "ShellOutput", "McpResult", "FileContent",
                                                      "WebPage", "SearchMatches", "DirectoryListing", "str"}
     app = Shelf()
