@@ -224,12 +224,15 @@ def build_session(root: Path | str | None = None, *, model: str | None = None,
         raise ConfigurationError(f"{exc} Run without --yolo (or --approval-mode yolo).") from exc
     # the model first: with `prewarm` (headless), a Gemini client warms up on a thread while the tools are built;
     # the app does not want it (its first frame must not share the interpreter with that import)
-    if model_factory is None:
-        def model_factory(name: str, root: Path, env: Mapping[str, str]) -> tuple[ModelClient, str | None]:
-            return build_model(name, root, env, settings)
-    client, offline_notice = model_factory(choose_model_name(model, settings, env), root, env)
-    if hasattr(client, "idle_timeout_s"):
-        client.idle_timeout_s = settings.stream_idle_timeout_s
+    make_model = model_factory or (lambda name, root, env: build_model(name, root, env, settings))
+
+    def configured_model(name: str, root: Path, env: Mapping[str, str]) -> tuple[ModelClient, str | None]:
+        built, notice = make_model(name, root, env)
+        if hasattr(built, "idle_timeout_s"):  # model.streamIdleTimeout, also for a model switched to later
+            built.idle_timeout_s = settings.stream_idle_timeout_s
+        return built, notice
+
+    client, offline_notice = configured_model(choose_model_name(model, settings, env), root, env)
     if prewarm and callable(warm := getattr(client, "prewarm", None)):
         warm()
     workspace = Workspace(root, setup.include_dirs)
@@ -253,7 +256,7 @@ def build_session(root: Path | str | None = None, *, model: str | None = None,
     sessions.append(session)
     attach_edit_fixer(session, settings, registry)
     session.auth = resolve_auth(settings.auth_selected_type, env)
-    session.model_factory = lambda name: model_factory(name, root, env)
+    session.model_factory = lambda name: configured_model(name, root, env)
     setup.attach(session)
     attach_sessions(session, settings, root)
     session.workspace = workspace  # `/directory add` widens the tools' gate

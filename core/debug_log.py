@@ -33,7 +33,7 @@ def to_file(directory: Path) -> Path:
             root.removeHandler(old)
     root.addHandler(handler)
     root.setLevel(logging.DEBUG)
-    for noisy in ("httpcore", "httpx", "asyncio", "markdown_it"):
+    for noisy in ("httpcore", "httpx", "httpcore2", "httpx2", "asyncio", "markdown_it"):
         logging.getLogger(noisy).setLevel(logging.INFO)
     _path = path
     return path

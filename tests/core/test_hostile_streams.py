@@ -155,3 +155,15 @@ def test_headless_runs_print_no_traceback(case: tuple[str, Any], gemini_server: 
     assert "Traceback" not in done.stderr and "Traceback" not in done.stdout, (name, done.stderr)
     for request in gemini_server.requests:
         _pairs_sent(request.contents)
+
+
+def test_the_idle_timeout_reaches_a_model_switched_to_later(root: Path, home: Path) -> None:
+    from gemini_tui.cli.assemble import build_session
+
+    (home / ".gemini").mkdir()
+    (home / ".gemini/settings.json").write_text(json.dumps({"model": {"streamIdleTimeout": 7}}))
+    env = {"GEMINI_API_KEY": "k", "GOOGLE_GEMINI_BASE_URL": "http://127.0.0.1:9"}
+    session = build_session(root, home=home, env=env)
+    assert session.model.idle_timeout_s == 7
+    switched, _ = session.model_factory("gemini-2.5-flash")
+    assert switched.idle_timeout_s == 7
