@@ -292,3 +292,14 @@ def test_unknown_blocks_are_dropped_and_links_show_their_title() -> None:
         assert [b.type for b in result.content] == [b["type"] for b in blocks if b in known]
     link = result_parts(CallToolResult.model_validate(drop_unknown_blocks({"content": [known[2]]})))
     assert link == [TextPart("Resource link: The A file file:///a.md")]
+
+
+async def test_a_block_of_an_unknown_type_is_dropped_end_to_end(tmp_path: Path) -> None:
+    raw = str(Path(__file__).resolve().parents[1] / "fakes" / "mcp_raw_server.py")
+    manager = await connect({"raw": {"command": sys.executable, "args": [raw]}}, tmp_path)
+    try:
+        result = await call(tool_of(manager, "odd"), {})
+        assert result.ok, result.llm_content
+        assert result.llm_content == "kept text\nResource link: The A file file:///a.md"
+    finally:
+        await manager.close()
