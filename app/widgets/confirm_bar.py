@@ -51,22 +51,24 @@ def _describe(request: ConfirmationRequested) -> tuple[str, str]:
     return "Allow this tool call?", request.call.description or request.call.name
 
 
-def always_label(request: ConfirmationRequested) -> str:
+def grant_subject(request: ConfirmationRequested) -> str:
+    """What "for the session" / "always" would allow, in words: the commands, the MCP tool, or ""."""
     match request.details:
         case ExecConfirmation(root_commands=roots) if roots:
-            return f"allow {', '.join(roots)} for the session"
+            return ", ".join(roots)
         case McpConfirmation(tool_display_name=tool):
-            return f"allow {tool} for the session"
-    return "allow for the session"
+            return tool
+    return ""
+
+
+def always_label(request: ConfirmationRequested) -> str:
+    subject = grant_subject(request)
+    return f"allow {subject} for the session" if subject else "allow for the session"
 
 
 def saved_label(request: ConfirmationRequested) -> str:
-    match request.details:
-        case ExecConfirmation(root_commands=roots) if roots:
-            return f"always allow {', '.join(roots)} here"
-        case McpConfirmation(tool_display_name=tool):
-            return f"always allow {tool} here"
-    return "always allow here"
+    subject = grant_subject(request)
+    return f"always allow {subject} here" if subject else "always allow here"
 
 
 class ConfirmBar(Vertical, can_focus=True):
