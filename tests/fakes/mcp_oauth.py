@@ -5,14 +5,12 @@ request at once, as a user clicking "Allow" would."""
 from __future__ import annotations
 
 import secrets
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-import uvicorn
 from mcp.server.auth.provider import (
     AccessToken,
     AuthorizationCode,
@@ -24,7 +22,7 @@ from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
-from tests.fakes.mcp_http import free_port
+from tests.fakes.mcp_http import free_port, serve_app
 
 
 @dataclass
@@ -90,16 +88,5 @@ def serve_oauth_mcp() -> Iterator[tuple[str, MemoryProvider]]:
     def whoami() -> str:
         return "an authorized client"
 
-    config = uvicorn.Config(server.streamable_http_app(), host="127.0.0.1", port=port, log_level="critical")
-    http = uvicorn.Server(config)
-    thread = threading.Thread(target=http.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not http.started and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert http.started, "the OAuth MCP server did not start"
-    try:
+    with serve_app(server.streamable_http_app(), port):
         yield f"{base}/mcp", provider
-    finally:
-        http.should_exit = True
-        thread.join(10)
