@@ -28,7 +28,7 @@ from gemini_tui.app.widgets.diff_view import DiffView
 from gemini_tui.app.widgets.key_bar import KeyBar
 from gemini_tui.core.confirmation import ConfirmationOutcome, Decision, EditConfirmation
 from gemini_tui.core.display import FileDiff
-from gemini_tui.core.terminal_text import clean_terminal_text
+from gemini_tui.core.terminal_text import clean_terminal_text, has_terminal_controls
 from gemini_tui.styles import stylesheet
 
 log = logging.getLogger(__name__)
@@ -336,8 +336,14 @@ class DiffReviewScreen(ModalScreen[Decision]):
             return
         accepted = {h.index for h in self.hunks} - self.rejected
         proposal = apply_hunks(self.shown_diff.original_content, self.shown_diff.new_content, self.hunks, accepted)
+        text = self._draft if self._draft is not None else proposal
+        if has_terminal_controls(text.replace("\r", "")):
+            # the editor would draw them raw (to the terminal), and cleaning them would change what is written
+            self.notify("This content holds terminal control characters: edit it in $EDITOR (Ctrl+E) instead.",
+                        severity="warning")
+            return
         editor = self.query_one(ProposalEditor)
-        editor.load_text(self._draft if self._draft is not None else proposal)
+        editor.load_text(text)
         self._edit_base = self.shown_diff
         self._set_mode("edit")
         editor.focus()
