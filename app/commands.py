@@ -1,25 +1,24 @@
-"""Command palette (Ctrl+P): the slash commands and the main screen's actions, searchable by name."""
+"""Command palette (Ctrl+P): the slash commands and the main screen's actions, searchable by name.
+
+The main screen lists this provider in its `COMMANDS`; the screen the palette was opened on is its target."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from functools import partial
+from typing import TYPE_CHECKING, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from gemini_tui.app.slash_commands import COMMANDS, session_commands
 
+if TYPE_CHECKING:
+    from gemini_tui.app.view import PaletteActions
+
 
 class GeminiCommands(Provider):
     def _entries(self) -> list[tuple[str, str, Callable[[], object]]]:
-        from gemini_tui.app.screens.main_screen import MainScreen
-
-        screen = self.app.screen_stack[0] if self.app.screen_stack else None
-        for candidate in self.app.screen_stack:
-            if isinstance(candidate, MainScreen):
-                screen = candidate
-        if not isinstance(screen, MainScreen):
-            return []
+        screen = cast("PaletteActions", self.screen)
         entries: list[tuple[str, str, Callable[[], object]]] = [
             (f"/{name}", cmd.help, partial(screen.run_slash, f"/{name}"))
             for name, cmd in COMMANDS.items() if cmd.usage == f"/{name}"

@@ -10,14 +10,14 @@ from gemini_tui.core.confirmation import ConfirmationOutcome, Decision, EditConf
 from gemini_tui.core.events import ConfirmationRequested
 
 if TYPE_CHECKING:
-    from gemini_tui.app.screens.main_screen import MainScreen
+    from gemini_tui.app.view import ConfirmationView
 
 
 class ConfirmationQueue:
     """Resolves each request's future exactly once; requests the core gave up on (cancelled) are dropped."""
 
-    def __init__(self, screen: MainScreen) -> None:
-        self.screen = screen
+    def __init__(self, view: ConfirmationView) -> None:
+        self.view = view
         self.pending: deque[ConfirmationRequested] = deque()
         self.showing: ConfirmationRequested | None = None
         self._modal: object | None = None
@@ -31,7 +31,7 @@ class ConfirmationQueue:
         if self.showing is None:
             self.show_next()
         else:
-            self.screen.confirm_bar.set_waiting(len(self.pending))
+            self.view.confirm_bar.set_waiting(len(self.pending))
 
     def _withdrawn(self, request: ConfirmationRequested) -> None:
         """The future finished: answered here, or cancelled by the core (Esc, turn over)."""
@@ -39,11 +39,11 @@ class ConfirmationQueue:
             self.pending.remove(request)
         if request is self.showing:
             self.showing = None
-            self.screen.confirm_bar.hide()
+            self.view.confirm_bar.hide()
             modal, self._modal = self._modal, None
-            if modal is not None and modal is self.screen.app.screen:
-                self.screen.app.pop_screen()
-            self.screen.call_later(self.show_next)
+            if modal is not None:
+                self.view.pop_modal(modal)
+            self.view.call_later(self.show_next)
 
     def show_next(self) -> None:
         if self.showing is not None:
@@ -51,25 +51,20 @@ class ConfirmationQueue:
         while self.pending and self.pending[0].future.done():
             self.pending.popleft()
         if not self.pending:
-            self.screen.focus_prompt()
-            self.screen.attention(None)
+            self.view.focus_prompt()
+            self.view.attention(None)
             return
         request = self.showing = self.pending.popleft()
-        self.screen.attention("approval")
+        self.view.attention("approval")
         if isinstance(request.details, EditConfirmation):
             self._open_modal(request)
         else:
             self._show_inline(request)
 
-    def _allow_saving(self) -> bool:
-        """"Allow always" is offered unless security.disableAlwaysAllow is set."""
-        settings = getattr(self.screen.session, "settings", None)
-        return not getattr(settings, "disable_always_allow", False)
-
     def _show_inline(self, request: ConfirmationRequested) -> None:
-        bar = self.screen.confirm_bar
-        bar.on_typed = self.screen.type_into_prompt
-        bar.allow_saving = self._allow_saving()
+        bar = self.view.confirm_bar
+        bar.on_typed = self.view.type_into_prompt
+        bar.allow_saving = self.view.allows_saving_grants()
         bar.show(request, len(self.pending))
 
     def _open_modal(self, request: ConfirmationRequested) -> None:
@@ -82,10 +77,10 @@ class ConfirmationQueue:
         details = request.details
         if request.call.reason:  # a protected file: the review says why it asks even in auto_edit
             details = dataclasses.replace(details, title=f"{details.title} · {request.call.reason}")
-        modal = DiffReviewScreen(details, on_interrupt=self.screen.action_cancel_turn,
-                                 on_typed=self.screen.type_into_prompt, allow_saving=self._allow_saving())
+        modal = DiffReviewScreen(details, on_interrupt=self.view.action_cancel_turn,
+                                 on_typed=self.view.type_into_prompt, allow_saving=self.view.allows_saving_grants())
         self._modal = modal
-        self.screen.app.push_screen(modal, callback=lambda decision: self.resolve(request, decision))
+        self.view.push_modal(modal, lambda decision: self.resolve(request, decision))
 
     def resolve(self, request: ConfirmationRequested, decision: Decision | None) -> None:
         if request is self.showing:

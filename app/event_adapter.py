@@ -1,4 +1,7 @@
-"""The one adapter from core events to widgets: each event type maps to a few method calls on the screen's parts."""
+"""The one adapter from core events to widgets: each event type maps to a few method calls on the view's parts.
+
+It depends on the `EventView` protocol, not on a screen; each call event updates the view's `CallLog` once, and
+the widgets that show calls render the record it returns."""
 
 from __future__ import annotations
 
@@ -45,20 +48,21 @@ def shown(event: Event) -> Event:
 
 
 if TYPE_CHECKING:
-    from gemini_tui.app.screens.main_screen import MainScreen
+    from gemini_tui.app.call_log import CallRecord
+    from gemini_tui.app.view import EventView
 
 
 class EventAdapter:
     """Calls down into the widgets; its only state is the turn's last error, so the turn's end does not repeat it."""
 
-    def __init__(self, screen: MainScreen) -> None:
-        self.screen = screen
+    def __init__(self, view: EventView) -> None:
+        self.view = view
         self._last_error: str | None = None
 
     async def handle(self, event: Event) -> None:
         event = shown(event)
-        screen = self.screen
-        chat, queue, status = screen.chat, screen.queue, screen.status
+        view = self.view
+        chat, queue, status = view.chat, view.queue, view.status
         match event:
             case TurnStarted():
                 self._last_error = None
@@ -69,17 +73,14 @@ class EventAdapter:
             case ThoughtDelta(text=text):
                 await chat.add_thought(text)
             case CallStateChanged(call=call):
-                await chat.add_call(call)
-                queue.update_call(call)
-                screen.record_call(call)
+                await self.show_call(view.calls.update(call))
             case ToolOutputChunk(call_id=call_id, chunk=chunk):
-                queue.add_output(call_id, chunk)
+                if (record := view.calls.add_output(call_id, chunk)) is not None:
+                    queue.output_changed(record)
             case CallFinished(call=call, result=result, duration_ms=duration_ms):
-                await chat.finish_call(call, result, duration_ms)
-                queue.finish_call(call, duration_ms, result.error.message if result.error else "")
-                screen.finish_call(call, result, duration_ms)
+                await self.show_call(view.calls.finish(call, result, duration_ms))
             case ConfirmationRequested():
-                screen.confirmations.add(event)
+                view.ask_confirmation(event)
             case LoopSuspected(future=future):
                 from gemini_tui.app.screens.loop_question import LoopQuestion
 
@@ -87,7 +88,7 @@ class EventAdapter:
                     if not future.done():
                         future.set_result(bool(keep_going))
 
-                screen.app.push_screen(LoopQuestion(), callback=answer)
+                view.push_modal(LoopQuestion(), answer)
             case UsageUpdated(session_total=total):
                 status.tokens = total
             case ContextUsed() as used:
@@ -97,7 +98,7 @@ class EventAdapter:
             case Retrying(attempt=attempt, delay_s=delay, reason=reason, discard_partial=discard):
                 if discard:
                     await chat.discard_partial()
-                screen.notify(f"Retrying ({attempt}) in {delay:.1f}s: {reason}", severity="warning", timeout=4)
+                view.notify(f"Retrying ({attempt}) in {delay:.1f}s: {reason}", severity="warning", timeout=4)
             case ErrorOccurred(message=message):
                 self._last_error = message
                 await chat.add_notice(f"✗ {message}", "error")
@@ -105,8 +106,8 @@ class EventAdapter:
                 await chat.add_notice(message, level)
             case McpServerStatusChanged(server=server, state=state):
                 status.set_mcp_state(server, state.value)
-                screen.mcp_status[server] = event
-                screen.refresh_session_commands()  # its prompts and resources complete once it is connected
+                view.mcp_status[server] = event
+                view.refresh_session_commands()  # its prompts and resources complete once it is connected
             case TurnFinished(reason=reason, message=message):
                 await chat.close_streams()
                 status.busy = False
@@ -115,3 +116,9 @@ class EventAdapter:
                     said = not message or message == self._last_error  # the error notice above already says it
                     await chat.add_notice(f"Turn ended: {reason.value}" + ("" if said else f". {message}"),
                                           "warning" if reason.value == "cancelled" else "error")
+
+    async def show_call(self, record: CallRecord) -> None:
+        """Every widget that shows calls renders the same record."""
+        await self.view.chat.show_call(record)
+        self.view.queue.show(record)
+        self.view.show_in_history(record)

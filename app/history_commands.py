@@ -8,15 +8,16 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from gemini_tui.app.command_registry import CommandContext, CommandResult, Interactive, command
 from gemini_tui.app.screens.picker import ConfirmScreen, PickerScreen
-from gemini_tui.app.slash_commands import command
 
 if TYPE_CHECKING:
-    from gemini_tui.app.screens.main_screen import MainScreen
+    from gemini_tui.app.view import CommandView
     from gemini_tui.core.checkpoints import RestorePlan
+    from gemini_tui.core.session_face import SessionFace
 
 
-def in_worker(screen: MainScreen, job: Callable[[], Awaitable[None]]) -> None:
+def in_worker(screen: CommandView, job: Callable[[], Awaitable[None]]) -> None:
     async def run() -> None:
         try:
             await job()
@@ -34,11 +35,11 @@ def when(at: float) -> str:
 
 # -- /resume ------------------------------------------------------------------------------------------------------
 @command("resume", "Resume a saved session of this project (picker; or /resume N|id)", "/resume [N|id]")
-async def _resume(screen: MainScreen, args: str) -> None:
-    in_worker(screen, lambda: resume(screen, args))
+async def _resume(session: SessionFace, args: str, context: CommandContext) -> CommandResult:
+    return Interactive(lambda screen: resume(screen, args))
 
 
-async def resume(screen: MainScreen, which: str) -> None:
+async def resume(screen: CommandView, which: str) -> None:
     session: Any = screen.session
     if not which:
         from gemini_tui.cli.sessions import describe
@@ -72,11 +73,11 @@ def describe_plan(plan: RestorePlan) -> str:
 
 @command("restore", "Restore files (and the conversation) to a checkpoint: list, or /restore N|id",
          "/restore [N|id]")
-async def _restore(screen: MainScreen, args: str) -> None:
-    in_worker(screen, lambda: restore(screen, args))
+async def _restore(session: SessionFace, args: str, context: CommandContext) -> CommandResult:
+    return Interactive(lambda screen: restore(screen, args))
 
 
-async def restore(screen: MainScreen, which: str) -> None:
+async def restore(screen: CommandView, which: str) -> None:
     session: Any = screen.session
     if not which:
         records = session.list_checkpoints()
@@ -101,11 +102,11 @@ async def restore(screen: MainScreen, which: str) -> None:
 
 
 @command("undo", "Undo the last change to files made by a tool call")
-async def _undo(screen: MainScreen, args: str) -> None:
-    in_worker(screen, lambda: undo(screen))
+async def _undo(session: SessionFace, args: str, context: CommandContext) -> CommandResult:
+    return Interactive(lambda screen: undo(screen))
 
 
-async def undo(screen: MainScreen) -> None:
+async def undo(screen: CommandView) -> None:
     session: Any = screen.session
     record, plan = await session.plan_undo()
     if plan.changed_by_hand and not await screen.app.push_screen_wait(
@@ -121,11 +122,11 @@ REWIND_CHOICES = ("Files and conversation", "Conversation only", "Files only")
 
 
 @command("rewind", "Go back to an earlier prompt: files and/or conversation (also Esc Esc)")
-async def _rewind(screen: MainScreen, args: str) -> None:
-    in_worker(screen, lambda: rewind(screen))
+async def _rewind(session: SessionFace, args: str, context: CommandContext) -> CommandResult:
+    return Interactive(lambda screen: rewind(screen))
 
 
-async def rewind(screen: MainScreen) -> None:
+async def rewind(screen: CommandView) -> None:
     session: Any = screen.session
     if session.is_running:
         raise RuntimeError("A turn is running: wait for it to end (or press Esc to cancel it), then rewind.")
@@ -163,7 +164,7 @@ async def rewind(screen: MainScreen) -> None:
     await screen.chat.add_notice(" ".join(said))
 
 
-async def redraw(screen: MainScreen) -> None:
+async def redraw(screen: CommandView) -> None:
     """The chat as the saved session now holds it (after a rewind or restore)."""
     session: Any = screen.session
     if session.store is None or session.recorder is None:
@@ -175,11 +176,11 @@ async def redraw(screen: MainScreen) -> None:
 
 # -- /compress ----------------------------------------------------------------------------------------------------
 @command("compress", "Condense the older turns of the conversation now (frees context)")
-async def _compress(screen: MainScreen, args: str) -> None:
-    in_worker(screen, lambda: compress(screen))
+async def _compress(session: SessionFace, args: str, context: CommandContext) -> CommandResult:
+    return Interactive(lambda screen: compress(screen))
 
 
-async def compress(screen: MainScreen) -> None:
+async def compress(screen: CommandView) -> None:
     session: Any = screen.session
     if session.is_running:
         raise RuntimeError("A turn is running: compress after it ends.")

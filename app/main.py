@@ -14,7 +14,6 @@ from textual import events, work
 from textual.app import App
 from textual.binding import Binding, BindingType
 
-from gemini_tui.app.commands import GeminiCommands
 from gemini_tui.styles import stylesheet
 
 if TYPE_CHECKING:
@@ -36,7 +35,6 @@ class GeminiApp(App[int]):
     TITLE = "gemini-tui"
     CSS_PATH: ClassVar = [stylesheet(name) for name in (
         "app.tcss", "chat.tcss", "prompt.tcss", "diff_review.tcss", "history.tcss", "displays.tcss")]
-    COMMANDS: ClassVar = App.COMMANDS | {GeminiCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
         # one meaning on every screen (modals included): clear or cancel what is in front; twice quits

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from gemini_tui.core.session import Session
+    from gemini_tui.core.session_face import SessionFace
 
 # settings field -> (what it does, how a rule reads)
 RULES: tuple[tuple[str, str], ...] = (
@@ -29,7 +29,7 @@ POLICY_RULES: tuple[tuple[str, str], ...] = (
 )
 
 
-def _policy_rules(session: Session) -> list[str]:
+def _policy_rules(session: SessionFace) -> list[str]:
     """Every settings rule the policy holds (with the file it came from), else the settings' own lists."""
     policy = getattr(session, "policy", None)
     settings = session.settings
@@ -53,7 +53,7 @@ def _policy_rules(session: Session) -> list[str]:
     return rows
 
 
-def permissions_markdown(session: Session) -> str:
+def permissions_markdown(session: SessionFace) -> str:
     settings = session.settings
     mode = str(session.approval_mode)
     yolo = ("yolo is disabled (security.disableYoloMode)" if settings.disable_yolo_mode
@@ -90,7 +90,7 @@ def permissions_markdown(session: Session) -> str:
     return "\n".join(lines)
 
 
-def revoke(session: Session, argument: str) -> list[Any]:
+def revoke(session: SessionFace, argument: str) -> list[Any]:
     """Revokes the grants `argument` names (a number from the list, a key, a bare rule, or `all`); returns
     them. Raises KeyError naming what matched nothing."""
     store = session.grants

@@ -12,6 +12,7 @@ from typing import ClassVar
 
 from textual.app import App, ComposeResult
 
+from gemini_tui.app.call_log import CallLog
 from gemini_tui.app.widgets.history_panel import HistoryPanel
 from gemini_tui.core.events import CallState, ToolCallInfo
 from gemini_tui.core.tool import ToolResult
@@ -28,6 +29,10 @@ NAMES = ("read_file", "run_shell_command", "replace", "glob", "search_file_conte
 
 class Harness(App[None]):
     CSS_PATH: ClassVar = [STYLES / "history.tcss"]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls = CallLog()
 
     def compose(self) -> ComposeResult:
         yield HistoryPanel()
@@ -53,14 +58,14 @@ async def measure() -> dict[str, float]:
         figures["idle"] = statistics.median(idle)
         started = clock()
         for n in range(CALLS):
-            panel.record(call(n, CallState.executing))
-            panel.finish(call(n, CallState.success), ToolResult("ok", "ok"), n % 900)
+            panel.show(app.calls.update(call(n, CallState.executing)))
+            panel.show(app.calls.finish(call(n, CallState.success), ToolResult("ok", "ok"), n % 900))
         await pilot.pause()
         figures["add"] = clock() - started
         updates = []
         for n in range(5):
             started = clock()
-            panel.record(call(CALLS + n, CallState.executing))  # a new call: the list is rebuilt
+            panel.show(app.calls.update(call(CALLS + n, CallState.executing)))  # a new call: the list is rebuilt
             await pilot.pause()
             updates.append(clock() - started)
         figures["update"] = statistics.median(updates)

@@ -47,6 +47,7 @@ class ToolCallInfo:
     decision: str = ""
     rule: str = ""
     reason: str = ""
+    outcome: str | None = None  # once decided, a core.stats.CallDecision value (accept, reject, modify, auto_accept)
 
 
 @dataclass(frozen=True)

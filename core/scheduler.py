@@ -73,6 +73,7 @@ class _Call:
             started_at=self.started_at, ended_at=self.ended_at, requested_by=self.requested_by,
             decision=self.policy.verdict.value if self.policy else "", rule=self.policy.rule if self.policy else "",
             reason=self.policy.reason if self.policy else "",
+            outcome=self.decision.value if self.decision is not None else None,
         )
 
 

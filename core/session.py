@@ -188,6 +188,17 @@ class Session:
     def tools(self) -> Sequence[BaseTool[Any]]:
         return self.registry.tools
 
+    def mcp_offers(self, server: str) -> tuple[list[str], list[str]]:
+        connection = (getattr(self.mcp, "connections", None) or {}).get(server)
+        if connection is None:
+            return [], []
+        return ([p.name for p in getattr(connection, "prompts", None) or []],
+                [r.uri for r in getattr(connection, "resources", None) or []])
+
+    def resource_mentions(self) -> dict[str, str]:
+        mentions = getattr(self.mcp, "resource_mentions", None)  # an MCP service may offer no resources
+        return mentions() if mentions is not None else {}
+
     def _notice(self, notice: Notice) -> None:
         self._notices.append(notice)
         self.bus.publish(notice)

@@ -4,19 +4,23 @@ given when it is built. Front ends use `SessionFace` and the events on its bus, 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from gemini_tui.core.auth import Auth
     from gemini_tui.core.config import Settings
     from gemini_tui.core.context import Memory
+    from gemini_tui.core.custom_commands import CustomCommand
     from gemini_tui.core.events import EventBus, Notice, TurnEndReason
+    from gemini_tui.core.extensions import Extension
     from gemini_tui.core.grants import GrantStore
     from gemini_tui.core.models.base import Content
     from gemini_tui.core.sandbox import Sandbox
     from gemini_tui.core.scheduler import ApprovalMode
+    from gemini_tui.core.session_record import LoadedSession
     from gemini_tui.core.stats import SessionStats
     from gemini_tui.core.tool import BaseTool
 
@@ -41,6 +45,11 @@ class SessionFace(Protocol):
     sandbox: Sandbox  # how commands run: `describe()` for the status line, `explain()` for /about
     settings: Settings  # the settings in force (folder trust and what it withheld, rules with their origins)
     grants: GrantStore  # "allow for the session" / "allow always" grants: /permissions lists and revokes them
+    auth: Auth | None  # how Gemini is reached, for `/auth`
+    commands: Mapping[str, CustomCommand]  # custom commands (files, extensions, MCP prompts) by name
+    extensions: Sequence[Extension]  # for `/extensions`
+    include_dirs: Sequence[Path]  # the workspace's directories beside the root
+    resumed: LoadedSession | None  # a resumed session's transcript, for the front end to redraw what the user saw
 
     # -- what it is ----------------------------------------------------------------------------------------------
     @property
@@ -60,6 +69,12 @@ class SessionFace(Protocol):
     def approval_mode(self, mode: ApprovalMode) -> None: ...
     @property
     def history(self) -> Sequence[Content]: ...
+    def mcp_offers(self, server: str) -> tuple[list[str], list[str]]:
+        """What a connected MCP server offers beside tools: its prompts' names and its resources' URIs."""
+        ...
+    def resource_mentions(self) -> dict[str, str]:
+        """MCP resources a prompt may mention: `server:uri` -> name (for completion after `@`)."""
+        ...
     @property
     def tools(self) -> Sequence[BaseTool]:
         """The tools the model is offered now (MCP and discovered tools join as they arrive)."""
@@ -79,10 +94,21 @@ class SessionFace(Protocol):
         """A `!command`: through the scheduler (asked like the model's own), and its output joins the
         conversation for the next prompt."""
         ...
+    async def send_command(self, line: str) -> TurnEndReason | None:
+        """A custom command (`/name args`): expanded by the session, then sent as a prompt."""
+        ...
     def cancel(self) -> None:
         """Stops the running prompt or command; every call still gets its response."""
         ...
     def clear(self) -> None: ...
+
+    # -- setup ----------------------------------------------------------------------------------------------------
+    def set_model(self, name: str) -> str | None:
+        """Switches the model for the next request; returns a notice to show, if any (raises on a bad name)."""
+        ...
+    def add_directory(self, directory: str) -> Path:
+        """Adds a directory to the workspace (`/directory add`); raises ValueError when it cannot."""
+        ...
 
     # -- memory --------------------------------------------------------------------------------------------------
     @property
@@ -106,6 +132,9 @@ class ToolDiscovery(Protocol):
 
 
 class DiscoveryResult(Protocol):
+    def resource_mentions(self) -> dict[str, str]:
+        """MCP resources a prompt may mention: `server:uri` -> name (for completion after `@`)."""
+        ...
     @property
     def tools(self) -> Sequence[BaseTool]: ...
     @property

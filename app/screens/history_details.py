@@ -21,7 +21,7 @@ from gemini_tui.core.parts import InlineDataPart, TextPart
 from gemini_tui.styles import stylesheet
 
 if TYPE_CHECKING:
-    from gemini_tui.app.widgets.history_panel import HistoryEntry
+    from gemini_tui.app.call_log import CallRecord
     from gemini_tui.core.tool import ToolResult
 
 
@@ -36,13 +36,13 @@ class HistoryDetailsScreen(ModalScreen[None]):
         Binding("q", "close", "Close", show=False),
     ]
 
-    def __init__(self, entry: HistoryEntry) -> None:
+    def __init__(self, record: CallRecord) -> None:
         super().__init__()
-        self.entry = entry
+        self.record = record
 
     def compose(self) -> ComposeResult:
-        call, result = self.entry.call, self.entry.result
-        duration = format_elapsed(self.entry.duration_ms / 1000) if self.entry.duration_ms is not None else ""
+        call, result = self.record.call, self.record.result
+        duration = format_elapsed(self.record.duration_ms / 1000) if self.record.duration_ms is not None else ""
         with VerticalScroll(id="details"):
             yield Label(Content.assemble(
                 (f"{STATE_ICONS[call.state]} {STATE_WORDS[call.state]}", STATE_STYLES[call.state]), "  ",
@@ -54,6 +54,8 @@ class HistoryDetailsScreen(ModalScreen[None]):
                 reason = f" — {call.reason}" if call.reason else ""
                 yield Static(f"Approval: {call.decision} by {call.rule}{reason}", id="details-approval",
                              markup=False)
+            if (decided := decision_text(self.record)) is not None:
+                yield Static(decided, id="details-decision", markup=False)
             yield Label("Arguments", classes="details-heading")
             yield Static(highlight(json.dumps(call.args, indent=2, ensure_ascii=False), language="json"),
                          id="details-args")
@@ -66,6 +68,16 @@ class HistoryDetailsScreen(ModalScreen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+
+def decision_text(record: CallRecord) -> str | None:
+    """How the call came to run or not: the decision, who made it, and how long the user took."""
+    if record.decision is None:
+        return None
+    line = f"Decision: {record.decision.replace('_', ' ')}, by {record.decided_by}"
+    if record.was_asked:
+        line += f" after {format_elapsed(record.waiting_s())}"
+    return line
 
 
 def llm_text(result: ToolResult | None) -> str:

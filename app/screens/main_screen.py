@@ -1,13 +1,17 @@
-"""The main screen: status line, chat pane, tool-call queue, inline confirmations, prompt and history panel."""
+"""The main screen: status line, chat pane, tool-call queue, inline confirmations, prompt and history panel.
+
+It holds the layout, the key bindings and short handlers. Events reach the widgets through `EventAdapter` (which
+sees this screen as an `EventView`), slash commands return typed results that `apply` shows, and the session is
+only used through its face (`SessionFace`)."""
 
 from __future__ import annotations
 
 import asyncio
 import gc
 import time
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from rich.text import Text
 from textual import events, on, work
@@ -17,9 +21,28 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, Static, TextArea
 
+from gemini_tui.app.call_log import CallLog, CallRecord
+from gemini_tui.app.commands import GeminiCommands
 from gemini_tui.app.confirmations import ConfirmationQueue
 from gemini_tui.app.event_adapter import EventAdapter, compression_mark
-from gemini_tui.app.slash_commands import command_help, run_command, session_commands
+from gemini_tui.app.slash_commands import (
+    ChooseTheme,
+    ClearChat,
+    CommandContext,
+    CommandResult,
+    Interactive,
+    ModelChanged,
+    OpenScreen,
+    Quit,
+    SendCommand,
+    Several,
+    ShowConversation,
+    ShowMarkdown,
+    ShowNotice,
+    command_help,
+    run_command,
+    session_commands,
+)
 from gemini_tui.app.widgets.call_format import short
 from gemini_tui.app.widgets.chat import ChatPane
 from gemini_tui.app.widgets.confirm_bar import ConfirmBar
@@ -27,11 +50,13 @@ from gemini_tui.app.widgets.key_bar import KeyBar
 from gemini_tui.app.widgets.prompt import PromptArea, PromptInput
 from gemini_tui.app.widgets.queue import ToolQueue
 from gemini_tui.app.widgets.status import StatusLine
-from gemini_tui.core.events import Event, McpServerStatusChanged, ToolCallInfo
+from gemini_tui.core.events import ConfirmationRequested, Event, McpServerStatusChanged
 
 if TYPE_CHECKING:
+    from gemini_tui.app.widgets.history_panel import HistoryPanel
     from gemini_tui.core.session_face import SessionFace
-    from gemini_tui.core.tool import ToolResult
+
+T = TypeVar("T")
 
 ANSWER_NOTIFY_AFTER = 10.0  # seconds: a turn this long rings when it ends (the user has likely looked away)
 HISTORY_BESIDE_MIN_WIDTH = 80  # narrower than this, the history panel covers the chat while it is open
@@ -40,16 +65,15 @@ REWIND_WINDOW = 1.0  # seconds: Esc twice within this opens the rewind picker
 WARM_UP_DELAY = 1.0  # seconds after the first frame: the first frame never waits for the model's SDK
 
 
-def history_panel() -> Widget:
-    """The Ctrl+B side panel, or a placeholder when the panel module is missing."""
-    try:
-        from gemini_tui.app.widgets.history_panel import HistoryPanel
-    except ImportError:
-        return Static("Tool history is not available.", id="history")
+def history_panel() -> HistoryPanel:
+    """The Ctrl+B side panel (imported when it is first mounted, after the first frame)."""
+    from gemini_tui.app.widgets.history_panel import HistoryPanel
+
     return HistoryPanel(id="history")
 
 
 class MainScreen(Screen[None]):
+    COMMANDS: ClassVar = {GeminiCommands}  # the command palette's entries for this screen
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel_turn", "Cancel turn"),
         Binding("shift+tab", "cycle_mode", "Approval mode", priority=True),
@@ -80,6 +104,8 @@ class MainScreen(Screen[None]):
         self.confirm_bar = ConfirmBar(id="confirm")
         self.prompt = PromptArea(root, command_help(), id="prompt")
         self.history: Widget = Static(id="history-placeholder")
+        self.history_panel: HistoryPanel | None = None
+        self.calls = CallLog()  # one record per tool call; the chat, the queue and the panel render from it
         self.confirmations = ConfirmationQueue(self)
         self.adapter = EventAdapter(self)
         self.mcp_status: dict[str, McpServerStatusChanged] = {}
@@ -124,8 +150,7 @@ class MainScreen(Screen[None]):
         for name in [n for n in self.prompt.commands if ":" in n and n not in session_commands(self.session)]:
             del self.prompt.commands[name]  # a server that went away takes its prompts with it
         self.prompt.commands.update(session_commands(self.session))
-        mentions = getattr(getattr(self.session, "mcp", None), "resource_mentions", None)
-        self.prompt.resources = mentions() if mentions is not None else {}
+        self.prompt.resources = self.session.resource_mentions()
 
     def queue_prompt(self, text: str) -> None:
         """Sends `text` as if typed, now or as soon as the session is ready (`-i TEXT`)."""
@@ -199,6 +224,9 @@ class MainScreen(Screen[None]):
         placeholder, self.history = self.history, panel
         await self.query_one("#body").mount(panel)
         await placeholder.remove()
+        self.history_panel = panel
+        for record in self.calls.records():  # calls made before the panel was there
+            panel.show(record)
 
     @work(thread=True, group="warm-up")
     def warm_up_client(self) -> None:
@@ -244,16 +272,23 @@ class MainScreen(Screen[None]):
         elif event.is_printable and event.character:
             prompt.insert(event.character)
 
-    # -- the history panel ------------------------------------------------------------------------------------------
-    def record_call(self, call: ToolCallInfo) -> None:
-        record = getattr(self.history, "record", None)
-        if record is not None:
-            record(call)
+    # -- what the event adapter and the confirmations drive (EventView, ConfirmationView) -----------------------------
+    def show_in_history(self, record: CallRecord) -> None:
+        if self.history_panel is not None:
+            self.history_panel.show(record)
 
-    def finish_call(self, call: ToolCallInfo, result: ToolResult, duration_ms: int) -> None:
-        finish = getattr(self.history, "finish", None)
-        if finish is not None:
-            finish(call, result, duration_ms)
+    def allows_saving_grants(self) -> bool:
+        return not self.session.settings.disable_always_allow
+
+    def ask_confirmation(self, request: ConfirmationRequested) -> None:
+        self.confirmations.add(request)
+
+    def push_modal(self, modal: Screen[T], callback: Callable[[T | None], None]) -> None:
+        self.app.push_screen(modal, callback=callback)
+
+    def pop_modal(self, modal: Screen[Any]) -> None:
+        if modal is self.app.screen:
+            self.app.pop_screen()
 
     # -- the prompt ---------------------------------------------------------------------------------------------------
     @on(PromptInput.Submitted)
@@ -279,9 +314,53 @@ class MainScreen(Screen[None]):
     async def run_slash(self, line: str) -> None:
         await self.chat.start_turn(line)
         try:
-            await run_command(self, line)
+            result = await run_command(self.session, line, CommandContext(self.mcp_status))
         except Exception as exc:  # a failed command is reported, never fatal
             await self.chat.add_notice(f"✗ {line.split()[0]} failed: {exc}", "error")
+            return
+        await self.apply(result)
+
+    async def apply(self, result: CommandResult) -> None:
+        """Shows what a slash command returned."""
+        match result:
+            case ShowMarkdown(text=text):
+                await self.chat.add_markdown(text)
+            case ShowNotice(text=text, level=level):
+                await self.chat.add_notice(text, level)
+            case ClearChat():
+                await self.chat.clear()
+                self.queue.start_turn()
+            case ShowConversation(notice=notice):
+                await self.chat.clear()
+                if self.session.resumed is not None:
+                    await self.show_transcript(self.session.resumed)
+                else:
+                    await self.show_history()
+                await self.chat.add_notice(notice)
+            case SendCommand(line=line):
+                if self.busy:  # the turn worker is exclusive: starting another would cancel the running one
+                    await self.chat.add_notice("A turn is running: wait for it, or press Esc to cancel it.", "error")
+                else:
+                    self.send_command(line)
+            case ModelChanged(notice=notice):
+                self.status.model_name = self.session.model_name
+                self.status.is_offline = self.session.is_offline
+                await self.chat.add_notice(f"Model switched to {self.session.model_name} for the next request.")
+                if notice:
+                    await self.chat.add_notice(notice, "warning")
+            case ChooseTheme(name=name):
+                await self.choose_theme(name)
+            case Interactive(flow=flow):
+                from gemini_tui.app.history_commands import in_worker
+
+                in_worker(self, lambda: flow(self))
+            case OpenScreen(name="help"):
+                self.app.action_help()  # type: ignore[attr-defined]
+            case Quit():
+                self.app.exit()
+            case Several(results=results):
+                for each in results:
+                    await self.apply(each)
 
     @work(group="turn", exclusive=True)
     async def send(self, text: str) -> None:
@@ -402,11 +481,10 @@ class MainScreen(Screen[None]):
                     result = ToolResult("", display_from_json(data.get("display")),
                                         ToolError(kind, str(error.get("message", ""))) if error and kind else None)
                     duration = int(data.get("duration_ms") or 0)
+                    record = self.calls.finish(info, result, duration)
                     if index >= first_drawn:
-                        await self.chat.add_call(info)
-                        await self.chat.finish_call(info, result, duration)
-                    self.record_call(info)
-                    self.finish_call(info, result, duration)
+                        await self.chat.show_call(record)
+                    self.show_in_history(record)
                 case "notice":
                     await self.chat.add_notice(str(data.get("message", "")), str(data.get("level", "info")))
                 case "compressed":
@@ -414,6 +492,26 @@ class MainScreen(Screen[None]):
         await self.chat.close_streams()
         if first_drawn:
             self.chat.note_hidden(len(prompts) - RESUMED_TURNS_SHOWN)
+
+    async def choose_theme(self, name: str) -> None:
+        """`/theme`: the themes listed, or one applied and remembered as ui.theme."""
+        from gemini_tui.core.config import save_user_setting
+
+        themes = sorted(self.app.available_themes)
+        if not name:
+            listed = ", ".join(f"**{t}**" if t == self.app.theme else f"`{t}`" for t in themes)
+            await self.chat.add_markdown(f"Themes (current in bold): {listed}\n\n`/theme NAME` picks one.")
+            return
+        if name not in self.app.available_themes:
+            await self.chat.add_notice(f"No theme {name!r}. Themes: {', '.join(themes)}.", "error")
+            return
+        self.app.theme = name
+        try:
+            path = save_user_setting("ui.theme", name, self.session.settings.home)
+        except (OSError, ValueError) as exc:
+            await self.chat.add_notice(f"Theme {name} for this session; not remembered: {exc}", "warning")
+            return
+        await self.chat.add_notice(f"Theme {name}, remembered as ui.theme in {path}.")
 
     async def show_history(self) -> None:
         """After /chat resume: the restored conversation's text, so the user sees where they are."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
@@ -27,6 +26,7 @@ from gemini_tui.core.events import CallState, ToolCallInfo
 from gemini_tui.core.terminal_text import clean_terminal_text
 
 if TYPE_CHECKING:
+    from gemini_tui.app.call_log import CallRecord
     from gemini_tui.app.widgets.answer import AnswerBlock, ThoughtBlock
     from gemini_tui.core.tool import ToolResult
 
@@ -50,15 +50,9 @@ class ToolCallCard(Vertical, can_focus=True):
 
     BINDINGS: ClassVar[list[BindingType]] = [("enter", "toggle", "Expand/collapse")]
 
-    def __init__(self, call: ToolCallInfo) -> None:
+    def __init__(self, record: CallRecord) -> None:
         super().__init__(classes="call-card")
-        self.call = call
-        self.result: ToolResult | None = None
-        self.duration_ms: int | None = None  # the tool's own time, not the time it waited for the user
-        self.waited_s = 0.0
-        self._asked_at: float | None = None
-        self._ran_at: float | None = None
-        self._timestamps(call.state)
+        self.record = record
         self.expanded = False
         self.header = Static(classes="call-header")
 
@@ -67,6 +61,25 @@ class ToolCallCard(Vertical, can_focus=True):
 
     def on_mount(self) -> None:
         self.refresh_header()
+
+    @property
+    def call(self) -> ToolCallInfo:
+        return self.record.call
+
+    @property
+    def result(self) -> ToolResult | None:
+        return self.record.result
+
+    @property
+    def duration_ms(self) -> int | None:
+        """The tool's own time: the core's duration counts the wait for the user, the card does not."""
+        if self.record.duration_ms is None:
+            return None
+        return max(0, self.record.duration_ms - int(self.waited_s * 1000))
+
+    @property
+    def waited_s(self) -> float:
+        return self.record.waited_s
 
     def header_text(self) -> Text:
         call = self.call
@@ -95,26 +108,6 @@ class ToolCallCard(Vertical, can_focus=True):
         for state in CallState:
             self.set_class(self.call.state is state, f"-{state.value}")
 
-    def update_call(self, call: ToolCallInfo) -> None:
-        self.call = call
-        self._timestamps(call.state)
-        self.refresh_header()
-
-    def _timestamps(self, state: CallState) -> None:
-        now = time.monotonic()
-        if state is CallState.awaiting_approval and self._asked_at is None:
-            self._asked_at = now
-        if state is CallState.executing and self._ran_at is None:
-            self._ran_at = now
-            self.waited_s = now - self._asked_at if self._asked_at is not None else 0.0
-
-    def finish(self, call: ToolCallInfo, result: ToolResult, duration_ms: int) -> None:
-        self.call, self.result = call, result
-        if self._ran_at is None and self._asked_at is not None:  # refused or cancelled while asked: all wait
-            self.waited_s = time.monotonic() - self._asked_at
-        # the core's duration counts the wait for the user; the card shows the tool's own time
-        self.duration_ms = max(0, duration_ms - int(self.waited_s * 1000))
-        self.refresh_header()
 
     async def action_toggle(self) -> None:
         if self.result is None:
@@ -314,24 +307,21 @@ class ChatPane(VerticalScroll):
             await answer.finish()
             await answer.remove()
 
-    async def add_call(self, call: ToolCallInfo) -> ToolCallCard:
-        card = self.cards.get(call.call_id)
-        if card is not None:
-            card.update_call(call)
-            return card
-        await self.close_streams()
-        card = ToolCallCard(call)
-        self.cards[call.call_id] = card
-        await (await self._turn()).mount(card)
-        self._output_added()
-        return card
-
-    async def finish_call(self, call: ToolCallInfo, result: ToolResult, duration_ms: int) -> None:
-        card = await self.add_call(call)
-        card.finish(call, result, duration_ms)
+    async def show_call(self, record: CallRecord) -> ToolCallCard:
+        """The card of a call that appeared or changed; a new one goes at the end of the current turn."""
+        card = self.cards.get(record.call_id)
+        if card is None:
+            await self.close_streams()
+            card = ToolCallCard(record)
+            self.cards[record.call_id] = card
+            await (await self._turn()).mount(card)
+            self._output_added()
+        else:
+            card.refresh_header()
         # a command the user typed (`!ls`, `/memory add`) is run to see its output: its card opens on its own
-        if call.requested_by == "user" and not card.expanded:
+        if record.result is not None and record.call.requested_by == "user" and not card.expanded:
             await card.action_toggle()
+        return card
 
     async def add_notice(self, message: str, level: str = "info") -> None:
         await self.close_streams()

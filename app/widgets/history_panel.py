@@ -18,20 +18,31 @@ from textual.geometry import Size
 from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
+from gemini_tui.app.call_log import CallRecord
 from gemini_tui.app.widgets.call_format import STATE_ICONS, STATE_STYLES, STATE_WORDS, call_title, format_elapsed, short
 from gemini_tui.core.events import ToolCallInfo
 from gemini_tui.core.tool import ToolResult
 
 
-@dataclass
+@dataclass(eq=False)
 class HistoryEntry:
-    """One call as the panel knows it: its latest snapshot and, once finished, its result."""
+    """One row of the panel: the call's record (`app.call_log`) and the row's cached render and search text."""
 
-    call: ToolCallInfo
-    result: ToolResult | None = None
-    duration_ms: int | None = None
+    record: CallRecord
     _option: Option | None = None
     _search: str = ""
+
+    @property
+    def call(self) -> ToolCallInfo:
+        return self.record.call
+
+    @property
+    def result(self) -> ToolResult | None:
+        return self.record.result
+
+    @property
+    def duration_ms(self) -> int | None:
+        return self.record.duration_ms
 
     @property
     def search_text(self) -> str:
@@ -51,8 +62,7 @@ class HistoryEntry:
             self._option = Option(self.prompt(), id=self.call.call_id)
         return self._option
 
-    def update(self, call: ToolCallInfo) -> None:
-        self.call = call
+    def changed(self) -> None:
         self._search = ""
         self._option = None
 
@@ -145,24 +155,16 @@ class HistoryPanel(Vertical):
 
     # --- the feed --------------------------------------------------------------------------------------
 
-    def record(self, call: ToolCallInfo) -> None:
-        """A call appeared or changed state."""
-        entry = self.entries.get(call.call_id)
+    def show(self, record: CallRecord) -> None:
+        """A call appeared or changed (state, result)."""
+        entry = self.entries.get(record.call_id)
         if entry is None:
-            self.entries[call.call_id] = HistoryEntry(call)
-            self._new.append(call.call_id)
+            self.entries[record.call_id] = HistoryEntry(record)
+            self._new.append(record.call_id)
         else:
-            entry.update(call)
-            self._changed.add(call.call_id)
+            entry.changed()
+            self._changed.add(record.call_id)
         self._schedule()
-
-    def finish(self, call: ToolCallInfo, result: ToolResult, duration_ms: int) -> None:
-        """A call ended: keep its result for the details view."""
-        self.record(call)
-        entry = self.entries[call.call_id]
-        entry.result = result
-        entry.duration_ms = duration_ms
-        entry._option = None
 
     def clear(self) -> None:
         self.entries.clear()
@@ -256,4 +258,4 @@ class HistoryPanel(Vertical):
     def open_details(self, entry: HistoryEntry) -> None:
         from gemini_tui.app.screens.history_details import HistoryDetailsScreen
 
-        self.app.push_screen(HistoryDetailsScreen(entry))
+        self.app.push_screen(HistoryDetailsScreen(entry.record))

@@ -1,26 +1,26 @@
 """The live tool-call queue: the calls of the current turn that need attention first (awaiting approval,
 running with their live output, failed with their error), the finished ones folded into a count.
 
-Durations are the tool's own time (from running to done); the time spent waiting for the user is shown apart."""
+Durations are the tool's own time (from running to done); the time spent waiting for the user is shown apart.
+Rows are the app's call records (`app.call_log`); the queue keeps only which of them belong to the current turn."""
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 
 from rich.text import Text
 from textual.widgets import Static
 
+from gemini_tui.app.call_log import CallRecord
 from gemini_tui.app.widgets.call_format import (
     STATE_ICONS,
     STATE_WORDS,
     call_target,
     call_title,
-    elapsed_seconds,
     format_elapsed,
     short,
 )
-from gemini_tui.core.events import CallState, ToolCallInfo
+from gemini_tui.core.events import CallState
 
 # rows shown before the rest are folded into "… n more"; the attention-first order decides who is shown
 MAX_ROWS = 7
@@ -36,25 +36,7 @@ ORDER: dict[CallState, int] = {
 }
 
 
-@dataclass
-class QueueEntry:
-    call: ToolCallInfo
-    last_output: str = ""
-    error: str = ""  # the one-line error of a failed call
-    asked_at: float | None = None  # monotonic: when approval was asked
-    ran_at: float | None = None  # monotonic: when it started running
-    ended_at: float | None = None
-    waited_s: float = 0.0  # for the user's approval
-    duration_ms: int | None = None  # the core's figure for the whole call (waiting included)
-
-    def tool_seconds(self, now: float) -> float | None:
-        """The tool's own time: the core's duration less the wait for the user (while running, since the core
-        started it, less that wait); None before it runs."""
-        if self.duration_ms is not None:
-            return max(0.0, self.duration_ms / 1000 - self.waited_s)
-        if self.call.state is not CallState.executing or not self.call.started_at:
-            return None
-        return max(0.0, elapsed_seconds(self.call) - self.waited_s)
+QueueEntry = CallRecord  # a row of the queue is the call's record
 
 
 def queue_text(entries: list[QueueEntry], now: float, max_rows: int = MAX_ROWS) -> Text:
@@ -94,7 +76,7 @@ def _row(text: Text, entry: QueueEntry, now: float) -> None:
     text.append(f"  {STATE_WORDS[call.state]}", style="italic")
     if (seconds := entry.tool_seconds(now)) is not None and (seconds or entry.duration_ms is not None):
         text.append(f" {format_elapsed(seconds)}", style="dim")
-    waited = entry.waited_s if entry.ran_at is not None or entry.asked_at is None else now - entry.asked_at
+    waited = entry.waiting_s(now)
     if waited >= 0.5:
         text.append(f" (waited {format_elapsed(waited)} for you)", style="dim")
     if call.state is CallState.executing and entry.last_output:
@@ -108,7 +90,7 @@ class ToolQueue(Static):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.entries: dict[str, QueueEntry] = {}
+        self.entries: dict[str, CallRecord] = {}  # the current turn's calls
         self.closed = False  # its turn ended: late events of its calls update it without showing it again
 
     def on_mount(self) -> None:
@@ -130,44 +112,19 @@ class ToolQueue(Static):
         self.closed = True
         self.display = False
 
-    def update_call(self, call: ToolCallInfo) -> None:
-        now = time.monotonic()
-        entry = self.entries.get(call.call_id)
-        if entry is None:
-            if self.closed:  # a call after the turn closed (no turn of its own): a fresh queue, not the old one
-                self.entries.clear()
-                self.closed = False
-            entry = self.entries[call.call_id] = QueueEntry(call)
-        entry.call = call
-        if call.state is CallState.awaiting_approval and entry.asked_at is None:
-            entry.asked_at = now
-        if call.state is CallState.executing and entry.ran_at is None:
-            entry.ran_at = now
-            if entry.asked_at is not None:
-                entry.waited_s = now - entry.asked_at
+    def show(self, record: CallRecord) -> None:
+        """A call appeared or changed (state, result)."""
+        if record.call_id not in self.entries and self.closed:
+            # a call after the turn closed (no turn of its own): a fresh queue, not the old one
+            self.entries.clear()
+            self.closed = False
+        self.entries[record.call_id] = record
         self.refresh_lines()
 
-    def add_output(self, call_id: str, chunk: str) -> None:
-        entry = self.entries.get(call_id)
-        if entry is None:
-            return
-        lines = [line for line in chunk.splitlines() if line.strip()]
-        if lines:
-            entry.last_output = lines[-1]
+    def output_changed(self, record: CallRecord) -> None:
+        """New live output of a call: shown when the call is one of this turn's."""
+        if record.call_id in self.entries:
             self.refresh_lines()
-
-    def finish_call(self, call: ToolCallInfo, duration_ms: int, error: str = "") -> None:
-        now = time.monotonic()
-        self.update_call(call)
-        entry = self.entries[call.call_id]
-        entry.ended_at = now
-        entry.duration_ms = duration_ms
-        if entry.ran_at is None:  # ended before running (refused, invalid): no tool time
-            entry.ran_at = now
-            if entry.asked_at is not None:
-                entry.waited_s = now - entry.asked_at
-        entry.error = error.strip().splitlines()[0] if error.strip() else ""
-        self.refresh_lines()
 
     def counts(self) -> dict[str, int]:
         counts: dict[str, int] = {}

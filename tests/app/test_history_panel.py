@@ -8,6 +8,7 @@ from typing import ClassVar
 from textual.app import App, ComposeResult
 from textual.widgets import Input, OptionList, Static
 
+from gemini_tui.app.call_log import CallLog
 from gemini_tui.app.displays.error import ErrorDisplayWidget
 from gemini_tui.app.screens.history_details import HistoryDetailsScreen, llm_text
 from gemini_tui.app.widgets.history_panel import HistoryPanel
@@ -21,6 +22,10 @@ STYLES = Path(__file__).resolve().parents[2] / "styles"
 
 class Harness(App[None]):
     CSS_PATH: ClassVar = [STYLES / "history.tcss", STYLES / "displays.tcss"]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls = CallLog()
 
     def compose(self) -> ComposeResult:
         yield HistoryPanel(id="history")
@@ -40,18 +45,18 @@ async def test_newest_first_and_state_changes_update_the_row() -> None:
     app = Harness()
     async with app.run_test(size=(80, 30)) as pilot:
         panel = app.query_one(HistoryPanel)
-        panel.record(call(1))
-        panel.record(call(2))
+        panel.show(app.calls.update(call(1)))
+        panel.show(app.calls.update(call(2)))
         await pilot.pause()
         assert panel.visible_ids == ["c2", "c1"]
         assert rows(panel)[1].startswith("◐ ReadFile") and "f1.py" in rows(panel)[1]
-        panel.finish(call(1, CallState.success), ToolResult("text", "shown"), 1500)
+        panel.show(app.calls.finish(call(1, CallState.success), ToolResult("text", "shown"), 1500))
         await pilot.pause()
         assert rows(panel)[1].startswith("✓ ReadFile") and rows(panel)[1].endswith("1.5s")
         assert panel.visible_ids == ["c2", "c1"]
         assert "2 calls" in str(panel.query_one("#history-count").render())
         panel.option_list.highlighted = 1  # the user is on c1 when a new call arrives
-        panel.record(call(3))
+        panel.show(app.calls.update(call(3)))
         await pilot.pause()
         assert panel.visible_ids == ["c3", "c2", "c1"]
         assert panel.option_list.highlighted_option.id == "c1"
@@ -62,9 +67,10 @@ async def test_filter_by_tool_description_and_status() -> None:
     app = Harness()
     async with app.run_test(size=(80, 30)) as pilot:
         panel = app.query_one(HistoryPanel)
-        panel.record(call(1))
-        panel.record(call(2, name="run_shell_command"))
-        panel.finish(call(3, CallState.error), ToolResult.failure(ToolErrorKind.file_not_found, "nope"), 5)
+        panel.show(app.calls.update(call(1)))
+        panel.show(app.calls.update(call(2, name="run_shell_command")))
+        failed = ToolResult.failure(ToolErrorKind.file_not_found, "nope")
+        panel.show(app.calls.finish(call(3, CallState.error), failed, 5))
         await pilot.pause()
         panel.query_one(Input).focus()
         await pilot.press(*"shell")
@@ -78,11 +84,11 @@ async def test_filter_by_tool_description_and_status() -> None:
         assert panel.visible_ids == ["c1"]
         assert "1 of 3 calls" in str(panel.query_one("#history-count").render())
         # a call that starts matching the filter appears; one that stops matching leaves
-        panel.record(call(1, CallState.cancelled))
+        panel.show(app.calls.update(call(1, CallState.cancelled)))
         panel.set_filter("cancelled")
         await pilot.pause()
         assert panel.visible_ids == ["c1"]
-        panel.record(call(1, CallState.success))
+        panel.show(app.calls.update(call(1, CallState.success)))
         await pilot.pause()
         assert panel.visible_ids == []
 
@@ -93,9 +99,9 @@ async def test_five_thousand_calls_add_and_filter() -> None:
         panel = app.query_one(HistoryPanel)
         names = ["run_shell_command", "read_file"]
         for n in range(5000):
-            panel.record(call(n, name=names[n % 2]))
+            panel.show(app.calls.update(call(n, name=names[n % 2])))
         for n in range(0, 5000, 3):
-            panel.finish(call(n, CallState.success, name=names[n % 2]), ToolResult("ok", "ok"), n)
+            panel.show(app.calls.finish(call(n, CallState.success, name=names[n % 2]), ToolResult("ok", "ok"), n))
         await pilot.pause()
         assert len(panel.visible_ids) == 5000 and panel.visible_ids[0] == "c4999"
         panel.set_filter("f4999")
@@ -114,9 +120,9 @@ async def test_enter_opens_details_with_args_llm_content_and_display() -> None:
     app = Harness()
     async with app.run_test(size=(100, 40)) as pilot:
         panel = app.query_one(HistoryPanel)
-        panel.record(call(1))
+        panel.show(app.calls.update(call(1)))
         result = ToolResult.failure(ToolErrorKind.file_not_found, "File not found: /r/f1.py")
-        panel.finish(call(1, CallState.error), result, 12)
+        panel.show(app.calls.finish(call(1, CallState.error), result, 12))
         await pilot.pause()
         panel.query_one(Input).focus()
         await pilot.press("enter")  # from the filter to the list
@@ -143,13 +149,13 @@ async def test_clear_empties_the_panel() -> None:
     app = Harness()
     async with app.run_test(size=(80, 30)) as pilot:
         panel = app.query_one(HistoryPanel)
-        panel.record(call(1))
-        panel.record(call(2))
+        panel.show(app.calls.update(call(1)))
+        panel.show(app.calls.update(call(2)))
         await pilot.pause()
         panel.clear()
         await pilot.pause()
         assert panel.visible_ids == [] and panel.option_list.option_count == 0
         assert "0 calls" in str(panel.query_one("#history-count").render())
-        panel.record(call(3))
+        panel.show(app.calls.update(call(3)))
         await pilot.pause()
         assert panel.visible_ids == ["c3"]

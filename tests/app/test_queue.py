@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from gemini_tui.app.call_log import CallLog
 from gemini_tui.app.widgets.queue import ToolQueue
 from gemini_tui.core.events import CallState, ToolCallInfo
 from tests.app.app_driver import main_screen, make_app, type_and_send, wait_for
@@ -35,8 +36,9 @@ async def test_queue_lists_each_state_and_clears_on_next_turn(root: Path, tmp_pa
     app = make_app(root, tmp_path, ScriptedModel())
     async with app.run_test(size=(120, 36)) as pilot:
         queue = main_screen(pilot).query_one(ToolQueue)
+        calls = CallLog()
         for index, state in enumerate(CallState):
-            queue.update_call(ToolCallInfo(f"c{index}", "tool", {}, state, f"call {state.value}", "Tool"))
+            queue.show(calls.update(ToolCallInfo(f"c{index}", "tool", {}, state, f"call {state.value}", "Tool")))
         await pilot.pause()
         rendered = str(queue.queue_text())
         for word in ("waiting", "awaiting approval", "running", "done", "failed", "cancelled"):

@@ -1,0 +1,147 @@
+"""One record per tool call, kept by the app: the chat card, the live queue and the history panel all render
+from these records, which the event adapter updates once per event."""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from gemini_tui.app.widgets.call_format import elapsed_seconds
+from gemini_tui.core.events import CallState, ToolCallInfo
+
+if TYPE_CHECKING:
+    from gemini_tui.core.tool import ToolResult
+
+TAIL_LINES = 20  # live output lines a record keeps (the queue shows the last one)
+
+# who decided whether a call ran, from its decision and whether the user was asked
+DECIDED_BY_USER = "you"
+DECIDED_BY_POLICY = "approval mode or allow rule"
+NOT_ASKED = "no confirmation needed"
+
+
+@dataclass(eq=False)
+class CallRecord:
+    """Everything the app knows of one call: its latest snapshot, live output, result and timings."""
+
+    call: ToolCallInfo
+    result: ToolResult | None = None
+    duration_ms: int | None = None  # the core's figure for the whole call (waiting for the user included)
+    output_tail: deque[str] = field(default_factory=lambda: deque(maxlen=TAIL_LINES))
+    error: str = ""  # the first line of a failed call's error
+    asked_at: float | None = None  # monotonic: while it waits for the user's approval, since when
+    waited_s: float = 0.0  # how long it waited for the user
+    was_asked: bool = False
+    ran_at: float | None = None  # monotonic: when it started running (or ended, when it never ran)
+    ended_at: float | None = None  # monotonic
+    revision: int = 0  # bumped on every change: renderers compare it to skip work
+
+    @property
+    def call_id(self) -> str:
+        return self.call.call_id
+
+    @property
+    def state(self) -> CallState:
+        return self.call.state
+
+    @property
+    def last_output(self) -> str:
+        return self.output_tail[-1] if self.output_tail else ""
+
+    @property
+    def decision(self) -> str | None:
+        """How it came to run or not: a core.stats.CallDecision value (accept, reject, modify, auto_accept)."""
+        return self.call.outcome
+
+    @property
+    def decided_by(self) -> str | None:
+        """Who let the call run or stopped it: the user (asked), the approval mode or an allow rule, or nobody."""
+        if self.was_asked:
+            return DECIDED_BY_USER
+        match self.call.outcome:
+            case "auto_accept":
+                return DECIDED_BY_POLICY
+            case "accept":
+                return NOT_ASKED
+            case "reject":
+                return DECIDED_BY_POLICY  # refused unasked (headless, plan mode)
+        return None
+
+    def tool_seconds(self, now: float) -> float | None:
+        """The tool's own time: the core's duration less the wait for the user (while running, since the core
+        started it, less that wait); None before it runs."""
+        if self.duration_ms is not None:
+            return max(0.0, self.duration_ms / 1000 - self.waited_s)
+        if self.call.state is not CallState.executing or not self.call.started_at:
+            return None
+        return max(0.0, elapsed_seconds(self.call) - self.waited_s)
+
+    def waiting_s(self, now: float | None = None) -> float:
+        """Seconds spent waiting for the user, counting a wait still going on."""
+        if self.asked_at is None:
+            return self.waited_s
+        return self.waited_s + max(0.0, (now if now is not None else time.monotonic()) - self.asked_at)
+
+
+class CallLog:
+    """The records of the session's calls, by call id, in the order they appeared."""
+
+    def __init__(self) -> None:
+        self._records: dict[str, CallRecord] = {}
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def __contains__(self, call_id: object) -> bool:
+        return call_id in self._records
+
+    def get(self, call_id: str) -> CallRecord | None:
+        return self._records.get(call_id)
+
+    def records(self) -> list[CallRecord]:
+        return list(self._records.values())
+
+    def update(self, call: ToolCallInfo) -> CallRecord:
+        """A call appeared or changed state."""
+        record = self._records.get(call.call_id)
+        if record is None:
+            record = self._records[call.call_id] = CallRecord(call)
+        record.call = call
+        now = time.monotonic()
+        if call.state is CallState.awaiting_approval and record.asked_at is None:
+            record.asked_at, record.was_asked = now, True
+        elif call.state is not CallState.awaiting_approval and record.asked_at is not None:
+            record.waited_s += now - record.asked_at
+            record.asked_at = None
+        if call.state is CallState.executing and record.ran_at is None:
+            record.ran_at = now
+        record.revision += 1
+        return record
+
+    def add_output(self, call_id: str, chunk: str) -> CallRecord | None:
+        """Live output of a running call; only its last lines are kept."""
+        record = self._records.get(call_id)
+        if record is None:
+            return None
+        lines = [line for line in chunk.splitlines() if line.strip()]
+        if not lines:
+            return None
+        record.output_tail.extend(lines)
+        record.revision += 1
+        return record
+
+    def finish(self, call: ToolCallInfo, result: ToolResult, duration_ms: int) -> CallRecord:
+        """A call ended: its result and the tool's duration."""
+        record = self.update(call)
+        record.result, record.duration_ms = result, duration_ms
+        record.ended_at = time.monotonic()
+        if record.ran_at is None:  # ended before running (refused, invalid): no tool time
+            record.ran_at = record.ended_at
+        message = result.error.message.strip() if result.error is not None else ""
+        record.error = message.splitlines()[0] if message else ""
+        return record
+
+    def clear(self) -> None:
+        self._records.clear()

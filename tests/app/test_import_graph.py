@@ -1,0 +1,124 @@
+"""The app's import graph: only the app's entry imports the main screen, no module of the app imports another in a
+loop (counting TYPE_CHECKING imports, and imports inside functions too, but for the display registry's lazy
+loading of its plug-ins), and the app reaches the core's Session only through its face."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+APP = Path(__file__).resolve().parents[2] / "app"
+PACKAGE = "gemini_tui.app"
+ENTRY = f"{PACKAGE}.main"
+MAIN_SCREEN = f"{PACKAGE}.screens.main_screen"
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(APP).with_suffix("").parts
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join((PACKAGE, *parts))
+
+
+def _module_level(tree: ast.Module) -> list[ast.AST]:
+    """The statements run on import: the top level and `if` blocks (TYPE_CHECKING), not function bodies."""
+    nodes: list[ast.AST] = []
+    pending: list[ast.stmt] = list(tree.body)
+    while pending:
+        node = pending.pop()
+        nodes.append(node)
+        if isinstance(node, ast.If | ast.Try):
+            pending.extend([*node.body, *node.orelse, *getattr(node, "handlers", []), *getattr(node, "finalbody", [])])
+        elif isinstance(node, ast.ExceptHandler):
+            pending.extend(node.body)
+    return nodes
+
+
+def imported_modules(path: Path, lazy: bool = True) -> set[str]:
+    """Every module `path` imports: at module level (TYPE_CHECKING included), and with `lazy` inside functions."""
+    found: set[str] = set()
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree) if lazy else _module_level(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)  # `from pkg import module`
+    return found
+
+
+def app_graph(lazy: bool = True) -> dict[str, set[str]]:
+    modules = {module_name(path): path for path in APP.rglob("*.py")}
+    return {name: {m for m in imported_modules(path, lazy) if m in modules and m != name}
+            for name, path in modules.items()}
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                return [*path[path.index(nxt):], nxt]
+            if nxt not in state and (cycle := visit(nxt)) is not None:
+                return cycle
+        path.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state and (cycle := visit(node)) is not None:
+            return cycle
+    return None
+
+
+def test_the_graph_is_read_from_the_real_modules() -> None:
+    graph = app_graph()
+    # a guard against a walker that finds nothing: these edges exist
+    assert MAIN_SCREEN in graph[ENTRY]
+    assert f"{PACKAGE}.event_adapter" in graph[MAIN_SCREEN]
+    assert f"{PACKAGE}.view" in graph[f"{PACKAGE}.event_adapter"]
+
+
+def test_only_the_entry_imports_the_main_screen() -> None:
+    importers = sorted(name for name, imports in app_graph().items() if MAIN_SCREEN in imports)
+    assert importers == [ENTRY]
+
+
+def test_no_import_cycle_among_app_modules() -> None:
+    assert find_cycle(app_graph(lazy=False)) is None
+    # with lazy imports too, the only loop left is the display registry loading the displays that register with it
+    displays = f"{PACKAGE}.displays"
+    graph = {name: {m for m in imports if not (name.startswith(displays) and m.startswith(displays))}
+             for name, imports in app_graph().items()}
+    assert find_cycle(graph) is None
+
+
+def test_the_cycle_finder_finds_cycles() -> None:
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_no_screen_module_is_imported_by_a_widget() -> None:
+    graph = app_graph()
+    for name, imports in graph.items():
+        if name.startswith(f"{PACKAGE}.widgets."):
+            reached = {m for m in imports if m.startswith(f"{PACKAGE}.screens.")}
+            # a widget may open a modal over the app, never reach into the main screen
+            assert MAIN_SCREEN not in reached, name
+
+
+def test_the_app_reaches_the_session_only_through_its_face() -> None:
+    allowed_core = {"gemini_tui.core.session_face"}
+    for path in APP.rglob("*.py"):
+        imports = imported_modules(path)
+        assert "gemini_tui.core.session" not in imports, path
+        assert "gemini_tui.core.scheduler.Scheduler" not in imports, path
+        assert not {m for m in imports if m.startswith("gemini_tui.core.session")} - allowed_core - {
+            "gemini_tui.core.session_face.SessionFace", "gemini_tui.core.session_face.ToolOutcome"}, path
+        source = path.read_text(encoding="utf-8")
+        for probe in ("session.scheduler", "session.history.append", "session.registry", "maybe_await"):
+            assert probe not in source, f"{path.name} uses {probe}"
