@@ -196,8 +196,7 @@ class Session:
                 [r.uri for r in getattr(connection, "resources", None) or []])
 
     def resource_mentions(self) -> dict[str, str]:
-        mentions = getattr(self.mcp, "resource_mentions", None)  # an MCP service may offer no resources
-        return mentions() if mentions is not None else {}
+        return self.mcp.resource_mentions() if self.mcp is not None else {}
 
     def _notice(self, notice: Notice) -> None:
         self._notices.append(notice)

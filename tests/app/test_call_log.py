@@ -17,9 +17,8 @@ from gemini_tui.app.widgets.history_panel import HistoryPanel
 from gemini_tui.core.events import CallState, ToolCallInfo
 from gemini_tui.core.tool import ToolResult
 from tests.app.app_driver import main_screen, make_app, type_and_send, wait_for
+from tests.app.test_confirmations import GRACE
 from tests.fakes.scripted_model import ScriptedModel, call, text
-
-GRACE = 0.35  # the confirmation bar ignores keys this long after it appears
 
 
 def info(state: CallState, decision: str | None = None, call_id: str = "c1") -> ToolCallInfo:
