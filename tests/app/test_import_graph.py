@@ -115,7 +115,8 @@ def test_the_app_reaches_the_session_only_through_its_face() -> None:
     for path in APP.rglob("*.py"):
         imports = imported_modules(path)
         # the Session class and the scheduler stay behind the face (core.session_face)
-        assert not {m for m in imports if m == "gemini_tui.core.session" or m.startswith("gemini_tui.core.session.")}, path
+        behind = {m for m in imports if m == "gemini_tui.core.session" or m.startswith("gemini_tui.core.session.")}
+        assert not behind, path
         assert "gemini_tui.core.scheduler.Scheduler" not in imports, path
         source = path.read_text(encoding="utf-8")
         for probe in ("session.scheduler", "session.history.append", "session.registry", "maybe_await"):
