@@ -9,7 +9,6 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from gemini_tui.app.command_registry import CommandContext, CommandResult, Interactive, command
-from gemini_tui.app.screens.picker import ConfirmScreen, PickerScreen
 
 if TYPE_CHECKING:
     from gemini_tui.app.view import CommandView
@@ -27,6 +26,18 @@ def in_worker(screen: CommandView, job: Callable[[], Awaitable[None]]) -> None:
             await screen.chat.add_notice(f"✗ {exc}", "error")
 
     screen.run_worker(run(), group="session-command", exclusive=True)
+
+
+def PickerScreen(*args: Any, **kwargs: Any) -> Any:  # the screens load on first use, not at launch
+    from gemini_tui.app.screens.picker import PickerScreen as Screen
+
+    return Screen(*args, **kwargs)
+
+
+def ConfirmScreen(*args: Any, **kwargs: Any) -> Any:
+    from gemini_tui.app.screens.picker import ConfirmScreen as Screen
+
+    return Screen(*args, **kwargs)
 
 
 def when(at: float) -> str:
