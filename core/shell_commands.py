@@ -103,20 +103,24 @@ class ShellAnalysis:
 
 
 # -- the parser (lazy) ---------------------------------------------------------------------------------------------
-_lock = threading.Lock()
+_local = threading.local()  # a tree-sitter Parser must not be shared by threads parsing at once: one per thread
 
 
 @lru_cache(maxsize=1)
-def _parser() -> Any:
+def _language() -> Any:
     import tree_sitter
     import tree_sitter_bash
 
-    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+    return tree_sitter.Language(tree_sitter_bash.language())
 
 
 def parse(source: str) -> Any:
-    with _lock:  # a tree-sitter Parser is not meant to be shared between threads while it parses
-        return _parser().parse(source.encode("utf-8"))
+    parser = getattr(_local, "parser", None)
+    if parser is None:
+        import tree_sitter
+
+        parser = _local.parser = tree_sitter.Parser(_language())
+    return parser.parse(source.encode("utf-8"))
 
 
 @lru_cache(maxsize=512)
