@@ -656,6 +656,12 @@ class Session:
     async def _checkpoint_after(self, call: ToolCallInfo) -> None:
         assert self.checkpointer is not None
         await self.checkpointer.after()
+        self._record_agent_state()
+
+    def _record_agent_state(self) -> None:
+        """Kept in the session so that, resumed, a restore still knows which changes were made by hand."""
+        if self.checkpointer is not None and self.checkpointer.agent_state is not None and self.recorder is not None:
+            self.recorder.add({"kind": "agent_state", "tree": self.checkpointer.agent_state})
 
     def list_checkpoints(self) -> list[CheckpointRecord]:
         return list(self.checkpointer.records) if self.checkpointer is not None else []
@@ -679,6 +685,7 @@ class Session:
                       conversation: bool = True) -> RestoreOutcome:
         """Puts the files of `plan` back and (with `conversation`) rewinds to the prompt that led to the call."""
         outcome = await self._checkpoints().restore(plan)
+        self._record_agent_state()
         if conversation:
             self.rewind_conversation(record.prompt_index, fallback_position=record.position)
         return outcome
@@ -695,6 +702,7 @@ class Session:
         prompt. The checkpoint is used up, so another `/undo` goes one further back."""
         checkpoints = self._checkpoints()
         outcome = await checkpoints.restore(plan)
+        self._record_agent_state()
         checkpoints.records = [r for r in checkpoints.records if r.id != record.id]
         self.conversation.append_user([TextPart(
             f"[The user undid the last change: {record.tool} ({record.description}). Files back as before it: "
@@ -787,7 +795,7 @@ class Session:
                              for p in loaded.prompts]
         if self.checkpointer is not None:
             self.checkpointer.records = [c for c in loaded.checkpoints]
-            self.checkpointer.agent_state = None
+            self.checkpointer.agent_state = loaded.agent_state
         for problem in loaded.problems:
             self.report(problem)
 

@@ -117,6 +117,7 @@ class LoadedSession:
     transcript: list[TranscriptEntry] = field(default_factory=list)
     checkpoints: list[CheckpointRecord] = field(default_factory=list)
     bookmarks: dict[str, int] = field(default_factory=dict)  # tag -> byte offset just after its record
+    agent_state: str | None = None  # the workspace tree after the agent's last change (a shadow-repo tree)
     problems: list[str] = field(default_factory=list)
 
     @property
@@ -153,6 +154,8 @@ def apply_record(session: LoadedSession, record: dict[str, Any]) -> None:
             session.checkpoints.append(CheckpointRecord(
                 str(record["id"]), str(record["tool"]), str(record.get("description", "")),
                 float(record["created"]), int(record["position"]), int(record["prompt_index"]), session.id))
+        case "agent_state":
+            session.agent_state = str(record["tree"])
         case "uncheckpoint":
             session.checkpoints[:] = [c for c in session.checkpoints if c.id != record["id"]]
         case "bookmark":

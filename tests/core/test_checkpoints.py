@@ -190,3 +190,15 @@ async def test_checkpointing_can_be_turned_off(gemini_server, root: Path, home: 
     assert session.checkpointer is None and not any("ignored" in n.message for n in session.notices)
     with pytest.raises(LookupError, match=r"general\.checkpointing\.enabled"):
         await session.plan_undo()
+
+
+async def test_a_hand_change_is_still_seen_after_a_resume(gemini_server, root: Path, home: Path) -> None:
+    make_workspace(root)
+    session = session_for(gemini_server, root, home)
+    await agent_changes_everything(gemini_server, session, root)
+    (root / "new.txt").write_bytes(b"edited by hand\n")
+    resumed = session_for(gemini_server, root, home)
+    resumed.resume("latest")
+    assert len(resumed.list_checkpoints()) == 3
+    _record, plan = await resumed.plan_restore("1")
+    assert plan.changed_by_hand == ("new.txt",) and "+edited by hand" in plan.hand_diff
