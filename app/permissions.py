@@ -31,7 +31,7 @@ POLICY_RULES: tuple[tuple[str, str], ...] = (
 
 def _policy_rules(session: SessionFace) -> list[str]:
     """Every settings rule the policy holds (with the file it came from), else the settings' own lists."""
-    policy = getattr(session, "policy", None)
+    policy = session.policy
     settings = session.settings
     rows: list[str] = []
     if policy is None:

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from gemini_tui.core.extensions import Extension
     from gemini_tui.core.grants import GrantStore
     from gemini_tui.core.models.base import Content
+    from gemini_tui.core.policy import ApprovalPolicy
     from gemini_tui.core.sandbox import Sandbox
     from gemini_tui.core.scheduler import ApprovalMode
     from gemini_tui.core.session_record import CheckpointRecord, LoadedSession, PromptMark
@@ -48,6 +49,7 @@ class SessionFace(Protocol):
     stats: SessionStats
     sandbox: Sandbox  # how commands run: `describe()` for the status line, `explain()` for /about
     settings: Settings  # the settings in force (folder trust and what it withheld, rules with their origins)
+    policy: ApprovalPolicy  # the approval policy's rules (for /permissions), with where each came from
     grants: GrantStore  # "allow for the session" / "allow always" grants: /permissions lists and revokes them
     auth: Auth | None  # how Gemini is reached, for `/auth`
     commands: Mapping[str, CustomCommand]  # custom commands (files, extensions, MCP prompts) by name

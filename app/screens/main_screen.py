@@ -174,7 +174,7 @@ class MainScreen(Screen[None]):
         self.chat.show_welcome(session.model_name, session.is_offline, str(self.root))
         self.warn_about_root()
         self.pump_events(events)
-        if getattr(session, "resumed", None) is not None:  # --resume: the chat as it was
+        if session.resumed is not None:  # --resume: the chat as it was
             self.show_resumed()
         self.show_startup_notices()
         self.mount_history_panel()
