@@ -51,7 +51,7 @@ async def _resume(session: SessionFace, args: str, context: CommandContext) -> C
 
 
 async def resume(screen: CommandView, which: str) -> None:
-    session: Any = screen.session
+    session = screen.session
     if not which:
         from gemini_tui.cli.sessions import describe
 
@@ -89,7 +89,7 @@ async def _restore(session: SessionFace, args: str, context: CommandContext) -> 
 
 
 async def restore(screen: CommandView, which: str) -> None:
-    session: Any = screen.session
+    session = screen.session
     if not which:
         records = session.list_checkpoints()
         if not records:
@@ -118,7 +118,7 @@ async def _undo(session: SessionFace, args: str, context: CommandContext) -> Com
 
 
 async def undo(screen: CommandView) -> None:
-    session: Any = screen.session
+    session = screen.session
     record, plan = await session.plan_undo()
     if plan.changed_by_hand and not await screen.app.push_screen_wait(
             ConfirmScreen(describe_plan(plan), f"Undo {record.tool} ({record.description}) anyway?")):
@@ -138,7 +138,7 @@ async def _rewind(session: SessionFace, args: str, context: CommandContext) -> C
 
 
 async def rewind(screen: CommandView) -> None:
-    session: Any = screen.session
+    session = screen.session
     if session.is_running:
         raise RuntimeError("A turn is running: wait for it to end (or press Esc to cancel it), then rewind.")
     marks = list(session.prompt_marks)
@@ -177,10 +177,10 @@ async def rewind(screen: CommandView) -> None:
 
 async def redraw(screen: CommandView) -> None:
     """The chat as the saved session now holds it (after a rewind or restore)."""
-    session: Any = screen.session
-    if session.store is None or session.recorder is None:
+    session = screen.session
+    loaded = session.transcript()
+    if loaded is None:
         return
-    loaded = session.store.load(session.recorder.writer.path)
     await screen.chat.clear()
     await screen.show_transcript(loaded)
 
@@ -192,7 +192,7 @@ async def _compress(session: SessionFace, args: str, context: CommandContext) ->
 
 
 async def compress(screen: CommandView) -> None:
-    session: Any = screen.session
+    session = screen.session
     if session.is_running:
         raise RuntimeError("A turn is running: compress after it ends.")
     done = await session.compress()

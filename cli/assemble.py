@@ -250,14 +250,13 @@ def build_session(root: Path | str | None = None, *, model: str | None = None,
                       interactive=interactive, mcp=build_mcp(settings, registry, bus, root, lambda: [
                           root, *(sessions[0].include_dirs if sessions else setup.include_dirs)], policy, notices),
                       discovery=build_discovery(settings, root, command_sandbox), notices=notices,
-                      sandbox=command_sandbox, policy=policy, hooks=build_hooks(settings, root, env))
+                      sandbox=command_sandbox, policy=policy, hooks=build_hooks(settings, root, env),
+                      auth=resolve_auth(settings.auth_selected_type, env),
+                      model_factory=lambda name: configured_model(name, root, env), workspace=workspace)
     if session.scheduler.hooks is not None:
         session.scheduler.hooks.session_id = session.session_id
     sessions.append(session)
     attach_edit_fixer(session, settings, registry)
-    session.auth = resolve_auth(settings.auth_selected_type, env)
-    session.model_factory = lambda name: configured_model(name, root, env)
     setup.attach(session)
     attach_sessions(session, settings, root)
-    session.workspace = workspace  # `/directory add` widens the tools' gate
     return session

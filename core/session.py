@@ -10,9 +10,9 @@ import contextlib
 import logging
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from gemini_tui.core import compression
 from gemini_tui.core.abort import AbortSignal, finished_unless_aborted
@@ -69,6 +69,9 @@ from gemini_tui.core.session_store import SessionStore, SessionSummary
 from gemini_tui.core.stats import SessionStats
 from gemini_tui.core.tool import BaseTool, ToolResult
 
+if TYPE_CHECKING:
+    from gemini_tui.core.auth import Auth
+
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 MCP_WAIT_S = 30.0  # the first prompt waits this long at most for MCP servers still connecting
@@ -81,6 +84,12 @@ what you did. The user reviews edits and commands before they run and may reject
 """
 
 
+class DirectoryGate(Protocol):
+    """What the session needs of the tools' workspace gate: adding a directory to it (`/directory add`)."""
+
+    def add_directory(self, directory: str) -> Path: ...
+
+
 class Session:
     """Runs user prompts to the end, publishing every step on `bus`. One prompt (or `!command`) at a time.
 
@@ -91,7 +100,9 @@ class Session:
                  bus: EventBus | None = None, *, approval_mode: ApprovalMode = ApprovalMode.default,
                  interactive: bool = True, mcp: McpServers | None = None, discovery: ToolDiscovery | None = None,
                  notices: Sequence[Notice] = (), sandbox: Sandbox | None = None, policy: ApprovalPolicy | None = None,
-                 hooks: Any = None) -> None:
+                 hooks: Any = None, auth: Auth | None = None,
+                 model_factory: Callable[[str], tuple[ModelClient, str | None]] | None = None,
+                 workspace: DirectoryGate | None = None) -> None:
         self.settings = settings
         self.registry = registry
         self.model = model
@@ -121,12 +132,12 @@ class Session:
         self._reply_was_empty = False  # the last model reply had no text and no calls
         self._started = False
         # how Gemini is reached (a core.auth.Auth, for `/auth`) and how another model is built (for `/model`)
-        self.auth: Any = None
-        self.model_factory: Any = None
+        self.auth = auth
+        self.model_factory = model_factory
         # context files from extensions, each with the directory its imports may read: (file, directory)
         self.extra_context: list[tuple[Path, Path]] = []
         self.include_dirs: list[Path] = []  # the workspace's other directories (context.includeDirectories)
-        self.workspace: Any = None  # the tools' gate (tools.workspace.Workspace), given by the wiring
+        self.workspace = workspace  # the tools' gate (tools.workspace.Workspace): `/directory add` widens it
         self._background: set[asyncio.Task[None]] = set()
         self.commands: dict[str, Any] = {}  # custom commands by name (core.custom_commands.CustomCommand)
         self.extensions: list[Any] = []  # core.extensions.Extension, for `/extensions`
@@ -801,6 +812,11 @@ class Session:
 
     def list_sessions(self) -> list[SessionSummary]:
         return self.store.summaries() if self.store is not None else []
+
+    def transcript(self) -> LoadedSession | None:
+        if self.store is None or self.recorder is None:
+            return None
+        return self.store.load(self.recorder.writer.path)
 
     def delete_session(self, which: str) -> SessionSummary:
         if self.store is None:
