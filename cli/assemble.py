@@ -252,11 +252,11 @@ def build_session(root: Path | str | None = None, *, model: str | None = None,
                       discovery=build_discovery(settings, root, command_sandbox), notices=notices,
                       sandbox=command_sandbox, policy=policy, hooks=build_hooks(settings, root, env),
                       auth=resolve_auth(settings.auth_selected_type, env),
-                      model_factory=lambda name: configured_model(name, root, env), workspace=workspace)
+                      model_factory=lambda name: configured_model(name, root, env), workspace=workspace,
+                      setup=setup)
     if session.scheduler.hooks is not None:
         session.scheduler.hooks.session_id = session.session_id
     sessions.append(session)
     attach_edit_fixer(session, settings, registry)
-    setup.attach(session)
     attach_sessions(session, settings, root)
     return session

@@ -71,6 +71,9 @@ from gemini_tui.core.tool import BaseTool, ToolResult
 
 if TYPE_CHECKING:
     from gemini_tui.core.auth import Auth
+    from gemini_tui.core.custom_commands import CustomCommand
+    from gemini_tui.core.extensions import Extension
+    from gemini_tui.core.user_setup import UserSetup
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -102,7 +105,7 @@ class Session:
                  notices: Sequence[Notice] = (), sandbox: Sandbox | None = None, policy: ApprovalPolicy | None = None,
                  hooks: Any = None, auth: Auth | None = None,
                  model_factory: Callable[[str], tuple[ModelClient, str | None]] | None = None,
-                 workspace: DirectoryGate | None = None) -> None:
+                 workspace: DirectoryGate | None = None, setup: UserSetup | None = None) -> None:
         self.settings = settings
         self.registry = registry
         self.model = model
@@ -134,13 +137,18 @@ class Session:
         # how Gemini is reached (a core.auth.Auth, for `/auth`) and how another model is built (for `/model`)
         self.auth = auth
         self.model_factory = model_factory
-        # context files from extensions, each with the directory its imports may read: (file, directory)
-        self.extra_context: list[tuple[Path, Path]] = []
-        self.include_dirs: list[Path] = []  # the workspace's other directories (context.includeDirectories)
+        # what the user brings beyond settings.json (core.user_setup.UserSetup): extensions, custom commands by name,
+        # the workspace's other directories, and the extensions' context files with the directory their imports
+        # may read
+        self.extensions: list[Extension] = list(setup.extensions) if setup else []
+        self.commands: dict[str, CustomCommand] = dict(setup.commands) if setup else {}
+        self.include_dirs: list[Path] = list(setup.include_dirs) if setup else []
+        self.extra_context: list[tuple[Path, Path]] = [
+            (path, ext.path) for ext in self.extensions for path in ext.context_files]
+        if self.mcp is not None:
+            self.mcp.commands = self.commands  # servers' prompts join as `/server:prompt`
         self.workspace = workspace  # the tools' gate (tools.workspace.Workspace): `/directory add` widens it
         self._background: set[asyncio.Task[None]] = set()
-        self.commands: dict[str, Any] = {}  # custom commands by name (core.custom_commands.CustomCommand)
-        self.extensions: list[Any] = []  # core.extensions.Extension, for `/extensions`
         # autosave (the wiring calls `enable_autosave`); `resumed` is the session file read back, for the front end
         # to redraw what the user saw
         self.store: SessionStore | None = None

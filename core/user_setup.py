@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from gemini_tui.core.config import Settings
 from gemini_tui.core.custom_commands import CustomCommand, load_custom_commands
@@ -20,14 +19,6 @@ class UserSetup:
     commands: dict[str, CustomCommand] = field(default_factory=dict)
     include_dirs: list[Path] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
-
-    def attach(self, session: Any) -> None:
-        session.extensions = self.extensions
-        session.commands = dict(self.commands)
-        session.extra_context = [(path, ext.path) for ext in self.extensions for path in ext.context_files]
-        session.include_dirs = list(self.include_dirs)
-        if getattr(session, "mcp", None) is not None:
-            session.mcp.commands = session.commands  # servers' prompts join as `/server:prompt`
 
 
 def include_directories(settings: Settings, root: Path, extra: Sequence[str] = ()) -> tuple[list[Path], list[str]]:
