@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import time
 import uuid
@@ -19,6 +20,7 @@ from gemini_tui.core.abort import AbortSignal, finished_unless_aborted
 from gemini_tui.core.checkpointing import Checkpointer, RestoreOutcome
 from gemini_tui.core.checkpoints import RestorePlan
 from gemini_tui.core.config import Settings
+from gemini_tui.core.content import contents_from_json
 from gemini_tui.core.context import Memory, load_memory
 from gemini_tui.core.conversation import Conversation
 from gemini_tui.core.debug_log import where_details
@@ -863,13 +865,32 @@ class Session:
         if self.is_running:
             raise RuntimeError("A prompt is running: wait for it to end (or cancel it) first.")
         found = self.store.bookmarks().get(tag.strip())
-        if found is None:
+        if found is not None:
+            self.load_session(self.store.fork(found, str(uuid.uuid4())))
+            return len(self.conversation)
+        legacy = self.store.project / f"checkpoint-{_legacy_tag(tag)}.json"
+        if not legacy.is_file():
             raise FileNotFoundError(f"No saved chat named {tag!r}. Saved: {', '.join(self.list_chats()) or 'none'}.")
-        self.load_session(self.store.fork(found, str(uuid.uuid4())))
+        # a chat saved by an earlier build (one JSON file of contents): continued in a new session file
+        try:
+            history = contents_from_json(json.loads(legacy.read_text(encoding="utf-8")))
+        except (OSError, ValueError, TypeError, KeyError, AttributeError) as exc:
+            raise ValueError(f"The saved chat {legacy} cannot be read ({exc}); the file is left as it is.") from None
+        self.session_id = str(uuid.uuid4())
+        self.conversation.load(history)
+        self._start_recording()
         return len(self.conversation)
 
     def list_chats(self) -> list[str]:
-        return list(self.store.bookmarks()) if self.store is not None else []
+        if self.store is None:
+            return []
+        legacy = sorted(path.stem.removeprefix("checkpoint-") for path in self.store.project.glob("checkpoint-*.json"))
+        return list(dict.fromkeys([*self.store.bookmarks(), *legacy]))
+
+def _legacy_tag(tag: str) -> str:
+    """How builds before the session store named a `/chat save` file."""
+    return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in tag.strip()) or "default"
+
 
 EMPTY_REPLY_RETRIES = 1  # an empty model reply is asked again this many times before the turn ends in an error
 

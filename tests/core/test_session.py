@@ -74,3 +74,29 @@ async def test_a_prompt_after_a_failed_one_keeps_roles_alternating(gemini_server
     roles = [c["role"] for c in gemini_server.requests[-1].contents]
     assert roles == ["user"]
     assert gemini_server.requests[-1].contents[0]["parts"] == [{"text": "first"}, {"text": "second"}]
+
+
+async def test_a_chat_saved_by_an_earlier_build_still_resumes(gemini_server, make_session, root: Path,
+                                                              home: Path) -> None:
+    """Before the session store, `/chat save` wrote one JSON file of contents per tag beside the chats folder."""
+    import hashlib
+    import json
+
+    project = home / ".gemini" / "tmp" / hashlib.sha256(str(root).encode()).hexdigest()[:16]
+    project.mkdir(parents=True)
+    old = [{"role": "user", "parts": [{"text": "what is in notes?"}]},
+           {"role": "model", "parts": [{"text": "The old answer."}]}]
+    (project / "checkpoint-my_old_work.json").write_text(json.dumps(old))
+    session = make_session()
+    assert "my_old_work" in session.list_chats()
+    assert session.resume_chat("my old work") == 2  # the tag is spelled as the user typed it then
+    gemini_server.script(reply(text("Continuing.")))
+    await session.send("go on")
+    sent = gemini_server.requests[-1].contents
+    assert [c["parts"][0]["text"] for c in sent] == ["what is in notes?", "The old answer.", "go on"]
+    assert (project / "checkpoint-my_old_work.json").read_text() == json.dumps(old)  # left as it was
+    saved = session.transcript()  # and the continued chat is autosaved like any session
+    assert saved is not None and len(saved.history) == 4
+    (project / "checkpoint-broken.json").write_text("{not json")
+    with pytest.raises(ValueError, match="cannot be read"):
+        session.resume_chat("broken")
