@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
@@ -18,7 +19,6 @@ from gemini_tui.app.widgets.call_format import (
     STATE_WORDS,
     call_target,
     call_title,
-    elapsed_seconds,
     format_elapsed,
     short,
 )
@@ -70,17 +70,6 @@ class ToolCallCard(Vertical, can_focus=True):
     def result(self) -> ToolResult | None:
         return self.record.result
 
-    @property
-    def duration_ms(self) -> int | None:
-        """The tool's own time: the core's duration counts the wait for the user, the card does not."""
-        if self.record.duration_ms is None:
-            return None
-        return max(0, self.record.duration_ms - int(self.waited_s * 1000))
-
-    @property
-    def waited_s(self) -> float:
-        return self.record.waited_s
-
     def header_text(self) -> Text:
         call = self.call
         text = Text(no_wrap=True, overflow="ellipsis")
@@ -89,12 +78,11 @@ class ToolCallCard(Vertical, can_focus=True):
         if target := call_target(call):
             text.append(f"  {short(target, 90)}")
         text.append(f"  {STATE_WORDS[call.state]}", style="italic")
-        if self.duration_ms is not None:
-            text.append(f" {format_elapsed(self.duration_ms / 1000)}", style="dim")
-        elif call.started_at and call.state is CallState.executing:
-            text.append(f" {format_elapsed(max(0.0, elapsed_seconds(call) - self.waited_s))}", style="dim")
-        if self.waited_s >= 0.5:
-            text.append(f" (waited {format_elapsed(self.waited_s)} for you)", style="dim")
+        # the tool's own time: the core's duration also counts the wait for the user, shown apart
+        if (seconds := self.record.tool_seconds(time.monotonic())) is not None:
+            text.append(f" {format_elapsed(seconds)}", style="dim")
+        if (waited := self.record.waited_s) >= 0.5:
+            text.append(f" (waited {format_elapsed(waited)} for you)", style="dim")
         if self.result is not None:
             text.append("  ▾" if self.expanded else "  ▸", style="dim")
         if call.state is CallState.error and self.result is not None and self.result.error is not None:

@@ -11,6 +11,10 @@ import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tests.fakes.gemini_server import FakeGeminiServer
 
 REPO = Path(__file__).resolve().parents[2]
 GEMINI_TUI = Path(sys.executable).parent / "gemini-tui"  # the venv running the tests
@@ -87,3 +91,30 @@ def wait_until(predicate: Callable[[], object], timeout: float = 10.0) -> None:
         if time.monotonic() > deadline:
             raise AssertionError("condition not reached in time")
         time.sleep(0.05)
+
+
+def fake_gemini_env(server: FakeGeminiServer, home: Path) -> dict[str, str]:
+    """The environment that points `gemini-tui` at the fake Gemini server, with `home` as its home."""
+    return {"GEMINI_API_KEY": "test", "GOOGLE_GEMINI_BASE_URL": server.base_url, "HOME": str(home),
+            "GEMINI_CLI_HOME": str(home)}
+
+
+def start_app(root: Path, tmp_path: Path, server: FakeGeminiServer, width: int = 120, height: int = 40,
+              keep_shell: bool = False) -> Terminal:
+    """`gemini-tui` in `root` against `server`, once its prompt is up. With `keep_shell` the pane stays after the
+    app exits (printing `EXITED-<code>`), so anything printed on the way out can be read."""
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    command = ["sh", "-c", f"{GEMINI_TUI}; echo EXITED-$?; sleep 30"] if keep_shell else [str(GEMINI_TUI)]
+    terminal = Terminal(command, root, fake_gemini_env(server, home), width, height)
+    try:
+        terminal.wait_for("Ask anything")
+    except BaseException:
+        terminal.close()
+        raise
+    return terminal
+
+
+def send(terminal: Terminal, prompt: str) -> None:
+    terminal.type(prompt)
+    terminal.keys("Enter")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.terminal import GEMINI_TUI, Terminal
+from tests.e2e.terminal import Terminal, send, start_app
 from tests.fakes.gemini_server import FakeGeminiServer, call, reply, text
 
 GRACE = 0.8  # past the review's and the confirmation's grace periods, in which keys are ignored
@@ -25,23 +25,7 @@ def server() -> Iterator[FakeGeminiServer]:
 
 
 def start(root: Path, tmp_path: Path, server: FakeGeminiServer, width: int = 120, height: int = 40) -> Terminal:
-    home = tmp_path / "home"
-    home.mkdir(exist_ok=True)
-    env = {"GEMINI_API_KEY": "test", "GOOGLE_GEMINI_BASE_URL": server.base_url, "HOME": str(home),
-           "GEMINI_CLI_HOME": str(home)}
-    # the shell stays after the app so that anything printed on the way out can be read
-    terminal = Terminal(["sh", "-c", f"{GEMINI_TUI}; echo EXITED-$?; sleep 30"], root, env, width, height)
-    try:
-        terminal.wait_for("Ask anything")
-    except BaseException:
-        terminal.close()
-        raise
-    return terminal
-
-
-def send(terminal: Terminal, prompt: str) -> None:
-    terminal.type(prompt)
-    terminal.keys("Enter")
+    return start_app(root, tmp_path, server, width, height, keep_shell=True)
 
 
 def test_a_change_deep_in_a_long_line_is_visible_in_the_review(root: Path, tmp_path: Path,

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from gemini_tui.app.typing_guard import GRACE_PERIOD
-from tests.e2e.terminal import GEMINI_TUI, Terminal, wait_until
+from tests.e2e.terminal import send, start_app, wait_until
 from tests.fakes.gemini_server import FakeGeminiServer, call, reply, text
 
 GRACE = GRACE_PERIOD + 0.3  # past the quiet spell after which the diff modal takes keys
@@ -22,23 +22,6 @@ def server() -> Iterator[FakeGeminiServer]:
         yield fake
 
 
-def start(root: Path, tmp_path: Path, server: FakeGeminiServer) -> Terminal:
-    home = tmp_path / "home"
-    home.mkdir(exist_ok=True)
-    env = {"GEMINI_API_KEY": "test", "GOOGLE_GEMINI_BASE_URL": server.base_url, "HOME": str(home),
-           "GEMINI_CLI_HOME": str(home)}
-    terminal = Terminal([str(GEMINI_TUI)], root, env)
-    try:
-        terminal.wait_for("Ask anything")
-    except BaseException:
-        terminal.close()
-        raise
-    return terminal
-
-
-def send(terminal: Terminal, prompt: str) -> None:
-    terminal.type(prompt)
-    terminal.keys("Enter")
 
 
 def test_approve_one_edit_and_reject_another(root: Path, tmp_path: Path, server: FakeGeminiServer) -> None:
@@ -51,7 +34,7 @@ def test_approve_one_edit_and_reject_another(root: Path, tmp_path: Path, server:
         reply(call("replace", file_path=str(target), old_string="second line", new_string="2nd line")),
         reply(text("Understood, left it.")),
     )
-    with start(root, tmp_path, server) as terminal:
+    with start_app(root, tmp_path, server) as terminal:
         send(terminal, "change the greeting")
         terminal.wait_for("Confirm Edit")
         time.sleep(GRACE)
@@ -79,7 +62,7 @@ def test_change_on_disk_is_shown_before_writing(root: Path, tmp_path: Path, serv
         reply(call("replace", file_path=str(target), old_string="name = old", new_string="name = new")),
         reply(text("Saved.")),
     )
-    with start(root, tmp_path, server) as terminal:
+    with start_app(root, tmp_path, server) as terminal:
         send(terminal, "rename it")
         terminal.wait_for("Confirm Edit")
         target.write_text("[main]\nname = old\nport = 8080\n")  # someone else edits the file meanwhile

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_tmux_review import send, start
+from tests.e2e.terminal import send, start_app
 from tests.fakes.gemini_server import FakeGeminiServer, reply, text
 
 
@@ -23,7 +23,7 @@ def test_stream_cancel_command_and_quit(root: Path, tmp_path: Path, server: Fake
         reply(text("## Plan\n\nFirst "), text("**step** done.")),
         reply(text("Starting slowly "), text("and never finishing"), delay_s=3.0),
     )
-    with start(root, tmp_path, server) as terminal:
+    with start_app(root, tmp_path, server) as terminal:
         send(terminal, "make a plan")
         terminal.wait_for("First step done.")
         send(terminal, "take your time")

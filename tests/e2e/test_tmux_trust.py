@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.app.test_confirmations import GRACE
-from tests.e2e.terminal import GEMINI_TUI, Terminal, wait_until
-from tests.e2e.test_tmux_review import send, start
+from tests.e2e.terminal import GEMINI_TUI, Terminal, fake_gemini_env, send, start_app, wait_until
 from tests.fakes.gemini_server import FakeGeminiServer, call, reply, text
 
 
@@ -34,7 +33,7 @@ def test_typing_ahead_answers_nothing_and_stays_in_the_prompt(root: Path, tmp_pa
         reply(call("write_file", file_path=str(target), content="new\n")),
         reply(text("Left that too.")),
     )
-    with start(root, tmp_path, server) as terminal:
+    with start_app(root, tmp_path, server) as terminal:
         send(terminal, "make a file")
         terminal.wait_for("touch PWNED")
         terminal.type("can you")  # at once, as the confirmation appears: every letter is prompt text
@@ -70,7 +69,7 @@ def test_allow_always_survives_a_restart_and_permissions_revokes(root: Path, tmp
         reply(call("run_shell_command", command="echo two > two.txt")), reply(text("Second done.")),
         reply(call("run_shell_command", command="echo three > three.txt")), reply(text("Third refused.")),
     )
-    with start(root, tmp_path, server) as terminal:
+    with start_app(root, tmp_path, server) as terminal:
         send(terminal, "first")
         terminal.wait_for("A always allow echo here")
         terminal.keys("A")
@@ -80,7 +79,7 @@ def test_allow_always_survives_a_restart_and_permissions_revokes(root: Path, tmp
                                           capture_output=True).returncode != 0)
     grants = json.loads((tmp_path / "home" / ".gemini" / "grants.json").read_text())
     assert [g["rule"] for g in grants["workspaces"][str(root)]] == ["run_shell_command(echo)"]
-    with start(root, tmp_path, server) as terminal:  # a new process: the grant holds without asking
+    with start_app(root, tmp_path, server) as terminal:  # a new process: the grant holds without asking
         send(terminal, "second")
         terminal.wait_for("Second done.")
         assert (root / "two.txt").exists()
@@ -98,7 +97,7 @@ def test_allow_always_survives_a_restart_and_permissions_revokes(root: Path, tmp
 
 
 def test_shift_tab_cycles_to_plan_and_ctrl_y_is_yolo(root: Path, tmp_path: Path, server: FakeGeminiServer) -> None:
-    with start(root, tmp_path, server) as terminal:
+    with start_app(root, tmp_path, server) as terminal:
         terminal.wait_for("gemini-2.5-pro")  # the session is ready (the first frame comes before it)
         for mode in ("auto_edit", "plan", "default"):
             terminal.keys("BTab")
@@ -120,8 +119,7 @@ def test_first_start_in_a_cloned_repo_asks_before_anything_runs(root: Path, tmp_
         "tools": {"discoveryCommand": script, "callCommand": "true", "allowed": ["run_shell_command"]},
         "mcpServers": {"evil": {"command": "false"}},
     }))
-    env = {"GEMINI_API_KEY": "test", "GOOGLE_GEMINI_BASE_URL": server.base_url, "HOME": str(home),
-           "GEMINI_CLI_HOME": str(home), "GEMINI_CLI_TRUST_WORKSPACE": ""}
+    env = {**fake_gemini_env(server, home), "GEMINI_CLI_TRUST_WORKSPACE": ""}
     with Terminal([str(GEMINI_TUI)], root, env) as terminal:
         screen = terminal.wait_for("Do you trust")
         assert "tools.discoveryCommand" in screen and "mcpServers" in screen
