@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from gemini_tui.app.widgets.call_format import elapsed_seconds
 from gemini_tui.core.events import CallState, ToolCallInfo
+from gemini_tui.core.policy import READ_ONLY_RULE
 
 if TYPE_CHECKING:
     from gemini_tui.core.tool import ToolResult
@@ -57,17 +58,19 @@ class CallRecord:
 
     @property
     def decided_by(self) -> str | None:
-        """Who let the call run or stopped it: the user (asked), the approval mode or an allow rule, or nobody."""
-        if self.was_asked:
+        """Who let the call run or stopped it: the user (asked, or they ran it), the approval mode or an allow
+        rule or grant, or nobody (no confirmation needed)."""
+        outcome = self.call.outcome
+        if outcome is None:
+            return None
+        if self.was_asked or self.call.requested_by != "model":
             return DECIDED_BY_USER
-        match self.call.outcome:
-            case "auto_accept":
-                return DECIDED_BY_POLICY
-            case "accept":
-                return NOT_ASKED
-            case "reject":
-                return DECIDED_BY_POLICY  # refused unasked (headless, plan mode)
-        return None
+        if outcome != "auto_accept":
+            return DECIDED_BY_USER  # the core gives accept, reject and modify only on the user's answer
+        # "ask" then auto_accept: the tool found nothing to review (the call fails on its own)
+        if self.call.rule == READ_ONLY_RULE or self.call.decision == "ask":
+            return NOT_ASKED
+        return DECIDED_BY_POLICY
 
     def tool_seconds(self, now: float) -> float | None:
         """The tool's own time: the core's duration less the wait for the user (while running, since the core

@@ -122,8 +122,10 @@ async def _stats(session: SessionFace, args: str, context: CommandContext) -> Co
         for name, tool in sorted(stats.tools.items()):
             lines.append(f"| {name} | {tool.count} | {tool.success} | {tool.fail} | {tool.duration_ms / 1000:.1f}s |")
         lines.append("")
-    decisions = ", ".join(f"{d.value}: {n}" for d, n in stats.decisions().items())
-    lines.append(f"Decisions: {decisions}")
+    totals = stats.decisions()
+    decisions = ", ".join(f"{d.value}: {n}" for d, n in totals.items())
+    # one per model call that reached a decision; a bad, refused or cancelled-before-asked call has none
+    lines.append(f"Decisions ({sum(totals.values())} of {stats.total_calls} calls): {decisions}")
     lines.append(f"Lines: +{stats.lines_added} −{stats.lines_removed}")
     if stats.compressions:
         lines.append(f"Context compressed {stats.compressions} time(s), about {stats.tokens_saved} tokens saved")

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 SHELL_TOOL = "run_shell_command"
 EDIT_TOOLS = frozenset({"write_file", "replace"})
+READ_ONLY_RULE = "read-only tool"  # the rule that lets a call run because it needs no confirmation at all
 EDIT_GRANT = "edit"  # one grant for every edit tool: "allow edits for this session" means write_file and replace
 _CALL_FORM = re.compile(r"^\s*([\w.\-:/]+)\s*(?:\((.*)\))?\s*$", re.S)
 
@@ -247,7 +248,7 @@ class ApprovalPolicy:
         if requested_by == "user" and shell is None:
             return Decision(Verdict.allow, "requested by the user")  # `/memory add`: typing it was the consent
         if needs.read_only and not needs.writes:
-            return Decision(Verdict.allow, "read-only tool")
+            return Decision(Verdict.allow, READ_ONLY_RULE)
         grants = self._grant_rules(tool, needs)
         if shell is not None:
             opaque = self._shell_opaque(shell, names)

@@ -188,10 +188,13 @@ class Scheduler:
         final = state or (CallState.success if result.ok else CallState.error)
         self._set(record, final)
         duration_ms = int(((record.ended_at or time.time()) - record.started_at) * 1000)
-        self.stats.record_call(record.call.name, result.ok, duration_ms, record.decision)
-        if result.ok and isinstance(result.return_display, FileDiff):
-            self.stats.lines_added += result.return_display.lines_added
-            self.stats.lines_removed += result.return_display.lines_removed
+        # Gemini CLI's tool statistics are the model's calls: what the user ran (`!command`, `@path`, `/memory
+        # add`) is theirs, not a decision about a proposal, and counting it made /stats disagree with the turn
+        if record.requested_by == "model":
+            self.stats.record_call(record.call.name, result.ok, duration_ms, record.decision)
+            if result.ok and isinstance(result.return_display, FileDiff):
+                self.stats.lines_added += result.return_display.lines_added
+                self.stats.lines_removed += result.return_display.lines_removed
         self.bus.publish(CallFinished(record.info(), result, duration_ms))
 
     def _validate(self, record: _Call) -> None:
@@ -245,7 +248,8 @@ class Scheduler:
         self._finish(record, ToolResult.failure(ToolErrorKind.cancelled, message), CallState.cancelled)
 
     def _refuse(self, record: _Call, message: str) -> bool:
-        record.decision = CallDecision.reject
+        # refused before anyone decided (a deny rule, plan mode, headless): an error with no decision, as
+        # Gemini CLI counts it; `reject` is kept for a user who said no
         self._finish(record, ToolResult.failure(ToolErrorKind.not_allowed, message))
         return False
 
@@ -267,8 +271,8 @@ class Scheduler:
         if decision.verdict is Verdict.deny:
             return self._refuse(record, f"{decision.reason or 'Refused.'} (rule: {decision.rule})")
         if decision.verdict is Verdict.allow:
-            # as Gemini CLI counts them: a call that never needed approval is accepted, not auto-accepted
-            record.decision = CallDecision.accept if needs.read_only else CallDecision.auto_accept
+            # nobody was asked: no confirmation needed, an approval mode, an allow rule or a grant let it run
+            record.decision = CallDecision.auto_accept
             return True
         if not self.interactive:
             # only a way out that would let this call run: auto_edit covers edits, never commands
@@ -285,13 +289,12 @@ class Scheduler:
                 ToolErrorKind.execution_failed, f"{tool.name} could not prepare its confirmation: {exc}"))
             return False
         if details is None:  # nothing to review: the call fails on its own (an edit of a missing text, ...)
-            record.decision = CallDecision.accept
+            record.decision = CallDecision.auto_accept  # runs without asking anyone
             return True
         if isinstance(details, EditConfirmation):
             record.reviewed = details.file_diff
         answer = await self._ask(record, details, signal)
-        if answer is None:
-            record.decision = CallDecision.reject
+        if answer is None:  # the turn was cancelled while it waited: nobody answered, so no decision
             self._cancel(record, "The user cancelled the request while this call awaited approval.")
             return False
         return self._apply_decision(record, details, answer, decision)
@@ -315,7 +318,9 @@ class Scheduler:
             await asyncio.wait({future, aborted}, return_when=asyncio.FIRST_COMPLETED)
         finally:
             aborted.cancel()
-        if not future.done():
+        if not future.done() or signal.aborted:
+            # a cancelled turn outranks an answer given with it (front ends clear their prompts as they cancel):
+            # nobody decided, and the call does not run
             future.cancel()
             return None
         if future.cancelled():

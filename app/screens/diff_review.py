@@ -300,9 +300,9 @@ class DiffReviewScreen(ModalScreen[Decision]):
 
     def interrupt(self) -> None:
         """Ctrl+C, as everywhere: cancel what is in front (this review and the turn it belongs to)."""
-        self.dismiss(self._rejection())
-        if self._on_interrupt is not None:
+        if self._on_interrupt is not None:  # the turn first: the core then takes the review's close as no answer
             self._on_interrupt()
+        self.dismiss(self._rejection())
         self.app.notify("Review cancelled. Press Ctrl+C again to quit.", timeout=1.0)
 
     async def action_approve_saved(self) -> None:

@@ -15,15 +15,17 @@ from gemini_tui.app.screens.history_details import HistoryDetailsScreen, decisio
 from gemini_tui.app.widgets.confirm_bar import ConfirmBar
 from gemini_tui.app.widgets.history_panel import HistoryPanel
 from gemini_tui.core.events import CallState, ToolCallInfo
+from gemini_tui.core.policy import READ_ONLY_RULE
 from gemini_tui.core.tool import ToolResult
 from tests.app.app_driver import main_screen, make_app, type_and_send, wait_for
 from tests.app.test_confirmations import GRACE
 from tests.fakes.scripted_model import ScriptedModel, call, text
 
 
-def info(state: CallState, decision: str | None = None, call_id: str = "c1") -> ToolCallInfo:
+def info(state: CallState, decision: str | None = None, call_id: str = "c1", rule: str = "",
+         verdict: str = "") -> ToolCallInfo:
     return ToolCallInfo(call_id, "run_shell_command", {"command": "ls"}, state, "ls", "Shell", started_at=1.0,
-                        outcome=decision)
+                        outcome=decision, rule=rule, decision=verdict)
 
 
 def test_a_call_asked_and_accepted_is_decided_by_the_user_with_its_wait() -> None:
@@ -42,11 +44,18 @@ def test_a_call_asked_and_accepted_is_decided_by_the_user_with_its_wait() -> Non
     assert decision_text(record).startswith(f"Decision: accept, by {DECIDED_BY_USER} after ")
 
 
-@pytest.mark.parametrize(("decision", "decided_by"), [("auto_accept", DECIDED_BY_POLICY), ("accept", NOT_ASKED),
-                                                     ("reject", DECIDED_BY_POLICY), (None, None)])
-def test_who_decided_a_call_nobody_was_asked_about(decision: str | None, decided_by: str | None) -> None:
+# auto_accept is every call nobody was asked about: by a mode, rule or grant, or because it needed no asking
+@pytest.mark.parametrize(("decision", "rule", "verdict", "decided_by"), [
+    ("auto_accept", "approval mode yolo", "allow", DECIDED_BY_POLICY),
+    ("auto_accept", "session grant", "allow", DECIDED_BY_POLICY),
+    ("auto_accept", READ_ONLY_RULE, "allow", NOT_ASKED),
+    ("auto_accept", "approval mode default", "ask", NOT_ASKED),  # the tool found nothing to review
+    (None, "approval mode plan", "deny", None),  # refused before any decision
+    (None, "", "", None)])
+def test_who_decided_a_call_nobody_was_asked_about(decision: str | None, rule: str, verdict: str,
+                                                   decided_by: str | None) -> None:
     log = CallLog()
-    record = log.finish(info(CallState.success, decision), ToolResult("ok", "ok"), 5)
+    record = log.finish(info(CallState.success, decision, rule=rule, verdict=verdict), ToolResult("ok", "ok"), 5)
     assert record.decided_by == decided_by and record.waited_s == 0.0 and not record.was_asked
 
 
