@@ -14,6 +14,7 @@ from pydantic import Field
 from gemini_tui.core.abort import AbortSignal
 from gemini_tui.core.display import FileList
 from gemini_tui.core.parts import InlineDataPart, Part, TextPart
+from gemini_tui.core.progress import ProgressReporter, files_found, files_read
 from gemini_tui.core.tool import BaseTool, CallContext, ToolError, ToolErrorKind, ToolKind, ToolParams, ToolResult
 from gemini_tui.tools.read_file import MAX_FILE_BYTES, text_result
 from gemini_tui.tools.workspace import FileType, Workspace, WorkspaceError, mime_type_of, sniff_bytes
@@ -87,11 +88,15 @@ class ReadManyFilesTool(BaseTool[ReadManyFilesParams]):
 
     async def _execute(self, params: ReadManyFilesParams, abort_signal: AbortSignal,
                        context: CallContext) -> ToolResult:
-        return await asyncio.to_thread(self._run, params, abort_signal)
+        # a big folder takes a while: its count goes to the live output (the queue row and the call's card)
+        progress = ProgressReporter(context.on_output)
+        return await asyncio.to_thread(self._run, params, abort_signal, progress)
 
-    def _run(self, params: ReadManyFilesParams, abort_signal: AbortSignal) -> ToolResult:
+    def _run(self, params: ReadManyFilesParams, abort_signal: AbortSignal,
+             progress: ProgressReporter | None = None) -> ToolResult:
+        progress = progress or ProgressReporter(None)
         patterns = [p.strip() for p in [*params.paths, *(params.include or ())] if p.strip()]
-        selection = self._select(patterns, params, abort_signal)
+        selection = self._select(patterns, params, abort_signal, progress)
         parts: list[Part] = []
         text: list[str] = []
         read: list[str] = []
@@ -101,6 +106,7 @@ class ReadManyFilesTool(BaseTool[ReadManyFilesParams]):
         for index, (path, explicit) in enumerate(files):
             if abort_signal.aborted:
                 return ToolResult.failure(ToolErrorKind.cancelled, "read_many_files was cancelled.")
+            progress.report(files_read(index, len(files)))
             rel = self.workspace.relative(path)
             section = self._section(path, rel, explicit, patterns)
             if isinstance(section, _Skip):
@@ -113,6 +119,7 @@ class ReadManyFilesTool(BaseTool[ReadManyFilesParams]):
                 text.append(f"[read_many_files stopped at its limit of {MAX_TOTAL_CHARS} characters; "
                             f"{len(rest)} more file(s) were not read: {', '.join(rest[:20])}"
                             f"{' ...' if len(rest) > 20 else ''}. Read them with a narrower request.]\n")
+                progress.report(files_read(index, len(files)) + " (size limit reached)", final=True)
                 break
             total += size
             read.append(rel)
@@ -122,6 +129,8 @@ class ReadManyFilesTool(BaseTool[ReadManyFilesParams]):
                 text.append(f"--- {path} ---\n")
                 parts.extend([TextPart("".join(text)), section])
                 text = []
+        else:
+            progress.report(files_read(len(files), len(files)), final=True)
         title = f"Read {len(read)} file(s)" + (f", skipped {len(skipped)}" if skipped else "")
         display = FileList(title, tuple(read), tuple(f"{rel} ({reason})" for rel, reason in skipped))
         if not read:
@@ -154,7 +163,8 @@ class ReadManyFilesTool(BaseTool[ReadManyFilesParams]):
         result = text_result(path, rel, decode_text(data).content, None, None)
         return str(result.llm_content).removesuffix("\n")  # each section is followed by a blank line anyway
 
-    def _select(self, patterns: list[str], params: ReadManyFilesParams, abort_signal: AbortSignal) -> _Selection:
+    def _select(self, patterns: list[str], params: ReadManyFilesParams, abort_signal: AbortSignal,
+                progress: ProgressReporter) -> _Selection:
         selection = _Selection()
         root = self.workspace.root
         excludes = [compile_glob(p) for p in params.exclude or () if p.strip()]
@@ -197,6 +207,7 @@ class ReadManyFilesTool(BaseTool[ReadManyFilesParams]):
         for found in self.workspace.scan(root, default_excludes=params.use_default_excludes,
                                          abort_signal=abort_signal, wanted=wanted):
             matched.append(Path(found.path))
+            progress.report(files_found(len(matched)))
         for path in sorted(matched):
             if not self._excluded(path, params, excludes, explicit=False):
                 selection.files.setdefault(path, False)

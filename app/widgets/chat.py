@@ -83,6 +83,8 @@ class ToolCallCard(Vertical, can_focus=True):
             text.append(f" {format_elapsed(seconds)}", style="dim")
         if (waited := self.record.waited_s) >= 0.5:
             text.append(f" (waited {format_elapsed(waited)} for you)", style="dim")
+        if call.state is CallState.executing and self.record.last_output:  # a command's last line, a read's count
+            text.append(f"\n  │ {short(self.record.last_output, 140)}", style="dim")
         if self.result is not None:
             text.append("  ▾" if self.expanded else "  ▸", style="dim")
         if call.state is CallState.error and self.result is not None and self.result.error is not None:

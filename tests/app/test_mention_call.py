@@ -3,7 +3,9 @@ the chat while it runs (with its elapsed time), not minutes of "working…" with
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from typing import Any
 
 from gemini_tui.app.widgets.chat import ToolCallCard
 from gemini_tui.core.events import CallState
@@ -32,3 +34,39 @@ async def test_a_folder_mention_shows_its_read_as_a_call(root: Path, tmp_path: P
         assert "read_many_files" in seen_in_queue
         await wait_for(pilot, lambda: not screen.busy, timeout=30)
         assert card.call.state is CallState.success
+
+
+async def test_a_big_folder_shows_a_growing_count_on_its_row_and_card(root: Path, tmp_path: Path) -> None:
+    """3,400 small files: every text the queue draws is kept (its real update), so the test sees each count the
+    row showed, however fast this machine reads; the card's header shows the same live line."""
+    folder = root / "big"
+    for d in range(34):
+        sub = folder / f"part{d:02}"
+        sub.mkdir(parents=True)
+        for f in range(100):
+            (sub / f"n{f:03}.md").write_text(f"note {d}-{f}\n" + "word " * 30 + "\n")
+    app = make_app(root, tmp_path, ScriptedModel().add(text("Read them.")))
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = main_screen(pilot)
+        drawn: list[str] = []
+        cards: list[str] = []
+        original = screen.queue.update
+
+        def spy(content: Any = "", *args: Any, **kwargs: Any) -> None:
+            drawn.append(str(content))
+            for card in screen.chat.query(ToolCallCard):
+                if card.call.state is CallState.executing:
+                    cards.append(card.header_text().plain)
+            original(content, *args, **kwargs)
+
+        screen.queue.update = spy  # type: ignore[method-assign]
+        await type_and_send(pilot, "summarize @big")
+        await wait_for(pilot, lambda: not screen.busy, timeout=30)
+        card = screen.chat.query(ToolCallCard).first()
+        assert card.call.state is CallState.success
+        assert card.result is not None and card.result.return_display.title == "Read 3400 file(s)"
+    counts = [int(m.group(1).replace(",", "")) for line in drawn
+              for m in [re.search(r"│ read ([\d,]+) of 3,400 files", line)] if m]
+    assert counts == sorted(counts) and len(set(counts)) >= 2 and counts[-1] == 3400, counts
+    assert any("read_many_files" in line or "ReadManyFiles" in line for line in drawn)
+    assert any(re.search(r"│ read [\d,]+ of 3,400 files", header) for header in cards), cards
