@@ -1,7 +1,8 @@
 """The diff-review modal: the user allows, rejects, edits or picks hunks of a proposed file change.
 
 It dismisses with a `Decision` that always refers to the diff it last showed (`shown_diff`), and while it is
-open it watches the file so that a change on disk is shown before anything can be approved."""
+open it watches the file: once the file changes on disk (or is deleted, or can no longer be read), approval is
+off until the user re-reads it with `u`, so a diff the user has not looked at again can never be approved."""
 
 from __future__ import annotations
 
@@ -33,8 +34,21 @@ from gemini_tui.styles import stylesheet
 
 log = logging.getLogger(__name__)
 
-CHANGED_NOTICE = ("File changed on disk; diff updated. Review it again before approving "
-                  "(u re-reads the file; rejecting tells the model the file changed).")
+# what the notice says once a change is seen (approval is off until `u`); {path} is the reviewed file
+CHANGED_NOTICE = ("{path} changed on disk: approval is off. The diff now shows the file as it is; u re-reads it "
+                  "and turns approval back on, r or Esc rejects (the model is told file_changed).")
+DELETED_NOTICE = ("{path} was deleted on disk: approval is off (applying would create it anew). u re-reads it, "
+                  "and approval comes back only if the file is there again; r or Esc rejects (the model is told "
+                  "file_changed).")
+UNREADABLE_NOTICE = ("{path} changed on disk and can no longer be read or edited ({error}): approval is off. "
+                     "u tries again; r or Esc rejects (the model is told file_changed).")
+EDITED_NOTICE = ("File changed on disk while you edited, so approval is off. Your text is kept: Esc shows the new "
+                 "diff, u re-reads the file and turns approval back on, then e and Ctrl+S apply your text.")
+REREAD_NOTICE = ("Re-read {path}: the diff shows the file as it is now, and approval is back on; r or Esc rejects "
+                 "(the model is told file_changed).")
+# what the model is told on a rejection, by what happened to the file
+CHANGE_WORDS = {"changed": "changed on disk", "deleted": "was deleted", "unreadable": "became unreadable"}
+APPROVE_KEYS = frozenset({"y", "a", "A"})  # the keys that allow the edit (Ctrl+S in the editor too)
 SIDE_BY_SIDE_MIN_WIDTH = 140
 
 
@@ -58,6 +72,8 @@ class DiffReviewScreen(ModalScreen[Decision]):
 
     # in order of importance: a narrow key bar keeps the first ones
     BINDINGS: ClassVar[list[BindingType]] = [
+        # shown (first) only while approval is off: it takes the allow keys' place in the key bar
+        Binding("u", "re_review_required", "Re-review (approval is off)"),
         Binding("y", "approve", "Allow once"),
         Binding("a", "approve_always", "Allow for session"),
         Binding("r", "reject", "Reject…"),
@@ -83,8 +99,9 @@ class DiffReviewScreen(ModalScreen[Decision]):
     _REVIEW_ACTIONS: ClassVar[set[str]] = {
         "approve", "approve_always", "approve_saved", "reject", "edit", "toggle_hunk", "next_hunk",
         "previous_hunk", "toggle_view", "page", "next_change", "previous_change", "toggle_wrap", "external_edit",
-        "scroll_sideways", "re_review",
+        "scroll_sideways", "re_review", "re_review_required",
     }
+    _APPROVE_ACTIONS: ClassVar[set[str]] = {"approve", "approve_always", "approve_saved", "apply_edit"}
 
     def __init__(self, details: EditConfirmation, *, grace_period: float = GRACE_PERIOD,
                  on_interrupt: Callable[[], None] | None = None,
@@ -102,6 +119,9 @@ class DiffReviewScreen(ModalScreen[Decision]):
         self.base_diff: FileDiff = details.file_diff  # the model's proposal as last re-read (shown_diff may be edited)
         self.edited = False  # shown_diff is the user's own version from $EDITOR
         self.file_changed = False  # the file changed on disk while this review was open
+        # why approval is off ("changed", "deleted", "unreadable"), until `u` re-reads the file; None: allowed
+        self.approval_off: str | None = None
+        self._off_notice = ""
         self.hunks: tuple[Hunk, ...] = ()
         self.rejected: frozenset[int] = frozenset()
         self.current = 0
@@ -162,6 +182,13 @@ class DiffReviewScreen(ModalScreen[Decision]):
             event.prevent_default()  # no binding: the key was typed for the prompt, and goes there
             if self.on_typed is not None:
                 self.on_typed(event)
+            return
+        approving = event.key in APPROVE_KEYS if self.mode == "review" else event.key == "ctrl+s"
+        if self.approval_off is not None and approving and self.mode != "reason":
+            # approval is off: the key does nothing but say why again (its binding is disabled anyway)
+            event.stop()
+            event.prevent_default()
+            self._remind()
 
     def _show(self, diff: FileDiff, *, changed: bool = False, edited: bool = False) -> None:
         self.shown_diff = diff
@@ -181,10 +208,66 @@ class DiffReviewScreen(ModalScreen[Decision]):
         view.display = self.mode != "edit" and bool(self.hunks)
         self.query_one("#review-empty").display = self.mode != "edit" and not self.hunks
         if changed:
-            self.file_changed = True
-            self._notice(CHANGED_NOTICE)
-            self._arm()
+            self._turn_approval_off("changed", CHANGED_NOTICE.format(path=self._path()))
         self._update_summary()
+
+    def _path(self) -> str:
+        return clean_terminal_text(self.details.file_diff.file_name or self.details.file_path)
+
+    def _gone(self, latest: FileDiff | Exception) -> str | None:
+        """"deleted" or "unreadable" when a re-read finds the reviewed file gone or unreadable, else None."""
+        existed = not self.details.file_diff.is_new_file
+        if isinstance(latest, Exception):
+            path = self.details.file_path
+            missing = isinstance(latest, FileNotFoundError) or bool(path and not os.path.lexists(path))
+            return "deleted" if missing and existed else "unreadable"
+        # write_file's re-read of a missing file is a "new file" diff: the file that was reviewed is gone
+        return "deleted" if latest.is_new_file and existed else None
+
+    def _off_for(self, why: str, latest: FileDiff | Exception) -> None:
+        if why == "deleted":
+            self._turn_approval_off(why, DELETED_NOTICE.format(path=self._path()))
+        else:
+            error = clean_terminal_text(str(latest) or type(latest).__name__)
+            self._turn_approval_off(why, UNREADABLE_NOTICE.format(path=self._path(), error=error))
+
+    def _turn_approval_off(self, why: str, notice: str) -> None:
+        """A change on disk was seen: nothing can be approved until `u` re-reads the file."""
+        self.file_changed = True
+        self.approval_off = why
+        if self.mode == "edit" and why == "changed":  # `u` would type into the editor: say how to get there
+            notice = EDITED_NOTICE
+        self._off_notice = notice
+        self._notice(notice)
+        self._arm()
+        self.refresh_bindings()
+
+    def _remind(self) -> None:
+        self._notice(self._off_notice)
+        self.app.bell()
+
+    def _seen_on_disk(self, latest: FileDiff | Exception) -> bool:
+        """What a re-read found: True when the reviewed diff still stands; otherwise approval is turned off
+        (a changed file's new diff is shown)."""
+        if (why := self._gone(latest)) is not None:
+            self._off_for(why, latest)
+            return False
+        assert isinstance(latest, FileDiff)
+        if _same(latest, self.base_diff):
+            return True
+        self._show(latest, changed=True)
+        return False
+
+    async def _read_again(self) -> FileDiff | Exception:
+        assert self.details.refresh is not None
+        self._busy = True
+        try:
+            return await self.details.refresh()
+        except Exception as exc:  # the edit may no longer apply, or the file cannot be read: said, not raised
+            log.warning("refresh of %s failed: %s", self.details.file_path, exc)
+            return exc
+        finally:
+            self._busy = False
 
     def _notice(self, text: str) -> None:
         notice = self.query_one("#review-notice", Static)
@@ -230,6 +313,10 @@ class DiffReviewScreen(ModalScreen[Decision]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "approve_saved" and not self.allow_saving:
             return False
+        if action == "re_review_required":
+            return self.mode == "review" and self.approval_off is not None
+        if action in self._APPROVE_ACTIONS and self.approval_off is not None:
+            return None  # disabled: off the key bar (`u` takes its place), and on_key says why when pressed
         if action in self._REVIEW_ACTIONS:
             return self.mode == "review"
         if action == "apply_edit":
@@ -253,23 +340,14 @@ class DiffReviewScreen(ModalScreen[Decision]):
         return Decision(ConfirmationOutcome.modify, new_content=content, feedback=feedback, file_diff=diff)
 
     async def _still_current(self) -> bool:
-        """Last check before allowing: re-read the file; if it changed, show the new diff instead."""
+        """Last check before allowing: approval is on, and a re-read of the file finds what the diff was made
+        from (if not, approval goes off and the user is told why)."""
+        if self.approval_off is not None:
+            self._remind()
+            return False
         if self.details.refresh is None:
             return True
-        self._busy = True
-        try:
-            latest = await self.details.refresh()
-        except Exception as exc:  # the edit may no longer apply; the user must see why
-            log.warning("refresh of %s failed: %s", self.details.file_path, exc)
-            self._notice(f"File changed on disk and the edit no longer applies: {exc}")
-            self._arm()
-            return False
-        finally:
-            self._busy = False
-        if _same(latest, self.base_diff):
-            return True
-        self._show(latest, changed=True)
-        return False
+        return self._seen_on_disk(await self._read_again())
 
     async def action_approve(self) -> None:
         if self._ready() and await self._still_current():
@@ -286,17 +364,36 @@ class DiffReviewScreen(ModalScreen[Decision]):
         its edit was made against content that is no longer there."""
         if self.file_changed:
             path = self.details.file_path or self.shown_diff.file_name
-            note = (f"file_changed: {path} changed on disk while the user reviewed this edit; read it again "
+            what = CHANGE_WORDS[self.approval_off or "changed"]
+            note = (f"file_changed: {path} {what} while the user reviewed this edit; read it again "
                     "before proposing a change.")
             reason = f"{note} {reason}" if reason else note
         return Decision(ConfirmationOutcome.cancel, feedback=reason, file_diff=self.shown_diff)
 
     async def action_re_review(self) -> None:
-        """`u`: read the file again now and show the diff against what is on disk."""
-        if self.details.refresh is None or self.mode != "review":
+        """`u`: read the file again now and show the diff against what is on disk; after a change on disk,
+        this is what turns approval back on (once the grace period has passed)."""
+        if self.details.refresh is None or self.mode != "review" or self._busy:
             return
-        if await self._still_current():
+        latest = await self._read_again()
+        if (why := self._gone(latest)) is not None:
+            self._off_for(why, latest)  # (still) deleted or unreadable: approval stays off, the notice says so
+            return
+        assert isinstance(latest, FileDiff)
+        same = _same(latest, self.base_diff)
+        if self.approval_off is None and same:
             self.notify("The file on disk is what this diff was made from.", timeout=2)
+            return
+        if not same:  # the user asked to see it: the new diff, and approval stays theirs to give
+            self.file_changed = True
+            self._show(latest)
+        self.approval_off = None
+        self._notice(REREAD_NOTICE.format(path=self._path()))
+        self._arm()
+        self.refresh_bindings()
+
+    async def action_re_review_required(self) -> None:
+        await self.action_re_review()
 
     def interrupt(self) -> None:
         """Ctrl+C, as everywhere: cancel what is in front (this review and the turn it belongs to)."""
@@ -400,11 +497,11 @@ class DiffReviewScreen(ModalScreen[Decision]):
         if self.mode != "edit" or not self._ready():
             return
         text = self.query_one(ProposalEditor).text
-        if self._edit_base is not self.shown_diff or not await self._still_current():
+        if self.approval_off is not None or self._edit_base is not self.shown_diff or not await self._still_current():
             self._draft = text
             self._edit_base = self.shown_diff
-            self._notice("File changed on disk while you edited. Your text is kept: Esc shows the new diff, "
-                         "Ctrl+S applies your text over it.")
+            self._notice(EDITED_NOTICE)
+            self._off_notice = EDITED_NOTICE
             return
         if text == self.shown_diff.new_content:
             self.dismiss(Decision(ConfirmationOutcome.proceed_once, file_diff=self.shown_diff))
@@ -504,17 +601,10 @@ class DiffReviewScreen(ModalScreen[Decision]):
 
     async def _file_changed(self) -> None:
         if self.details.refresh is None:
-            self._notice("File changed on disk; this diff may be out of date.")
-            self._arm()
+            self._turn_approval_off("changed", "File changed on disk; this diff may be out of date, so approval "
+                                    "is off. r or Esc rejects (the model is told file_changed).")
             return
-        try:
-            latest = await self.details.refresh()
-        except Exception as exc:
-            self._notice(f"File changed on disk and the edit no longer applies: {exc}")
-            self._arm()
-            return
-        if not _same(latest, self.base_diff):
-            self._show(latest, changed=True)
+        self._seen_on_disk(await self._read_again())
 
 
 def _same(a: FileDiff, b: FileDiff) -> bool:

@@ -205,8 +205,11 @@ async def test_change_on_disk_is_shown_before_approval(root: Path) -> None:
                 break
         assert screen.shown_diff.original_content == "zero\none\ntwo\n"
         notice = screen.query_one("#review-notice")
-        assert notice.display and CHANGED_NOTICE in str(notice.render())
-        await pilot.press("y")
+        assert notice.display and CHANGED_NOTICE.format(path="a.txt") in str(notice.render())
+        await pilot.press("y")  # approval is off until the file is re-read with u
+        await pilot.pause()
+        assert not app.decisions
+        await pilot.press("u", "y")
         await pilot.pause()
     decision = app.decisions[0]
     assert decision.file_diff is not None and decision.file_diff.original_content == "zero\none\ntwo\n"
@@ -224,7 +227,10 @@ async def test_approval_rereads_the_file_even_without_a_watcher(root: Path) -> N
         await pilot.pause()
         assert not app.decisions
         assert app.screen.shown_diff.original_content == "changed\n"
-        await pilot.press("y")
+        await pilot.press("y")  # approval is off since the change was seen: nothing until u
+        await pilot.pause()
+        assert not app.decisions
+        await pilot.press("u", "y")
         await pilot.pause()
     assert app.decisions[0].file_diff.original_content == "changed\n"
 
@@ -313,10 +319,16 @@ async def test_a_change_re_arms_the_grace_period(root: Path) -> None:
     async with app.run_test(size=(100, 40)) as pilot:
         await asyncio.sleep(0.5)
         path.write_text("changed\n")
-        await pilot.press("y")  # re-reads, shows the new diff and re-arms the grace period
-        await pilot.press("y")  # typed ahead: ignored
+        await pilot.press("y")  # re-reads, shows the new diff, turns approval off and re-arms the grace period
+        await pilot.press("u")  # typed ahead: ignored
         await pilot.pause()
         assert not app.decisions and app.screen.shown_diff.original_content == "changed\n"
+        assert app.screen.approval_off == "changed"
+        await asyncio.sleep(0.5)
+        await pilot.press("u")  # re-read: approval back on, after the grace period again
+        await pilot.press("y")  # typed ahead: ignored
+        await pilot.pause()
+        assert not app.decisions and app.screen.approval_off is None
         await asyncio.sleep(0.5)
         await pilot.press("y")
         await pilot.pause()
@@ -339,6 +351,12 @@ async def test_change_while_editing_is_shown_before_the_edit_applies(root: Path)
         assert "changed on disk while you edited" in str(app.screen.query_one("#review-notice").render())
         assert editor.text == "mine\n" and editor.display  # the user's text is kept
         assert not app.screen.query_one(DiffView).display
+        await pilot.press("ctrl+s")  # approval is off: nothing but the notice again
+        await pilot.pause()
+        assert not app.decisions and "u re-reads the file" in str(app.screen.query_one("#review-notice").render())
+        await pilot.press("escape", "u", "e")  # the new diff, re-read, then back to the kept text
+        await pilot.pause()
+        assert editor.text == "mine\n" and editor.display
         await pilot.press("ctrl+s")  # now knowingly applied over the change they were shown
         await pilot.pause()
     decision = app.decisions[0]

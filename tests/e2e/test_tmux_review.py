@@ -1,5 +1,5 @@
 """End to end in a real terminal: `gemini-tui` in tmux against the fake Gemini server; edits approved, rejected,
-and a change on disk shown before anything is written."""
+and a change on disk shown before anything is written: approval stays off until `u` re-reads the file."""
 
 from __future__ import annotations
 
@@ -70,6 +70,16 @@ def test_change_on_disk_is_shown_before_writing(root: Path, tmp_path: Path, serv
         screen = terminal.wait_for("port = 8080")
         assert "Confirm Edit" in screen
         assert target.read_text() == "[main]\nname = old\nport = 8080\n"  # nothing written yet
+        screen = terminal.wait_for("approval is off")  # (a start-up toast may cover the notice a moment)
+        assert "u Re-review" in screen and "y Allow" not in screen
+        time.sleep(GRACE)
+        terminal.keys("y")  # approval is off until the file is re-read: y only says so again
+        time.sleep(1.0)
+        screen = terminal.screen()
+        assert "Confirm Edit" in screen and "Saved." not in screen and "approval is off" in screen
+        assert target.read_text() == "[main]\nname = old\nport = 8080\n"
+        terminal.keys("u")
+        terminal.wait_for("approval is back on")
         time.sleep(GRACE)
         terminal.keys("y")
         terminal.wait_for("Saved.")
