@@ -60,6 +60,9 @@ async def test_a_watched_change_turns_approval_off_until_u(root: Path) -> None:
         shown = keys_shown(screen)
         assert shown[0] == "u" and not {"y", "a", "A"} & set(shown)
         assert "u Re-review" in screen.query_one(KeyBar).keys_text(80).plain
+        # and the bar on screen is redrawn so (after the bindings change is signalled)
+        await until(pilot, lambda: str(screen.query_one(KeyBar).render()).startswith(" u Re-review"))
+        assert " y Allow" not in str(screen.query_one(KeyBar).render())
         said = notice(screen)
         assert "a.txt changed on disk" in said and "approval is off" in said and "u re-reads it" in said
         assert screen.shown_diff.original_content == "zero\none\ntwo\n"  # the new diff is already shown
@@ -71,6 +74,7 @@ async def test_a_watched_change_turns_approval_off_until_u(root: Path) -> None:
         await pilot.press("u")
         await pilot.pause()
         assert screen.approval_off is None and keys_shown(screen)[0] == "y" and "approval is back on" in notice(screen)
+        await until(pilot, lambda: str(screen.query_one(KeyBar).render()).startswith(" y Allow"))
         await pilot.press("y")
         await pilot.pause()
     [decision] = app.decisions

@@ -70,8 +70,9 @@ def test_change_on_disk_is_shown_before_writing(root: Path, tmp_path: Path, serv
         screen = terminal.wait_for("port = 8080")
         assert "Confirm Edit" in screen
         assert target.read_text() == "[main]\nname = old\nport = 8080\n"  # nothing written yet
-        screen = terminal.wait_for("approval is off")  # (a start-up toast may cover the notice a moment)
-        assert "u Re-review" in screen and "y Allow" not in screen
+        # (a start-up toast may cover the notice a moment; the key bar is redrawn after the notice)
+        screen = terminal.wait_for(lambda s: "approval is off" in s and "u Re-review" in s)
+        assert "y Allow" not in screen
         time.sleep(GRACE)
         terminal.keys("y")  # approval is off until the file is re-read: y only says so again
         time.sleep(1.0)
