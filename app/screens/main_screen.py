@@ -181,6 +181,7 @@ class MainScreen(Screen[None]):
         self.start_services()
         if not session.is_offline:
             self.set_timer(WARM_UP_DELAY, self.warm_up_client)
+        self.warm_up_markdown()
         gc.freeze()  # what exists now lives as long as the screen: collections need not walk it (undone on unmount)
         waiting, self._waiting_prompts = self._waiting_prompts, []
         for text in waiting:
@@ -237,6 +238,13 @@ class MainScreen(Screen[None]):
             importlib.import_module("google.genai")
         except ImportError:  # the client reports this itself when it is used
             pass
+
+    @work(thread=True, group="warm-up")
+    def warm_up_markdown(self) -> None:
+        """Import the answer's renderer off the event loop, so the first answer does not stall typing (~80 ms)."""
+        from gemini_tui.app.widgets.answer import warm_up
+
+        warm_up()
 
     @work(group="resumed")
     async def show_resumed(self) -> None:

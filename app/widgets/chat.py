@@ -32,8 +32,6 @@ if TYPE_CHECKING:
 
 # Old turns leave the DOM past this many, so a long session stays light; the session keeps the history.
 MAX_TURNS_SHOWN = 60
-# Answers this many turns back are frozen into one line-cached widget each (they are off screen by then).
-LIVE_TURNS = 3
 
 
 def display_widget(display: object) -> Widget:
@@ -231,15 +229,7 @@ class ChatPane(VerticalScroll):
         if prompt is not None:
             await turn.mount(Static(Text(clean_terminal_text(prompt)), classes="user-prompt"))
         await self._prune()
-        if len(self.turns) > LIVE_TURNS:
-            await self._freeze(self.turns[-LIVE_TURNS - 1])
         return turn
-
-    async def _freeze(self, turn: TurnBlock) -> None:
-        from gemini_tui.app.widgets.answer import AnswerBlock
-
-        for answer in turn.query_children(AnswerBlock):
-            await answer.freeze()
 
     async def _prune(self) -> None:
         excess = len(self.turns) - MAX_TURNS_SHOWN
@@ -262,9 +252,8 @@ class ChatPane(VerticalScroll):
             await self._thought.finish()
             self._thought = None
         if self._answer is None:
-            from gemini_tui.app.widgets.answer import (
-                AnswerBlock,  # Markdown loads on the first answer, not before the first frame
-            )
+            # Markdown (markdown-it, Rich's renderer, Pygments) loads on the first answer, not before the first frame
+            from gemini_tui.app.widgets.answer import AnswerBlock
 
             self._answer = AnswerBlock()
             await (await self._turn()).mount(self._answer)
@@ -319,11 +308,11 @@ class ChatPane(VerticalScroll):
         self._output_added()
 
     async def add_markdown(self, markdown: str) -> None:
-        """Output of a slash command: Markdown that is not part of the conversation."""
-        from textual.widgets import Markdown
+        """Output of a slash command: Markdown that is not part of the conversation, drawn as answers are."""
+        from gemini_tui.app.widgets.answer import MarkdownText
 
         await self.close_streams()
-        await (await self._turn()).mount(Markdown(clean_terminal_text(markdown), classes="command-output"))
+        await (await self._turn()).mount(MarkdownText(clean_terminal_text(markdown), classes="command-output"))
         self._output_added()
 
     async def clear(self) -> None:

@@ -1,55 +1,264 @@
-"""Long answers stream in segments: finished ones are frozen into one widget, the text stays whole."""
+"""Answers are drawn by one renderer, block by block, whatever the chunks they arrive in.
+
+The mechanism under test: streamed text is split into top-level Markdown blocks; a block followed by another is
+drawn once and kept, the last one is drawn again as it grows. The property that must hold for any text and any
+chunking: at every moment the widget shows exactly what Rich draws for the whole text received so far."""
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
+from typing import Any
 
-from gemini_tui.app.widgets.answer import SEGMENT_CHARS, AnswerBlock, FrozenMarkdown, StreamedMarkdown, segment_cut
+from rich.markdown import Markdown as RichMarkdown
+from textual.app import App, ComposeResult
+from textual.containers import VerticalScroll
+from textual.widgets import Markdown
+
+from gemini_tui.app.widgets.answer import TAKE_CHARS, AnswerBlock, MarkdownText, split_blocks
 from tests.app.app_driver import main_screen, make_app, type_and_send, wait_for
 from tests.fakes.scripted_model import ScriptedModel, text
 
-
-def test_segments_are_cut_at_paragraph_breaks_outside_code_fences() -> None:
-    assert segment_cut("para\n\nmore") == len("para\n\n")
-    assert segment_cut("para\nmore") == 0
-    assert segment_cut("one\n\n```python\nx = 1\n\ny = 2") == len("one\n\n")
-    assert segment_cut("```python\nx = 1\n```\n\ntail") == len("```python\nx = 1\n```\n\n")
+WORDS = ["scheduler", "read", "**bold**", "*soft*", "`code()`", "[spec](https://example.com/s)", "call", "edit",
+         "~~old~~", "path/to/file.py", "1.", "-", "#", "|", ">", "value", "done"]
 
 
-async def test_long_answer_is_frozen_in_segments(root: Path, tmp_path: Path) -> None:
-    section = "## Part {n}\n\nSome text about part {n}, long enough to matter.\n\n```python\nprint({n})\n```\n\n"
-    document = "".join(section.format(n=n) for n in range(200))
-    assert len(document) > 3 * SEGMENT_CHARS
-    app = make_app(root, tmp_path, ScriptedModel().add(text(document, 80)))
+def words(rng: random.Random, low: int = 2, high: int = 9) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(rng.randint(low, high))).strip() or "text"
+
+
+def element(rng: random.Random) -> str:
+    """One Markdown element of the kinds a model writes, with the awkward cases among them."""
+    kind = rng.randrange(12)
+    if kind == 0:
+        return "#" * rng.randint(1, 4) + " " + words(rng, 1, 4)
+    if kind == 1:
+        return "\n".join(words(rng) for _ in range(rng.randint(1, 3)))
+    if kind in (2, 3):  # bullet or ordered list, tight or loose, sometimes nested
+        start = rng.randint(1, 9)
+        gap = "\n\n" if rng.random() < 0.4 else "\n"
+        items = []
+        for n in range(rng.randint(1, 4)):
+            marker = "-" if kind == 2 else f"{start + n}."
+            item = f"{marker} {words(rng)}"
+            if rng.random() < 0.3:
+                item += f"\n  - {words(rng, 1, 3)}"
+            items.append(item)
+        return gap.join(items)
+    if kind == 4:
+        language = rng.choice(["python", "bash", "", "json"])
+        body = ["def f(x):", "", "# not a heading", "- not a list", "    return x", "| a | b |"]
+        return f"```{language}\n" + "\n".join(rng.sample(body, rng.randint(1, len(body)))) + "\n```"
+    if kind == 5:
+        columns = rng.randint(2, 4)
+        head = "| " + " | ".join(words(rng, 1, 2) for _ in range(columns)) + " |"
+        rule = "|" + "|".join(rng.choice(["---", ":---", "---:", ":---:"]) for _ in range(columns)) + "|"
+        rows = ["| " + " | ".join(words(rng, 1, 3) for _ in range(columns)) + " |" for _ in range(rng.randint(1, 4))]
+        return "\n".join([head, rule, *rows])
+    if kind == 6:
+        return "\n".join("> " + words(rng) for _ in range(rng.randint(1, 3)))
+    if kind == 7:
+        return rng.choice(["---", "***", "___"])
+    if kind == 8:
+        return words(rng, 1, 4) + "\n" + rng.choice(["===", "---"])
+    if kind == 9:
+        return "    indented code\n    more code"
+    if kind == 10:
+        return "1. first\n\n2"  # a list, then a line that only later shows it continues the list
+    return words(rng, 1, 3) + "  \n" + words(rng, 1, 3)  # a hard line break
+
+
+def document(rng: random.Random) -> str:
+    parts = [element(rng) for _ in range(rng.randint(1, 9))]
+    text = parts[0]
+    for part in parts[1:]:
+        text += rng.choice(["\n\n", "\n\n", "\n\n", "\n", "\n\n\n"]) + part
+    return text + rng.choice(["", "\n", "\n\n"])
+
+
+def chunks(rng: random.Random, text: str) -> list[str]:
+    out, position = [], 0
+    while position < len(text):
+        size = rng.choice([1, 2, 3, 7, 13, 40, 120, 400])
+        out.append(text[position:position + size])
+        position += size
+    return out
+
+
+class Page(App[None]):
+    def compose(self) -> ComposeResult:
+        yield VerticalScroll(id="page")
+
+
+def whole(widget: MarkdownText, text: str, width: int) -> list[str]:
+    """What Rich draws for `text` in one piece, as the widget would (same console, style and code theme)."""
+    console = widget.app.console
+    markdown = RichMarkdown(text, code_theme="monokai", hyperlinks=False)
+    lines = console.render_lines(markdown, console.options.update_width(width), style=widget.rich_style, pad=True)
+    return [styled(line) for line in lines]
+
+
+def styled(segments: Any) -> str:
+    """A line's text with the style of every run, so a change of colour or weight counts as a difference."""
+    return "".join(f"{segment.text}\x00{segment.style}\x00" for segment in segments if segment.text).replace(
+        "\x00None\x00", "\x00\x00")
+
+
+def drawn(widget: MarkdownText, width: int) -> list[str]:
+    return [styled(line) for line in (strip._segments for strip in widget.lines_for(width))]
+
+
+def normal(lines: list[str]) -> list[str]:
+    """Segments split differently but drawing the same cells compare equal."""
+    out = []
+    for line in lines:
+        cells: list[tuple[str, str]] = []
+        parts = line.split("\x00")
+        for text_part, style in zip(parts[0::2], parts[1::2], strict=False):
+            cells.extend((character, style) for character in text_part)
+        out.append(repr(cells))
+    return out
+
+
+def test_blocks_split_at_top_level_and_keep_every_character() -> None:
+    rng = random.Random(7)
+    for _ in range(300):
+        text = document(rng)
+        blocks = split_blocks(text)
+        assert "".join(block.source for block in blocks) == text.replace("\r\n", "\n") or not text.strip()
+        assert all(block.source for block in blocks)
+
+
+async def test_streamed_text_always_draws_as_rich_draws_the_text_so_far() -> None:
+    """240 generated documents, each streamed in random chunks with the steps run at random moments; after every
+    step the widget's lines equal Rich's drawing of everything received so far, and at the end of the whole."""
+    rng = random.Random(2026)
+    app = Page()
+    async with app.run_test(size=(130, 40)) as pilot:
+        page = app.query_one("#page")
+        for case in range(240):
+            source = document(rng)
+            width = rng.choice([24, 40, 61, 100])
+            widget = MarkdownText()
+            await page.mount(widget)
+            received = ""
+            # one case in twelve is drawn after every two characters: every line is seen half-written
+            fine = case % 12 == 0
+            for piece in (chunks(rng, source) if not fine else [source[i:i + 2] for i in range(0, len(source), 2)]):
+                await widget.write(piece)
+                received += piece
+                if fine or rng.random() < 0.3:
+                    widget._step()
+                    assert normal(drawn(widget, width)) == normal(whole(widget, received, width)), (case, received)
+            await widget.finish()
+            assert widget.text == source
+            assert normal(drawn(widget, width)) == normal(whole(widget, source, width)), (case, source)
+            await widget.remove()
+        await pilot.pause()
+
+
+async def test_a_burst_is_taken_in_slices_and_refreshes_the_screen_once() -> None:
+    rng = random.Random(3)
+    burst = "\n\n".join(element(rng) for _ in range(600))
+    assert len(burst) > 10 * TAKE_CHARS
+    app = Page()
+    async with app.run_test(size=(100, 30)) as pilot:
+        start = "\n\n".join(f"line {n}" for n in range(40)) + "\n\n"  # taller than the page: no scrollbar to come
+        widget = MarkdownText()
+        await app.query_one("#page").mount(widget)
+        await widget.write(start)
+        await wait_for(pilot, lambda: widget._handle is None and widget.size.height > 30)
+        refreshes: list[bool] = []  # the widget's own refreshes (Textual adds one when the size changes)
+        stepping = [False]
+        real_refresh, real_step = widget.refresh, widget._step
+
+        def counted(*regions: Any, **options: Any) -> Any:
+            if stepping[0]:
+                refreshes.append(bool(options.get("layout")))
+            return real_refresh(*regions, **options)
+
+        def step() -> None:
+            stepping[0] = True
+            try:
+                real_step()
+            finally:
+                stepping[0] = False
+
+        widget.refresh = counted  # type: ignore[method-assign]
+        widget._step = step  # type: ignore[method-assign]
+        taken: list[int] = []
+        real_take = widget._take
+
+        def measured(added: str, final: bool) -> None:
+            taken.append(len(added))
+            real_take(added, final)
+
+        widget._take = measured  # type: ignore[method-assign]
+        await widget.write(burst)
+        await wait_for(pilot, lambda: widget._handle is None and not widget._pending, timeout=20)
+        assert len(taken) >= len(burst) // TAKE_CHARS
+        assert max(taken) <= TAKE_CHARS
+        assert refreshes == [True]  # the screen is dirtied once, when all of the burst is drawn
+        assert normal(drawn(widget, 98)) == normal(whole(widget, start + burst, 98))
+
+
+async def test_a_new_width_redraws_every_block() -> None:
+    rng = random.Random(11)
+    source = "\n\n".join(element(rng) for _ in range(80))
+    app = Page()
+    async with app.run_test(size=(120, 30)) as pilot:
+        widget = MarkdownText(source)
+        await app.query_one("#page").mount(widget)
+        await pilot.pause()
+        for size in ((70, 30), (44, 20), (120, 30)):
+            await pilot.resize_terminal(*size)
+            await wait_for(pilot, lambda: widget._handle is None, timeout=10)
+            await pilot.pause()
+            width = widget.content_size.width
+            assert normal(drawn(widget, width)) == normal(whole(widget, source, width))
+            assert widget.size.height == len(widget.lines_for(width))
+
+
+TABLE_ANSWER = ("Here are the calls:\n\n| tool | calls |\n|---|---:|\n| read_file | 12 |\n| replace | 2 |\n\n"
+                "Some text between.\n\n" * 3 + "| last | table |\n|---|---|\n| a | b |\n")
+
+
+async def test_tables_in_one_answer_are_drawn_one_way(root: Path, tmp_path: Path) -> None:
+    """Streamed in tiny chunks, new or old: every table in the chat is drawn by the same renderer, and no
+    Textual Markdown widget is left in the chat."""
+    model = ScriptedModel().add(text(TABLE_ANSWER, 3)).add(text("second answer\n\n| x | y |\n|---|---|\n| 1 | 2 |\n"))
+    app = make_app(root, tmp_path, model)
+    async with app.run_test(size=(100, 50)) as pilot:
+        screen = main_screen(pilot)
+        await type_and_send(pilot, "tables please")
+        await wait_for(pilot, lambda: not screen.busy, timeout=30)
+        await type_and_send(pilot, "again")
+        await wait_for(pilot, lambda: not screen.busy, timeout=30)
+        await wait_for(pilot, lambda: all(a._handle is None for a in screen.chat.query(AnswerBlock)))
+        answers = list(screen.chat.query(AnswerBlock))
+        assert [a.text for a in answers] == [TABLE_ANSWER, "second answer\n\n| x | y |\n|---|---|\n| 1 | 2 |\n"]
+        assert not list(screen.chat.query(Markdown))
+        for answer in answers:
+            width = answer.content_size.width
+            assert normal(drawn(answer, width)) == normal(whole(answer, answer.text, width))
+        first = [strip.text for strip in answers[0].lines_for(answers[0].content_size.width)]
+        headers = [line for line in first if "tool" in line and "calls" in line]
+        assert len(headers) == 3
+        assert len({line.strip() for line in headers}) == 1  # the same table drawn the same way each time
+
+
+async def test_each_answer_is_one_widget_however_long(root: Path, tmp_path: Path) -> None:
+    section = "## Part {n}\n\nSome text about part {n}.\n\n```python\nprint({n})\n```\n\n"
+    document_text = "".join(section.format(n=n) for n in range(300))
+    app = make_app(root, tmp_path, ScriptedModel().add(text(document_text, 80)))
     async with app.run_test(size=(100, 30)) as pilot:
         screen = main_screen(pilot)
         await type_and_send(pilot, "long")
         await wait_for(pilot, lambda: not screen.busy, timeout=30)
         answer = screen.chat.query_one(AnswerBlock)
-        assert answer.text == document
-        frozen = answer.query_one(FrozenMarkdown)
-        assert len(frozen.segments) >= 3
-        live = answer.query_one(StreamedMarkdown)
-        assert "".join(frozen.segments) + live.text == document
-        assert len(answer.children) == 2  # one frozen widget, one live Markdown
-        lines = frozen.lines_for(90)
-        assert any("Part 0" in line.text for line in lines)
-
-
-async def test_answers_of_old_turns_are_frozen(root: Path, tmp_path: Path) -> None:
-    from gemini_tui.app.widgets.chat import LIVE_TURNS
-
-    model = ScriptedModel()
-    for n in range(LIVE_TURNS + 3):
-        model.add(text(f"answer **{n}**\n\n- item\n"))
-    app = make_app(root, tmp_path, model)
-    async with app.run_test(size=(100, 30)) as pilot:
-        screen = main_screen(pilot)
-        for n in range(LIVE_TURNS + 3):
-            await type_and_send(pilot, f"q{n}")
-            await wait_for(pilot, lambda: not screen.busy)
-        answers = list(screen.chat.query(AnswerBlock))
-        live = [a for a in answers if a.query(StreamedMarkdown)]
-        assert len(live) == LIVE_TURNS
-        frozen = answers[0].query_one(FrozenMarkdown)
-        assert frozen.segments == ["answer **0**\n\n- item\n"]
+        await wait_for(pilot, lambda: answer._handle is None, timeout=10)
+        assert answer.text == document_text
+        assert not answer.children
+        assert answer.block_count == 900
+        lines = [strip.text for strip in answer.lines_for(answer.content_size.width)]
+        assert any("Part 0" in line for line in lines) and any("Part 299" in line for line in lines)

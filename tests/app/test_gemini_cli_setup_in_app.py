@@ -17,6 +17,7 @@ from textual.widgets import Markdown
 from gemini_tui.app.main import GeminiApp
 from gemini_tui.app.screens.help import HelpScreen
 from gemini_tui.app.screens.main_screen import MainScreen
+from gemini_tui.app.widgets.answer import MarkdownText
 from gemini_tui.app.widgets.confirm_bar import ConfirmBar
 from gemini_tui.cli.assemble import build_session
 from tests.app.app_driver import main_screen, type_and_send, wait_for
@@ -37,7 +38,7 @@ def app(tmp_path: Path, gemini_server: FakeGeminiServer) -> Iterator[GeminiApp]:
 
 
 def outputs(screen: MainScreen) -> list[str]:
-    return [m.source for m in screen.chat.query(Markdown).filter(".command-output")]
+    return [m.source for m in screen.chat.query(MarkdownText).filter(".command-output")]
 
 
 async def _command(pilot: Pilot[Any], line: str) -> str:

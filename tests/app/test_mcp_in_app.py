@@ -7,8 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from textual.widgets import Markdown
-
+from gemini_tui.app.widgets.answer import MarkdownText
 from gemini_tui.app.widgets.confirm_bar import ConfirmBar
 from tests.app.app_driver import main_screen, make_app, type_and_send, wait_for
 from tests.fakes.scripted_model import ScriptedModel
@@ -26,8 +25,8 @@ async def test_mcp_server_status_and_command(root: Path, tmp_path: Path) -> None
         await wait_for(pilot, lambda: screen.status.mcp.get("fake") == "connected", timeout=30)
         assert "MCP 1/1" in str(screen.status.render())
         await type_and_send(pilot, "/mcp")
-        await wait_for(pilot, lambda: screen.chat.query(Markdown).filter(".command-output"))
-        listing = screen.chat.query(Markdown).filter(".command-output").last().source
+        await wait_for(pilot, lambda: screen.chat.query(MarkdownText).filter(".command-output"))
+        listing = screen.chat.query(MarkdownText).filter(".command-output").last().source
         assert "**fake**: connected" in listing
         assert screen.query_one(ConfirmBar).request is None
 

@@ -10,6 +10,7 @@ import pytest
 
 from gemini_tui.app.main import GeminiApp
 from gemini_tui.app.screens.trust import TrustScreen
+from gemini_tui.app.widgets.answer import MarkdownText
 from gemini_tui.app.widgets.confirm_bar import ConfirmBar
 from gemini_tui.core.grants import GrantScope
 from gemini_tui.core.scheduler import ApprovalMode
@@ -19,7 +20,7 @@ from tests.fakes.scripted_model import ScriptedModel, call, scripted_session, te
 
 
 def chat_text(screen) -> str:
-    return "\n".join(str(w.render()) if hasattr(w, "render") else "" for w in screen.chat.query("*"))
+    return "\n".join(w.text if isinstance(w, MarkdownText) else str(w.render()) for w in screen.chat.query("*"))
 
 
 async def test_allow_always_persists_lists_and_revokes(root: Path, tmp_path: Path) -> None:

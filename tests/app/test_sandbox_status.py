@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from textual.widgets import Markdown
 
+from gemini_tui.app.widgets.answer import MarkdownText
 from gemini_tui.core.sandbox import SandboxRequest, build_sandbox
 from tests.app.app_driver import main_screen, make_app, type_and_send, wait_for
 from tests.fakes.scripted_model import ScriptedModel
@@ -15,7 +15,7 @@ BWRAP_WORKS = build_sandbox(SandboxRequest("true", "t"), ["/"]).problem is None
 
 
 def about(screen: object) -> list[str]:
-    return [m.source for m in screen.chat.query(Markdown).filter(".command-output")]  # type: ignore[attr-defined]
+    return [m.source for m in screen.chat.query(MarkdownText).filter(".command-output")]  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize("sandbox, shown, said", [

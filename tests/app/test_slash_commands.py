@@ -6,16 +6,16 @@ from pathlib import Path
 from typing import Any
 
 from textual.pilot import Pilot
-from textual.widgets import Markdown
 
 from gemini_tui.app.screens.help import HelpScreen
 from gemini_tui.app.screens.main_screen import MainScreen
+from gemini_tui.app.widgets.answer import MarkdownText
 from tests.app.app_driver import main_screen, make_app, type_and_send, wait_for
 from tests.fakes.scripted_model import ScriptedModel, text
 
 
 def outputs(screen: MainScreen) -> list[str]:
-    return [m.source for m in screen.chat.query(Markdown).filter(".command-output")]
+    return [m.source for m in screen.chat.query(MarkdownText).filter(".command-output")]
 
 
 def notices(screen: MainScreen) -> list[str]:
@@ -115,15 +115,15 @@ async def test_command_palette_runs_a_slash_command(root: Path, tmp_path: Path) 
 
 
 async def test_memory_show_keeps_the_files_lines_as_written(root: Path, tmp_path: Path) -> None:
-    from textual.widgets._markdown import MarkdownFence
-
     app = make_app(root, tmp_path, ScriptedModel())
     async with app.run_test(size=(110, 36)) as pilot:
         await run(pilot, "/memory add tea")
         await run(pilot, "/memory refresh")
         screen = await run(pilot, "/memory show")
-        output = screen.chat.query(Markdown).filter(".command-output").last()
+        output = screen.chat.query(MarkdownText).filter(".command-output").last()
         await pilot.pause()
-        fences = list(output.query(MarkdownFence))
-        # as Markdown, the closing '--- End of context' line ran into the last list item
-        assert fences and "- tea\n--- End of context" in fences[-1].code
+        lines = [strip.text.strip() for strip in output.lines_for(output.content_size.width)]
+        # as Markdown, the closing '--- End of context' line ran into the last list item: in a code block the
+        # file's lines are drawn as written, one under the other
+        tea = lines.index("- tea")
+        assert lines[tea + 1].startswith("--- End of context")
