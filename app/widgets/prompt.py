@@ -151,6 +151,8 @@ class PromptArea(Vertical):
         # an exact, finished token needs no list
         if len(candidates) == 1 and candidates[0].replacement.rstrip() == token:
             candidates = []
+        if not candidates and not self.candidates and not self.completions.display:
+            return  # plain typing: the hidden list is left alone (clearing it would cost every key a second frame)
         self.candidates = candidates
         self.completions.clear_options()
         if candidates:
