@@ -471,7 +471,7 @@ class MainScreen(Screen[None]):
                 case "prompt":
                     await self.chat.start_turn(str(data.get("text", "")))
                 case "answer":
-                    await self.chat.add_markdown(str(data.get("text", "")))
+                    await self.chat.add_answer(str(data.get("text", "")))
                 case "call":
                     try:
                         state = CallState(data.get("state", "success"))
@@ -532,7 +532,7 @@ class MainScreen(Screen[None]):
             if content.role == "user":
                 await self.chat.start_turn(text)
             else:
-                await self.chat.add_markdown(text)
+                await self.chat.add_answer(text)
 
     # -- keys ---------------------------------------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

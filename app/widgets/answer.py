@@ -288,10 +288,10 @@ class MarkdownText(Widget):
 
 
 class AnswerBlock(MarkdownText):
-    """The model's answer to one request."""
+    """The model's answer to one request: streamed, or whole (a resumed session)."""
 
-    def __init__(self, classes: str = "answer") -> None:
-        super().__init__(classes=classes)
+    def __init__(self, text: str = "", classes: str = "answer") -> None:
+        super().__init__(text, classes=classes)
 
 
 class ThoughtBlock(Collapsible):

@@ -307,6 +307,14 @@ class ChatPane(VerticalScroll):
         await (await self._turn()).mount(Static(Text(clean_terminal_text(message)), classes=f"notice -{level}"))
         self._output_added()
 
+    async def add_answer(self, markdown: str) -> None:
+        """A whole answer of the model's (a resumed or restored conversation), drawn as a streamed one is."""
+        from gemini_tui.app.widgets.answer import AnswerBlock
+
+        await self.close_streams()
+        await (await self._turn()).mount(AnswerBlock(clean_terminal_text(markdown)))
+        self._output_added()
+
     async def add_markdown(self, markdown: str) -> None:
         """Output of a slash command: Markdown that is not part of the conversation, drawn as answers are."""
         from gemini_tui.app.widgets.answer import MarkdownText

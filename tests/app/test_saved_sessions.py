@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from gemini_tui.app.screens.picker import ConfirmScreen, PickerScreen
+from gemini_tui.app.widgets.answer import AnswerBlock
 from gemini_tui.app.widgets.chat import ToolCallCard
 from gemini_tui.core.events import CallState
 from tests.app.app_driver import main_screen, make_app, type_and_send, wait_for
@@ -46,6 +47,9 @@ async def test_a_resumed_app_shows_the_same_tool_rows(root: Path, tmp_path: Path
         await wait_for(pilot, lambda: len(cards(screen)) == 2)
         assert cards(screen) == first
         assert screen.session.history[0].parts[0].text == "list and write"
+        # the answers come back as answers (drawn as when they streamed), not as a command's output
+        assert [a.text for a in screen.chat.query(AnswerBlock)] == ["Listing.", "Writing.", "Done."]
+        assert not list(screen.chat.query(".command-output"))
 
 
 async def test_restore_and_undo_in_the_app(root: Path, tmp_path: Path) -> None:
