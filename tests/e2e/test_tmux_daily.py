@@ -146,3 +146,26 @@ def test_nothing_is_printed_after_esc_cancelled_a_stream_and_the_app_quit(root: 
         after = screen[screen.index("EXITED"):]
         assert "EXITED-0" in screen and not subprocess.run(["true"]).returncode
         assert "Traceback" not in screen and "aclose" not in screen and after.strip().startswith("EXITED-0")
+
+
+def test_a_streamed_table_is_drawn_the_same_while_streaming_and_after_and_keys_still_type(
+        root: Path, tmp_path: Path, server: FakeGeminiServer) -> None:
+    table = "| tool | calls |\n|---|---:|\n| read_file | 12 |\n| replace | 2 |\n"
+    answer = ("Before the table.\n\n" + table + "\n" + "\n\n".join(f"Line {i} after the table." for i in range(12))
+              + "\n\nTHE-END")
+    pieces = [answer[i:i + 9] for i in range(0, len(answer), 9)]  # small chunks, as Gemini streams them
+    server.script(reply(*[text(piece) for piece in pieces], delay_s=0.04))
+    with start(root, tmp_path, server) as terminal:
+        send(terminal, "a table please")
+        during = terminal.wait_for("Line 2 after")  # the table is finished, the answer still streaming
+        assert "THE-END" not in during
+        terminal.type("typed meanwhile")
+        typed = terminal.wait_for("typed meanwhile", timeout=3)  # the prompt takes keys during the stream
+        assert "THE-END" not in typed
+        after = terminal.wait_for("THE-END")
+
+    def rows(screen: str) -> list[str]:
+        return [line.strip() for line in screen.splitlines() if "read_file" in line or "tool" in line]
+
+    assert rows(during) == rows(after) and len(rows(after)) == 2
+    assert "|" not in "".join(rows(after))  # drawn as a table, not left as Markdown source
