@@ -1,5 +1,6 @@
 """The key bar at the bottom: the keys that work right now, redrawn as one line when the bindings change.
-When they do not fit, descriptions shorten, then the least important keys (the last bound) give way.
+When they do not fit, descriptions shorten, then the least important keys give way: the palette, then the
+approval-mode keys, then the others from the last bound; help goes last. Kept keys stay in binding order.
 
 Textual's Footer builds one widget per key and rebuilds them on every change of focus or state; in a long
 session those rebuilt widgets were kept alive (about 2.5 per change), so this bar renders text instead."""
@@ -28,22 +29,46 @@ def _width(entries: list[tuple[str, str]]) -> int:
     return sum(len(key) + 2 + (len(description) + 1 if description else 0) for key, description in entries)
 
 
+# Textual lists priority bindings (Ctrl+C, Ctrl+Y, Shift+Tab) among or before the focused widget's and the
+# screen's, so binding order alone dropped "esc Cancel turn" or a confirmation's "n Reject" before YOLO. The keys
+# that answer or stop what is happening now stay longest (help aside, which lists every key); a setting for later
+# gives way before any other key, the palette first of all.
+NOW_ACTIONS = frozenset({
+    "interrupt", "cancel_turn", "screen.close_history",  # Ctrl+C, Esc during a turn, Esc in the history panel
+    "decide('proceed_once')", "decide('cancel')", "reject",  # a confirmation's y / Esc / n (the review's r)
+    "approve", "back", "close", "dismiss",  # the review's y and Esc; a modal's Esc
+})
+SETTING_ACTIONS = frozenset({"toggle_yolo", "cycle_mode"})
+PALETTE_ACTION = "command_palette"
+
+
+def importance(action: str) -> int:
+    """Higher stays longer: the palette 0, settings 1, other keys 2, keys about now 3, help 4."""
+    if action.endswith("help"):
+        return 4
+    if action in NOW_ACTIONS:
+        return 3
+    if action in SETTING_ACTIONS:
+        return 1
+    return 0 if action == PALETTE_ACTION else 2
+
+
 def fit_keys(entries: list[tuple[str, str, str]], width: int) -> list[tuple[str, str]]:
-    """The keys that fit in `width` cells: whole descriptions, else short ones, else the least important keys
-    (the end of the list) dropped; the help key, which lists every key, is kept to the last."""
+    """The keys that fit in `width` cells: whole descriptions, else short ones, else keys dropped, least important
+    first (`importance`, then the last bound); the keys kept stay in their order."""
     full = [(key, description) for key, description, _ in entries]
     if _width(full) <= width:
         return full
     short = list(zip([key for key, _ in full], _shorten([description for _, description in full]), strict=True))
     if _width(short) <= width:
         return short
-    helps = [entry for entry, (_, _, action) in zip(short, entries, strict=True) if action.endswith("help")]
-    kept = [entry for entry in short if entry not in helps]
-    while kept and _width(kept + helps) > width:
-        kept.pop()
-    while helps and _width(kept + helps) > width:
-        helps.pop()
-    return kept + helps
+    kept = list(range(len(short)))
+    drop_order = sorted(kept, key=lambda index: (importance(entries[index][2]), -index))
+    for index in drop_order:
+        if _width([short[i] for i in kept]) <= width:
+            break
+        kept.remove(index)
+    return [short[i] for i in kept]
 
 
 class KeyBar(Static):

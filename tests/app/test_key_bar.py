@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
 from pathlib import Path
+from typing import Any
 
 from gemini_tui.app.screens.diff_review import DiffReviewScreen
+from gemini_tui.app.widgets.confirm_bar import ConfirmBar
 from gemini_tui.app.widgets.key_bar import KeyBar, fit_keys
 from gemini_tui.core.confirmation import EditConfirmation
 from gemini_tui.core.display import FileDiff
-from tests.app.app_driver import make_app
-from tests.fakes.scripted_model import ScriptedModel
+from tests.app.app_driver import main_screen, make_app, type_and_send, wait_for
+from tests.fakes.scripted_model import ScriptedModel, call, text
 
 WORDS = ("Allow", "once", "for", "session", "Reject…", "Next", "change", "Help", "Clear/cancel", "(twice quits)")
 
@@ -54,3 +57,96 @@ async def test_main_screen_and_review_bars_at_80_columns_keep_their_keys(root: P
         for key in ("y", "a", "r", "n", "p", "esc"):
             assert f" {key} " in bar
         assert len(bar) <= 80
+
+
+def test_generated_bars_drop_settings_before_what_acts_now_and_keep_order() -> None:
+    """Priority bindings come early in Textual's order: the approval-mode keys must still give way before the
+    keys about the moment (cancel, close, answer), the palette before them, help after all."""
+    rng = random.Random(14)
+    for _ in range(400):
+        actions = [f"act{i}" for i in range(rng.randint(0, 8))]
+        actions += rng.sample(["toggle_yolo", "cycle_mode", "command_palette", "app.help", "cancel_turn", "reject"],
+                              rng.randint(0, 6))
+        rng.shuffle(actions)
+        entries = [(f"k{i}", " ".join(rng.choices(WORDS, k=rng.randint(1, 3))), action)
+                   for i, action in enumerate(actions)]
+        fitted = fit_keys(entries, rng.randint(8, 160))
+        kept = {key for key, _ in fitted}
+        order = [key for key, _, _ in entries if key in kept]
+        assert [key for key, _ in fitted] == order  # kept keys stay in binding order
+        rank = {"command_palette": 0, "toggle_yolo": 1, "cycle_mode": 1, "cancel_turn": 3, "reject": 3, "app.help": 4}
+        for key, _, action in entries:
+            if key not in kept:  # a key dropped: nothing less important (or as important, bound later) was kept
+                for other, _, other_action in entries:
+                    if other in kept:
+                        assert rank.get(other_action, 2) >= rank.get(action, 2), (action, other_action)
+                        if rank.get(other_action, 2) == rank.get(action, 2):
+                            assert other < key if len(other) == len(key) else len(other) < len(key)
+
+
+BAR_WIDTHS = (40, 60, 80)
+
+
+async def bars_at_widths(pilot: Any) -> dict[int, str]:
+    bar = pilot.app.screen.query_one(KeyBar)
+    bars = {width: bar.keys_text(width).plain for width in BAR_WIDTHS}
+    for width, line in bars.items():
+        assert len(line) <= width, (width, line)
+    return bars
+
+
+def assert_keeps(bars: dict[int, str], *keys: str) -> None:
+    for width, line in bars.items():
+        for key in keys:
+            assert f" {key} " in line, (width, key, line)
+
+
+async def test_every_screen_keeps_its_most_important_keys_at_40_60_and_80_columns(root: Path, tmp_path: Path) -> None:
+    (root / "a.py").write_text("a\n")
+    held = asyncio.Event()
+    model = (ScriptedModel().add(text("streaming "), text("on"), wait=held).add(call("run_shell_command", command="ls"))
+             .add(text("listed")).add(call("write_file", file_path=str(root / "a.py"), content="b\n"))
+             .add(text("written")))
+    app = make_app(root, tmp_path, model)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = main_screen(pilot)
+        await wait_for(pilot, lambda: screen.ready)
+        await pilot.pause(0.1)
+        idle = await bars_at_widths(pilot)
+        assert_keeps(idle, "^c", "^b", "f1")
+        assert_keeps({80: idle[80]}, "^y", "shift+tab")
+        await type_and_send(pilot, "stream")  # a turn runs: Esc (cancel) outranks YOLO and the approval mode
+        await wait_for(pilot, lambda: screen.busy)
+        await pilot.pause(0.1)
+        streaming = await bars_at_widths(pilot)
+        assert_keeps(streaming, "^c", "esc", "f1")
+        assert " esc Cancel" in streaming[40] and " ^y " not in streaming[40]
+        await pilot.press("ctrl+b")  # the history panel over a running turn: Esc closes it
+        await pilot.pause(0.1)
+        history = await bars_at_widths(pilot)
+        assert_keeps(history, "^c", "esc", "f1")
+        assert " esc Close" in history[40]
+        await pilot.press("escape")
+        held.set()
+        await wait_for(pilot, lambda: not screen.busy)
+        await type_and_send(pilot, "list")  # an inline confirmation: its answers before the modes
+        confirm = screen.query_one(ConfirmBar)
+        await wait_for(pilot, lambda: confirm.listening)
+        await pilot.pause(0.1)
+        asking = await bars_at_widths(pilot)
+        assert_keeps(asking, "y", "n", "esc")
+        assert_keeps({60: asking[60], 80: asking[80]}, "^c")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: not screen.busy)
+        await type_and_send(pilot, "write")  # the diff review
+        await wait_for(pilot, lambda: isinstance(app.screen, DiffReviewScreen))
+        await pilot.pause(0.1)
+        review = await bars_at_widths(pilot)
+        assert_keeps(review, "y", "r", "esc")
+        assert_keeps({60: review[60], 80: review[80]}, "a", "n", "p")
+        await pilot.press("ctrl+c")
+        await wait_for(pilot, lambda: not screen.busy)
+        await pilot.press("f1")  # the help
+        await wait_for(pilot, lambda: app.screen is not screen)
+        await pilot.pause(0.1)
+        assert_keeps(await bars_at_widths(pilot), "esc")
