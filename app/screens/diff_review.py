@@ -44,8 +44,14 @@ UNREADABLE_NOTICE = ("{path} changed on disk and can no longer be read or edited
                      "u tries again; r or Esc rejects (the model is told file_changed).")
 EDITED_NOTICE = ("File changed on disk while you edited, so approval is off. Your text is kept: Esc shows the new "
                  "diff, u re-reads the file and turns approval back on, then e and Ctrl+S apply your text.")
-REREAD_NOTICE = ("Re-read {path}: the diff shows the file as it is now, and approval is back on; r or Esc rejects "
-                 "(the model is told file_changed).")
+REREAD_NOTICE = ("Re-read {path}: the diff shows the file as it is on disk now, and approval is back on (y allows "
+                 "this diff).")
+# the user's $EDITOR version is never dropped for the model's when the file changes: it is diffed again
+EDITED_CHANGED_NOTICE = ("{path} changed on disk: approval is off. Your edited version is kept and now compared with "
+                         "the file as it is (what changed there and is not in your version shows as removed); u "
+                         "re-reads it and turns approval back on, r or Esc rejects (the model is told file_changed).")
+EDITED_REREAD_NOTICE = ("Re-read {path}: your edited version is compared with the file as it is on disk now, and "
+                        "approval is back on (y applies your version).")
 # what the model is told on a rejection, by what happened to the file
 CHANGE_WORDS = {"changed": "changed on disk", "deleted": "was deleted", "unreadable": "became unreadable"}
 APPROVE_KEYS = frozenset({"y", "a", "A"})  # the keys that allow the edit (Ctrl+S in the editor too)
@@ -190,6 +196,19 @@ class DiffReviewScreen(ModalScreen[Decision]):
             event.prevent_default()
             self._remind()
 
+    def _show_latest(self, latest: FileDiff, *, changed: bool = False) -> None:
+        """Show a re-read of the model's proposal; when the user's own version is shown, it stays the proposal,
+        diffed against the file as it is now (never silently swapped for the model's)."""
+        if not self.edited:
+            self._show(latest, changed=changed)
+            return
+        mine = self.shown_diff.new_content
+        self._show(FileDiff.between(latest.file_path, latest.original_content, mine, display_name=latest.file_name,
+                                    is_new_file=latest.is_new_file), edited=True)
+        self.base_diff = latest
+        if changed:
+            self._turn_approval_off("changed", EDITED_CHANGED_NOTICE.format(path=self._path()))
+
     def _show(self, diff: FileDiff, *, changed: bool = False, edited: bool = False) -> None:
         self.shown_diff = diff
         self.edited = edited
@@ -255,7 +274,7 @@ class DiffReviewScreen(ModalScreen[Decision]):
         assert isinstance(latest, FileDiff)
         if _same(latest, self.base_diff):
             return True
-        self._show(latest, changed=True)
+        self._show_latest(latest, changed=True)
         return False
 
     async def _read_again(self) -> FileDiff | Exception:
@@ -386,9 +405,9 @@ class DiffReviewScreen(ModalScreen[Decision]):
             return
         if not same:  # the user asked to see it: the new diff, and approval stays theirs to give
             self.file_changed = True
-            self._show(latest)
+            self._show_latest(latest)
         self.approval_off = None
-        self._notice(REREAD_NOTICE.format(path=self._path()))
+        self._notice((EDITED_REREAD_NOTICE if self.edited else REREAD_NOTICE).format(path=self._path()))
         self._arm()
         self.refresh_bindings()
 

@@ -182,7 +182,7 @@ async def test_a_file_changed_under_the_review_is_said_re_reviewed_and_told_to_t
             if screen.file_changed:
                 break
         assert screen.file_changed and screen.shown_diff.original_content == "changed under the review\n"
-        assert "r or Esc rejects (the model is told file_changed)" in str(screen.query_one("#review-notice").render())
+        assert "shows the file as it is" in str(screen.query_one("#review-notice").render())
         await pilot.press("escape")
         await pilot.pause()
     decision = app.decisions[0]
