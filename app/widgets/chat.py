@@ -166,6 +166,7 @@ class ChatPane(VerticalScroll):
         self._pruned_note.display = False
         self._below.display = False
         self.welcome.display = False
+        self.set_interval(0.5, self._tick_running)  # running cards: their time and last output line
         self.anchor()
 
     # -- following the output -----------------------------------------------------------------------------------
@@ -202,7 +203,6 @@ class ChatPane(VerticalScroll):
                 self.scroll_home(animate=False)
             case _:
                 self.follow()
-        self.set_interval(0.5, self._tick_running)
 
     def _tick_running(self) -> None:
         for card in self.cards.values():

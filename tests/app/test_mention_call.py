@@ -70,3 +70,30 @@ async def test_a_big_folder_shows_a_growing_count_on_its_row_and_card(root: Path
     assert counts == sorted(counts) and len(set(counts)) >= 2 and counts[-1] == 3400, counts
     assert any("read_many_files" in line or "ReadManyFiles" in line for line in drawn)
     assert any(re.search(r"│ read [\d,]+ of 3,400 files", header) for header in cards), cards
+
+
+async def test_a_running_commands_card_shows_its_time_and_last_line_as_they_change(root: Path, tmp_path: Path) -> None:
+    """The card of a running call is redrawn on its own (every half second), not only when the call changes
+    state: its time grows and its last output line follows the command."""
+    from tests.fakes.scripted_model import call
+
+    command = "for i in 1 2 3 4; do echo tick $i; sleep 0.4; done"
+    model = ScriptedModel().add(call("run_shell_command", command=command)).add(text("Ran it."))
+    app = make_app(root, tmp_path, model, approval_mode="yolo")
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = main_screen(pilot)
+        await type_and_send(pilot, "run the ticks")
+        await wait_for(pilot, lambda: screen.chat.query(ToolCallCard), timeout=10)
+        card = screen.chat.query(ToolCallCard).first()
+        shown: list[str] = []
+
+        def header() -> str:
+            shown.append(str(card.header.render()))
+            return shown[-1]
+
+        await wait_for(pilot, lambda: "tick 3" in header(), timeout=10)
+        running = [line for line in shown if "running" in line]
+        times = {re.search(r"running (\S+)", line).group(1) for line in running}  # type: ignore[union-attr]
+        assert len(times) >= 2  # the time moved while it ran
+        assert any("tick 1" in line for line in shown) or any("tick 2" in line for line in shown)
+        await wait_for(pilot, lambda: not screen.busy, timeout=10)
