@@ -10,17 +10,17 @@ import random
 from pathlib import Path
 from typing import Any
 
-from rich.markdown import Markdown as RichMarkdown
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Markdown
 
-from gemini_tui.app.widgets.answer import TAKE_CHARS, AnswerBlock, MarkdownText, split_blocks
+from gemini_tui.app.widgets.answer import TAKE_CHARS, AnswerBlock, MarkdownText, _Tokens, markdown_parser, split_blocks
 from tests.app.app_driver import main_screen, make_app, type_and_send, wait_for
 from tests.fakes.scripted_model import ScriptedModel, text
 
 WORDS = ["scheduler", "read", "**bold**", "*soft*", "`code()`", "[spec](https://example.com/s)", "call", "edit",
-         "~~old~~", "path/to/file.py", "1.", "-", "#", "|", ">", "value", "done"]
+         "~~old~~", "path/to/file.py", "1.", "-", "#", "|", ">", "value", "done", "List<String>", "<br>",
+         "<kbd>C</kbd>"]
 
 
 def words(rng: random.Random, low: int = 2, high: int = 9) -> str:
@@ -62,7 +62,7 @@ def element(rng: random.Random) -> str:
     if kind == 8:
         return words(rng, 1, 4) + "\n" + rng.choice(["===", "---"])
     if kind == 9:
-        return "    indented code\n    more code"
+        return rng.choice(["    indented code\n    more code", "<details>\n<summary>More</summary>\nbody\n</details>"])
     if kind == 10:
         return "1. first\n\n2"  # a list, then a line that only later shows it continues the list
     return words(rng, 1, 3) + "  \n" + words(rng, 1, 3)  # a hard line break
@@ -93,7 +93,7 @@ class Page(App[None]):
 def whole(widget: MarkdownText, text: str, width: int) -> list[str]:
     """What Rich draws for `text` in one piece, as the widget would (same console, style and code theme)."""
     console = widget.app.console
-    markdown = RichMarkdown(text, code_theme="monokai", hyperlinks=False)
+    markdown = _Tokens(markdown_parser().parse(text), "monokai")  # Rich's Markdown, the widget's parser settings
     lines = console.render_lines(markdown, console.options.update_width(width), style=widget.rich_style, pad=True)
     return [styled(line) for line in lines]
 
@@ -217,6 +217,21 @@ async def test_a_new_width_redraws_every_block() -> None:
             width = widget.content_size.width
             assert normal(drawn(widget, width)) == normal(whole(widget, source, width))
             assert widget.size.height == len(widget.lines_for(width))
+
+
+async def test_html_in_an_answer_stays_visible_as_written() -> None:
+    """Rich draws no HTML: parsed as HTML, `<details>` blocks, `List<String>` or `<br>` would vanish."""
+    source = ("Press <kbd>Ctrl</kbd>; generics List<String>; a <br> tag.\n\n<details>\n<summary>Click</summary>\n"
+              "Hidden body text\n</details>\n\n<div style='color:red'>html <b>bold</b></div>\n\nLast line.\n")
+    app = Page()
+    async with app.run_test(size=(100, 30)) as pilot:
+        widget = MarkdownText(source)
+        await app.query_one("#page").mount(widget)
+        await pilot.pause()
+        shown = " ".join(strip.text.strip() for strip in widget.lines_for(90))
+        for fragment in ("<kbd>Ctrl</kbd>", "List<String>", "<br>", "<details>", "Hidden body text",
+                         "<div style='color:red'>html <b>bold</b></div>", "Last line."):
+            assert fragment in shown, fragment
 
 
 TABLE_ANSWER = ("Here are the calls:\n\n| tool | calls |\n|---|---:|\n| read_file | 12 |\n| replace | 2 |\n\n"
