@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from rich.markdown import Markdown as RichMarkdown
 from rich.segment import Segment
 from rich.style import Style
+from rich.theme import Theme
 from textual.geometry import Size
 from textual.strip import Strip
 from textual.widget import Widget
@@ -45,6 +46,12 @@ def markdown_parser() -> MarkdownIt:
 
         _parser = MarkdownIt("commonmark", {"html": False}).enable("strikethrough").enable("table")
     return _parser
+
+
+def markdown_styles(accent: str | None) -> Theme:
+    """Rich's Markdown styles that assume a dark terminal, in the app theme's colours: inline code is bold in the
+    accent colour, not cyan on a black box (which sat in a light theme like a hole)."""
+    return Theme({"markdown.code": Style(bold=True, color=accent or "cyan")}, inherit=True)
 
 
 _primer_tokens: list[Token] = []
@@ -127,8 +134,9 @@ class MarkdownText(Widget):
         # lines as Rich's segments, not Strips: a Strip brings seven caches, and 100 KB is 5,000 lines for the GC
         self._lines: list[Line] = []  # the finished blocks' lines, for _key
         self._open_lines: list[Line] | None = None
-        self._key: tuple[int, bool] | None = None
+        self._key: tuple[int, str] | None = None  # the width and the theme the lines were drawn for
         self._style = Style()
+        self._markdown_styles: Theme | None = None
         self._handle: asyncio.TimerHandle | None = None  # the next step of taking and drawing text
         self._interval = FLUSH_INTERVAL
         self._final = False  # no more text comes: the open block is finished too
@@ -163,6 +171,14 @@ class MarkdownText(Widget):
         self._final = True
         if self._handle is None:
             self._schedule(0)
+
+    def on_mount(self) -> None:
+        self.watch(self.app, "theme", self._theme_changed, init=False)
+
+    def _theme_changed(self) -> None:
+        """The colours are in the lines kept: a new theme draws them again (in slices, as a new width does)."""
+        self._key, self._markdown_styles = None, None
+        self.refresh(layout=True)
 
     def on_unmount(self) -> None:
         if self._handle is not None:  # removed (a retried stream, a cleared chat): nothing left to draw
@@ -233,18 +249,22 @@ class MarkdownText(Widget):
         if primed:
             tokens = [*_primer(), *tokens]
         console = self.app.console
-        lines = console.render_lines(_Tokens(tokens, "monokai" if dark else "default"),
-                                     console.options.update_width(width), style=self._style, pad=True)
+        with console.use_theme(self._markdown_styles):
+            lines = console.render_lines(_Tokens(tokens, "monokai" if dark else "default"),
+                                         console.options.update_width(width), style=self._style, pad=True)
         return lines[1:] if primed else lines
 
     def _update(self, width: int, budget: float | None = DRAW_BUDGET) -> bool:
         """Draw what is not drawn at `width`: new finished blocks, then the open block if it changed. Drawing stops
         after `budget` seconds (False: more to draw), so a burst of text or a new width never holds the keyboard up
         for long; meanwhile the height is that of the blocks drawn so far."""
-        dark = self.app.current_theme.dark if self.app.current_theme else True
-        if self._key != (width, dark):
-            self._key, self._lines, self._drawn, self._open_lines = (width, dark), [], 0, None
+        theme = self.app.current_theme
+        dark = theme.dark if theme else True
+        if self._key != (width, self.app.theme):
+            self._key, self._lines, self._drawn, self._open_lines = (width, self.app.theme), [], 0, None
         self._style = self.rich_style  # computed from the ancestors each time it is read: once per update
+        if self._markdown_styles is None:
+            self._markdown_styles = markdown_styles(theme.accent if theme else None)
         deadline = None if budget is None else time.perf_counter() + budget
         while self._drawn < len(self._blocks):
             if deadline is not None and time.perf_counter() > deadline:

@@ -80,6 +80,8 @@ class KeyBar(Static):
 
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, self.bindings_changed)
+        # the text holds the theme's colours: a new theme draws it again, once the new styles are in place
+        self.watch(self.app, "theme", lambda: self.call_after_refresh(self.refresh_keys), init=False)
         self.refresh_keys()
 
     def on_unmount(self) -> None:

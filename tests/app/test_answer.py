@@ -14,7 +14,15 @@ from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Markdown
 
-from gemini_tui.app.widgets.answer import TAKE_CHARS, AnswerBlock, MarkdownText, _Tokens, markdown_parser, split_blocks
+from gemini_tui.app.widgets.answer import (
+    TAKE_CHARS,
+    AnswerBlock,
+    MarkdownText,
+    _Tokens,
+    markdown_parser,
+    markdown_styles,
+    split_blocks,
+)
 from tests.app.app_driver import main_screen, make_app, type_and_send, wait_for
 from tests.fakes.scripted_model import ScriptedModel, text
 
@@ -94,7 +102,9 @@ def whole(widget: MarkdownText, text: str, width: int) -> list[str]:
     """What Rich draws for `text` in one piece, as the widget would (same console, style and code theme)."""
     console = widget.app.console
     markdown = _Tokens(markdown_parser().parse(text), "monokai")  # Rich's Markdown, the widget's parser settings
-    lines = console.render_lines(markdown, console.options.update_width(width), style=widget.rich_style, pad=True)
+    with console.use_theme(markdown_styles(widget.app.current_theme.accent)):
+        lines = console.render_lines(markdown, console.options.update_width(width), style=widget.rich_style,
+                                     pad=True)
     return [styled(line) for line in lines]
 
 
@@ -277,3 +287,24 @@ async def test_each_answer_is_one_widget_however_long(root: Path, tmp_path: Path
         assert answer.block_count == 900
         lines = [strip.text for strip in answer.lines_for(answer.content_size.width)]
         assert any("Part 0" in line for line in lines) and any("Part 299" in line for line in lines)
+
+
+async def test_a_new_theme_redraws_the_lines_in_its_colours(root: Path, tmp_path: Path) -> None:
+    app = make_app(root, tmp_path, ScriptedModel().add(text("An answer with `code` and **bold**.\n\n- one\n- two\n")))
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = main_screen(pilot)
+        await type_and_send(pilot, "hello")
+        await wait_for(pilot, lambda: not screen.busy)
+        answer = screen.chat.query_one(AnswerBlock)
+        await wait_for(pilot, lambda: answer._handle is None)
+
+        def backgrounds() -> set[str]:
+            return {str(segment.style.bgcolor) for line in answer._lines for segment in line if segment.style}
+
+        for theme in ("textual-light", "nord", "textual-dark"):
+            app.theme = theme
+            await wait_for(pilot, lambda theme=theme: answer._key is not None and answer._key[1] == theme)
+            await pilot.pause()
+            assert backgrounds() == {str(answer.rich_style.bgcolor)}, theme
+            rendered = [str(strip.text) for strip in (answer.render_line(y) for y in range(answer.size.height))]
+            assert any("one" in line for line in rendered)
