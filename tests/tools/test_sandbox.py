@@ -147,8 +147,10 @@ async def test_discovery_and_call_commands_run_in_the_sandbox(root: Path, off_ro
         f"    try:\n        open('{off_root}/call.txt', 'w')\n        print('wrote outside')\n"
         "    except OSError as exc:\n        print(exc.strerror)\n")
     sandbox = build_sandbox(ON, [root])
-    found = discover_tools(f"{sys.executable} {script} discover", f"{sys.executable} {script} call",
-                           cwd=str(root), sandbox=sandbox)
+    # the sandbox has a /tmp of its own: a checkout's venv under /tmp is not there, the interpreter it came from is
+    base = Path(sys.base_prefix) / "bin" / "python3"
+    python = base if base.exists() and not base.is_relative_to("/tmp") else Path(sys.executable)
+    found = discover_tools(f"{python} {script} discover", f"{python} {script} call", cwd=str(root), sandbox=sandbox)
     assert not found.errors, found.errors
     result = await found.tools[0].execute(found.tools[0].validate_params({}), AbortSignal())  # type: ignore[arg-type]
     assert "Read-only file system" in str(result.llm_content) and not (off_root / "call.txt").exists()
