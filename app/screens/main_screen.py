@@ -655,9 +655,8 @@ class MainScreen(Screen[None]):
             self.focus_prompt()
 
     def action_close_history(self) -> None:
-        if self.busy:
-            self.action_cancel_turn()
-        elif self.history.display:
+        """Esc in the panel closes it, as its key bar says; a turn keeps running (the next Esc cancels it)."""
+        if self.history.display:
             self.action_toggle_history()
 
     @on(ConfirmBar.Decided)

@@ -126,7 +126,7 @@ class HistoryPanel(Vertical):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("down", "focus_list", "Calls", show=False),
-        # the screen decides: a running turn is cancelled first, as Esc does everywhere; otherwise the panel closes
+        # the panel closes and the prompt takes the focus back; a running turn goes on (the next Esc cancels it)
         Binding("escape", "screen.close_history", "Close history"),
     ]
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from textual.widgets import OptionList
 
 from gemini_tui.app.screens.history_details import HistoryDetailsScreen
 from gemini_tui.app.widgets.history_panel import HistoryPanel
+from gemini_tui.app.widgets.key_bar import KeyBar
 from tests.app.app_driver import main_screen, make_app, type_and_send, wait_for
 from tests.fakes.scripted_model import ScriptedModel, call, text
 
@@ -80,3 +82,31 @@ async def test_details_show_the_approval_and_the_rule_that_decided(root: Path, t
         await wait_for(pilot, lambda: isinstance(app.screen, HistoryDetailsScreen))
         approval = str(app.screen.query_one("#details-approval", Static).render())
         assert approval == "Approval: allow by approval mode yolo"
+
+
+async def test_escape_in_the_panel_during_a_turn_closes_it_and_the_next_escape_cancels(root: Path,
+                                                                                       tmp_path: Path) -> None:
+    """The key bar says `esc Close history`: the first Esc does that and the turn goes on; the second cancels."""
+    held = asyncio.Event()
+    model = ScriptedModel().add(call("glob", pattern="*.txt")).add(text("half "), text("never"), wait=held)
+    app = make_app(root, tmp_path, model)
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = main_screen(pilot)
+        await type_and_send(pilot, "go")
+        await wait_for(pilot, lambda: len(model.requests) == 2)  # the glob ran; the answer is held mid-stream
+        panel = screen.query_one(HistoryPanel)
+        for into_list in (False, True):  # from the filter and from the list
+            await pilot.press("ctrl+b")
+            assert panel.display
+            if into_list:
+                await pilot.press("down")
+                assert panel.option_list.has_focus
+            assert "esc Close history" in screen.query_one(KeyBar).keys_text(140).plain
+            await pilot.press("escape")
+            await pilot.pause(0.3)  # long enough for a cancelled turn to end
+            assert not panel.display
+            assert screen.prompt.input.has_focus
+            assert screen.busy  # the turn goes on
+        await pilot.press("escape")  # the panel is closed: Esc cancels the turn
+        await wait_for(pilot, lambda: not screen.busy)
+        assert not held.is_set()
