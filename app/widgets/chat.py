@@ -150,8 +150,12 @@ class ChatPane(VerticalScroll):
         lines = [("gemini-tui", "bold"), (f" · a terminal agent working in {root}\n\n", "")]
         if offline:
             lines.append(("No API key: the offline demo model answers (not Gemini). ", "bold"))
-            phrases = [line for line in HELP_TEXT.splitlines() if line.startswith("- ")]
-            lines.append(("It follows these phrases:\n" + "\n".join(phrases) + "\n", ""))
+            lines.append(("It follows these phrases:\n", ""))
+            for phrase in (line for line in HELP_TEXT.splitlines() if line.startswith("- ")):
+                # the help is Markdown: `code` spans are drawn bold here, not with their backticks
+                for n, piece in enumerate(phrase.split("`")):
+                    lines.append((piece, "bold" if n % 2 else ""))
+                lines.append(("\n", ""))
             lines.append(("Set GEMINI_API_KEY (or GOOGLE_API_KEY / Vertex AI settings) and restart to talk to "
                           "Gemini.\n\n", "italic"))
         else:
@@ -161,6 +165,13 @@ class ChatPane(VerticalScroll):
                       "Ctrl+C twice quits", "dim"))
         self.welcome.update(Text.assemble(*lines))
         self.welcome.display = True
+        # the pane follows its bottom; a first screen shorter than the welcome shows its beginning instead
+        self.call_after_refresh(self.show_welcome_top)
+
+    def show_welcome_top(self) -> None:
+        prompted = any(turn.query(".user-prompt") for turn in self.turns)
+        if self.welcome.display and self.max_scroll_y > 0 and not prompted:
+            self.scroll_to(y=min(self.welcome.virtual_region.y, self.max_scroll_y), animate=False)
 
     def on_mount(self) -> None:
         self._pruned_note.display = False
@@ -306,6 +317,8 @@ class ChatPane(VerticalScroll):
         await self.close_streams()
         await (await self._turn()).mount(Static(Text(clean_terminal_text(message)), classes=f"notice -{level}"))
         self._output_added()
+        if self.welcome.display:  # a startup notice under the welcome: the welcome's beginning stays in view
+            self.call_after_refresh(self.show_welcome_top)
 
     async def add_answer(self, markdown: str) -> None:
         """A whole answer of the model's (a resumed or restored conversation), drawn as a streamed one is."""

@@ -28,7 +28,30 @@ async def test_offline_welcome_lists_the_phrases_and_how_to_set_a_key(root: Path
     async with app.run_test(size=(100, 40)) as pilot:
         await pilot.pause()
         welcome = str(main_screen(pilot).chat.welcome.render())
-        assert "offline demo model" in welcome and "`read <file>`" in welcome and "GEMINI_API_KEY" in welcome
+        assert "offline demo model" in welcome and "GEMINI_API_KEY" in welcome
+        assert "- read <file>: read a file" in welcome
+        assert "`" not in welcome  # code spans are drawn bold, not with their backticks
+
+
+@pytest.mark.parametrize("size", [(60, 20), (80, 24), (120, 40)])
+async def test_the_first_screen_shows_the_welcomes_beginning(size: tuple[int, int], root: Path,
+                                                              tmp_path: Path) -> None:
+    """The chat follows its bottom; on a screen shorter than the welcome (and the notices under it) the first
+    screen shows where the welcome starts, and the first prompt brings the chat back to following."""
+    model = ScriptedModel(model_name="offline", is_offline=True).add(text("Hi."))
+    app = make_app(root, tmp_path, model)
+    async with app.run_test(size=size) as pilot:
+        screen = main_screen(pilot)
+        chat = screen.chat
+        await chat.add_notice("a startup notice under the welcome")
+        await pilot.pause(0.2)
+        assert chat.welcome.region.y >= chat.region.y and chat.welcome.region.y < chat.region.bottom
+        assert chat.scroll_y <= chat.welcome.virtual_region.y
+        await type_and_send(pilot, "hello")
+        await wait_for(pilot, lambda: not screen.busy)
+        await pilot.pause(0.2)
+        answer = chat.query(".answer").last()  # the chat follows its bottom again: the answer is in view
+        assert chat.region.y <= answer.region.y and answer.region.bottom <= chat.region.bottom
 
 
 @pytest.mark.parametrize("where", ["home", "filesystem root"])
