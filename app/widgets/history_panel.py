@@ -122,7 +122,8 @@ class HistoryList(OptionList):
 
 
 class HistoryPanel(Vertical):
-    """Newest first. Type in the filter to narrow (tool, description, status); Enter opens the details."""
+    """Newest first. Type in the filter to narrow (tool, description, status); Enter opens the details of the
+    highlighted match, from the filter or the list."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("down", "focus_list", "Calls", show=False),
@@ -139,6 +140,7 @@ class HistoryPanel(Vertical):
         self._new: list[str] = []
         self._changed: set[str] = set()
         self._full_rebuild = True
+        self._refiltered = False  # the filter changed: the first match is highlighted, not the row before
 
     def compose(self) -> ComposeResult:
         yield Label("Tool history", id="history-title")
@@ -178,7 +180,7 @@ class HistoryPanel(Vertical):
         field = self.query_one("#history-filter", Input)
         if field.value != text:
             field.value = text  # its Changed message lands here again, harmlessly
-        self._full_rebuild = True
+        self._full_rebuild = self._refiltered = True
         self._schedule()
 
     # --- rendering -------------------------------------------------------------------------------------
@@ -203,7 +205,10 @@ class HistoryPanel(Vertical):
         shown = [entry for entry in reversed(self.entries.values()) if entry.matches(terms)]
         self.visible_ids = [entry.call.call_id for entry in shown]
         options.set_options(entry.option for entry in shown)
-        if highlighted is not None and highlighted in options._id_to_option:
+        if self._refiltered:
+            self._refiltered = False
+            options.highlighted = 0 if shown else None
+        elif highlighted is not None and highlighted in options._id_to_option:
             options.highlighted = options.get_option_index(highlighted)
         self._update_count(terms)
 
@@ -234,13 +239,24 @@ class HistoryPanel(Vertical):
         event.stop()
         if event.value != self.filter_text:
             self.filter_text = event.value
-            self._full_rebuild = True
+            self._full_rebuild = self._refiltered = True
             self._schedule()
 
     @on(Input.Submitted, "#history-filter")
     def _filter_submitted(self, event: Input.Submitted) -> None:
+        """Enter in the filter opens the highlighted match (the first, unless Down moved on); the filter keeps
+        the focus, to narrow again after the details close."""
         event.stop()
-        self.action_focus_list()
+        if self._rebuild_pending:  # the last key typed may not have filtered the list yet
+            self._rebuild()
+        options = self.option_list
+        if not options.option_count:
+            return
+        if options.highlighted is None:
+            options.highlighted = 0
+        option = options.get_option_at_index(options.highlighted)
+        if option.id is not None and (entry := self.entries.get(option.id)) is not None:
+            self.open_details(entry)
 
     def action_focus_list(self) -> None:
         options = self.option_list

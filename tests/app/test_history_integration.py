@@ -35,8 +35,7 @@ async def test_history_filter_and_details(root: Path, tmp_path: Path) -> None:
         assert "Shell" in str(options.get_option_at_index(0).prompt)  # newest first
         await pilot.press(*"FindFiles")
         await wait_for(pilot, lambda: options.option_count == 2)
-        await pilot.press("enter")  # from the filter to the list
-        await pilot.press("enter")  # open the details
+        await pilot.press("enter")  # straight from the filter: the details of the first match
         await wait_for(pilot, lambda: isinstance(app.screen, HistoryDetailsScreen))
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, HistoryDetailsScreen))
@@ -77,8 +76,7 @@ async def test_details_show_the_approval_and_the_rule_that_decided(root: Path, t
         await pilot.press("ctrl+b")
         options = screen.query_one(HistoryPanel).query_one(OptionList)
         await wait_for(pilot, lambda: options.option_count == 1)
-        await pilot.press("enter")  # from the filter to the list
-        await pilot.press("enter")  # open the details
+        await pilot.press("enter")  # straight from the filter: the details of the first match
         await wait_for(pilot, lambda: isinstance(app.screen, HistoryDetailsScreen))
         approval = str(app.screen.query_one("#details-approval", Static).render())
         assert approval == "Approval: allow by approval mode yolo"

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 from typing import ClassVar
 
 from textual.app import App, ComposeResult
-from textual.widgets import Input, OptionList, Static
+from textual.widgets import Input, Static
 
 from gemini_tui.app.call_log import CallLog
 from gemini_tui.app.displays.error import ErrorDisplayWidget
@@ -125,9 +126,7 @@ async def test_enter_opens_details_with_args_llm_content_and_display() -> None:
         panel.show(app.calls.finish(call(1, CallState.error), result, 12))
         await pilot.pause()
         panel.query_one(Input).focus()
-        await pilot.press("enter")  # from the filter to the list
-        assert isinstance(app.focused, OptionList)
-        await pilot.press("enter")
+        await pilot.press("enter")  # from the filter: the details of the highlighted (first) match
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, HistoryDetailsScreen)
@@ -137,6 +136,48 @@ async def test_enter_opens_details_with_args_llm_content_and_display() -> None:
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, HistoryDetailsScreen)
+        assert isinstance(app.focused, Input)  # back in the filter, to narrow again
+        await pilot.press("down", "enter")  # from the list too
+        await pilot.pause()
+        assert isinstance(app.screen, HistoryDetailsScreen)
+
+
+STATES = (CallState.executing, CallState.success, CallState.error, CallState.cancelled)
+NAMES = ("read_file", "run_shell_command", "glob", "replace")
+
+
+async def test_generated_filters_enter_opens_the_first_match_straight_from_the_filter() -> None:
+    """Type a filter, press Enter (no Down first): the details of the first row the filter leaves, or nothing
+    when nothing matches; a row highlighted before the filter changed does not win over the first match."""
+    rng = random.Random(3)
+    app = Harness()
+    async with app.run_test(size=(100, 40)) as pilot:
+        panel = app.query_one(HistoryPanel)
+        for n in range(40):
+            info = call(n, rng.choice(STATES), rng.choice(NAMES))
+            panel.show(app.calls.update(info))
+        await pilot.pause()
+        words = ["read", "shell", "glob", "replace", "f1", "f2", "f3", "done", "failed", "running", "zzz", ""]
+        for _ in range(16):
+            field = panel.query_one(Input)
+            field.focus()
+            panel.option_list.highlighted = rng.randrange(panel.option_list.option_count or 1) \
+                if panel.option_list.option_count else None  # an earlier highlight, before the filter moves
+            field.value = " ".join(rng.sample(words, rng.randint(1, 2))).strip() or "f"  # as typing does: Changed
+            await pilot.press("enter")  # at once: the list may not have been filtered yet
+            await pilot.pause()
+            terms = panel.filter_text.lower().split()
+            expected = [e.call.call_id for e in reversed(panel.entries.values()) if e.matches(terms)]
+            assert panel.visible_ids == expected
+            if not expected:
+                assert not isinstance(app.screen, HistoryDetailsScreen)
+                continue
+            screen = app.screen
+            assert isinstance(screen, HistoryDetailsScreen), panel.filter_text
+            assert screen.record.call_id == expected[0]
+            await pilot.press("escape")
+            await pilot.pause()
+            assert not isinstance(app.screen, HistoryDetailsScreen)
 
 
 def test_llm_text_of_parts() -> None:
