@@ -21,6 +21,7 @@ from textual.app import ComposeResult, SuspendNotSupported
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
+from textual.timer import Timer
 from textual.widgets import Input, Label, Static, TextArea
 
 from gemini_tui.app.typing_guard import GRACE_PERIOD, TypingGuard, bound_keys
@@ -56,6 +57,7 @@ EDITED_REREAD_NOTICE = ("Re-read {path}: your edited version is compared with th
 CHANGE_WORDS = {"changed": "changed on disk", "deleted": "was deleted", "unreadable": "became unreadable"}
 APPROVE_KEYS = frozenset({"y", "a", "A"})  # the keys that allow the edit (Ctrl+S in the editor too)
 SIDE_BY_SIDE_MIN_WIDTH = 140
+SAY_SECONDS = 4.0  # how long a passing message stays on the notice line
 
 
 class ProposalEditor(TextArea):
@@ -137,6 +139,8 @@ class DiffReviewScreen(ModalScreen[Decision]):
         self._edit_base: FileDiff | None = None
         self._stop_watch = asyncio.Event()
         self._busy = False
+        self._standing = ""  # the notice that holds; passing messages (`_say`) show above it for a while
+        self._said: Timer | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical(id="review"):
@@ -289,9 +293,23 @@ class DiffReviewScreen(ModalScreen[Decision]):
             self._busy = False
 
     def _notice(self, text: str) -> None:
+        """The standing notice: what holds until something changes (approval off, the edited version shown)."""
+        self._standing = text
+        self._draw_notice(text)
+
+    def _say(self, text: str, seconds: float = SAY_SECONDS) -> None:
+        """A passing message, on the review's notice line above the standing notice for a few seconds: a toast
+        would be drawn over the diff under review."""
+        self._draw_notice(f"{text}\n{self._standing}" if self._standing else text)
+        self._said = self.set_timer(seconds, lambda: self._draw_notice(self._standing))
+
+    def _draw_notice(self, text: str) -> None:
+        if self._said is not None:
+            self._said.stop()
+            self._said = None
         notice = self.query_one("#review-notice", Static)
         notice.update(text)
-        notice.display = True
+        notice.display = bool(text)
 
     def _update_summary(self) -> None:
         diff = self.shown_diff
@@ -401,7 +419,7 @@ class DiffReviewScreen(ModalScreen[Decision]):
         assert isinstance(latest, FileDiff)
         same = _same(latest, self.base_diff)
         if self.approval_off is None and same:
-            self.notify("The file on disk is what this diff was made from.", timeout=2)
+            self._say("The file on disk is what this diff was made from.")
             return
         if not same:  # the user asked to see it: the new diff, and approval stays theirs to give
             self.file_changed = True
@@ -455,8 +473,7 @@ class DiffReviewScreen(ModalScreen[Decision]):
         text = self._draft if self._draft is not None else proposal
         if has_terminal_controls(text.replace("\r", "")):
             # the editor would draw them raw (to the terminal), and cleaning them would change what is written
-            self.notify("This content holds terminal control characters: edit it in $EDITOR (Ctrl+E) instead.",
-                        severity="warning")
+            self._say("This content holds terminal control characters: edit it in $EDITOR (Ctrl+E) instead.")
             return
         editor = self.query_one(ProposalEditor)
         editor.load_text(text)
@@ -470,8 +487,7 @@ class DiffReviewScreen(ModalScreen[Decision]):
             return
         command = os.environ.get("VISUAL") or os.environ.get("EDITOR")
         if not command:
-            self.notify("Set $VISUAL or $EDITOR to edit the proposal in your editor (e edits it here).",
-                        severity="warning", timeout=4)
+            self._say("Set $VISUAL or $EDITOR to edit the proposal in your editor (e edits it here).")
             return
         accepted = {h.index for h in self.hunks} - self.rejected
         proposal = apply_hunks(self.shown_diff.original_content, self.shown_diff.new_content, self.hunks, accepted)
@@ -485,16 +501,17 @@ class DiffReviewScreen(ModalScreen[Decision]):
             with open(name, encoding="utf-8", newline="") as file:
                 text = file.read()
         except (OSError, ValueError) as exc:
-            self.notify(f"Could not run the editor ({command}): {exc}", severity="error", timeout=5)
+            self._say(f"Could not run the editor ({clean_terminal_text(command)}): {clean_terminal_text(str(exc))}",
+                      seconds=8)
             return
         finally:
             with contextlib.suppress(OSError):
                 os.unlink(name)
         if code != 0:
-            self.notify(f"The editor exited with status {code}: the proposal is unchanged.", severity="warning")
+            self._say(f"The editor exited with status {code}: the proposal is unchanged.")
             return
         if text == proposal:
-            self.notify("No change made in the editor.", timeout=2)
+            self._say("No change made in the editor.")
             return
         edited = FileDiff.between(base.file_path, base.original_content, text, display_name=base.file_name,
                                   is_new_file=base.is_new_file)
@@ -555,7 +572,7 @@ class DiffReviewScreen(ModalScreen[Decision]):
             self.view.split = not self.view.split
             self.view.scroll_to_hunk(self.current)
             if self.view.split and not self.view.showing_split:
-                self.notify("Side by side would hide changes at this width: shown unified.", timeout=3)
+                self._say("Side by side would hide changes at this width: shown unified.")
             self._update_summary()
 
     def action_toggle_wrap(self) -> None:

@@ -136,7 +136,7 @@ async def test_ctrl_e_without_an_editor_says_how(monkeypatch) -> None:
     async with app.run_test(size=(100, 24)) as pilot:
         await pilot.press("ctrl+e")
         await pilot.pause()
-        assert any("$EDITOR" in str(n.message) for n in app._notifications)
+        assert "$EDITOR" in str(app.screen.query_one("#review-notice").render()) and not app._notifications
         assert not app.decisions
 
 
@@ -174,7 +174,8 @@ async def test_a_file_changed_under_the_review_is_said_re_reviewed_and_told_to_t
         screen = app.screen
         await pilot.press("u")  # nothing changed yet: said, nothing else
         await pilot.pause()
-        assert not screen.file_changed and any("made from" in str(n.message) for n in app._notifications)
+        assert not screen.file_changed and "made from" in str(screen.query_one("#review-notice").render())
+        assert not app._notifications
         path.write_text("changed under the review\n")
         await pilot.press("u")  # re-review now (the watcher may be slower): the new diff is shown
         for _ in range(50):
