@@ -8,7 +8,6 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from gemini_tui.app.widgets.call_format import elapsed_seconds
 from gemini_tui.core.events import CallState, ToolCallInfo
 from gemini_tui.core.policy import READ_ONLY_RULE
 
@@ -29,7 +28,7 @@ class CallRecord:
 
     call: ToolCallInfo
     result: ToolResult | None = None
-    duration_ms: int | None = None  # the core's figure for the whole call (waiting for the user included)
+    duration_ms: int | None = None  # the core's figure: the tool's own time (0 when it never ran)
     output_tail: deque[str] = field(default_factory=lambda: deque(maxlen=TAIL_LINES))
     error: str = ""  # the first line of a failed call's error
     asked_at: float | None = None  # monotonic: while it waits for the user's approval, since when
@@ -73,13 +72,14 @@ class CallRecord:
         return DECIDED_BY_POLICY
 
     def tool_seconds(self, now: float) -> float | None:
-        """The tool's own time: the core's duration less the wait for the user (while running, since the core
-        started it, less that wait); None before it runs."""
+        """The tool's own time: the core's duration once it ended (it counts from when the tool started running,
+        so neither the wait for the user nor for the calls before it); while running, since it started (`now`
+        is monotonic); None before it runs, or when the core gave no times."""
         if self.duration_ms is not None:
-            return max(0.0, self.duration_ms / 1000 - self.waited_s)
-        if self.call.state is not CallState.executing or not self.call.started_at:
+            return self.duration_ms / 1000
+        if self.call.state is not CallState.executing or self.ran_at is None or not self.call.started_at:
             return None
-        return max(0.0, elapsed_seconds(self.call) - self.waited_s)
+        return max(0.0, now - self.ran_at)
 
     def waiting_s(self, now: float | None = None) -> float:
         """Seconds spent waiting for the user, counting a wait still going on."""

@@ -118,18 +118,20 @@ async def _stats(session: SessionFace, args: str, context: CommandContext) -> Co
         lines.append(f"| {name} | {model.requests} | {model.errors} | {model.tokens.total} |")
     lines += ["", f"Tool calls: **{stats.total_calls}**", ""]
     if stats.tools:
-        lines += ["| tool | calls | ok | failed | time |", "|---|---:|---:|---:|---:|"]
+        # the tools' own time: waiting for the user's approval is not in it (the core counts from the run)
+        lines += ["| tool | calls | ok | failed | tool time |", "|---|---:|---:|---:|---:|"]
         for name, tool in sorted(stats.tools.items()):
             lines.append(f"| {name} | {tool.count} | {tool.success} | {tool.fail} | {tool.duration_ms / 1000:.1f}s |")
         lines.append("")
     totals = stats.decisions()
     decisions = ", ".join(f"{d.value}: {n}" for d, n in totals.items())
     # one per model call that reached a decision; a bad, refused or cancelled-before-asked call has none
-    lines.append(f"Decisions ({sum(totals.values())} of {stats.total_calls} calls): {decisions}")
-    lines.append(f"Lines: +{stats.lines_added} −{stats.lines_removed}")
+    summary = [f"Decisions ({sum(totals.values())} of {stats.total_calls} calls): {decisions}",
+               f"Lines: +{stats.lines_added} −{stats.lines_removed}"]
     if stats.compressions:
-        lines.append(f"Context compressed {stats.compressions} time(s), about {stats.tokens_saved} tokens saved")
-    return ShowMarkdown("\n".join(lines))
+        summary.append(f"Context compressed {stats.compressions} time(s), about {stats.tokens_saved} tokens saved")
+    # a paragraph each: lines next to each other are one Markdown paragraph, drawn run together
+    return ShowMarkdown("\n".join(lines) + "\n\n" + "\n\n".join(summary))
 
 
 @command("about", "Version, model, root, and whether commands run in a sandbox")

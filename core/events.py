@@ -120,7 +120,7 @@ class ToolOutputChunk:
 class CallFinished:
     call: ToolCallInfo
     result: ToolResult
-    duration_ms: int
+    duration_ms: int  # the tool's own time, from when it started running (0 when it never ran)
 
 
 @dataclass(frozen=True)

@@ -58,6 +58,7 @@ class _Call:
     description: str = ""
     started_at: float = field(default_factory=time.time)
     ended_at: float | None = None
+    ran_at: float | None = None  # monotonic: when the tool started running (None: it never ran)
     decision: CallDecision | None = None
     reviewed: FileDiff | None = None  # the diff the user last saw, for an approved edit
     modified_note: str = ""  # told to the model when the user changed the content
@@ -178,6 +179,8 @@ class Scheduler:
 
     def _set(self, record: _Call, state: CallState) -> None:
         record.state = state
+        if state is CallState.executing:
+            record.ran_at = time.monotonic()
         if state.is_final:
             record.ended_at = time.time()
         self._publish(record)
@@ -187,7 +190,8 @@ class Scheduler:
         record.response = function_response(record.call, result, record.modified_note)
         final = state or (CallState.success if result.ok else CallState.error)
         self._set(record, final)
-        duration_ms = int(((record.ended_at or time.time()) - record.started_at) * 1000)
+        # the tool's own time: not the wait for the user's approval, nor for the calls before it; 0 if it never ran
+        duration_ms = int((time.monotonic() - record.ran_at) * 1000) if record.ran_at is not None else 0
         # Gemini CLI's tool statistics are the model's calls: what the user ran (`!command`, `@path`, `/memory
         # add`) is theirs, not a decision about a proposal, and counting it made /stats disagree with the turn
         if record.requested_by == "model":

@@ -1,11 +1,12 @@
 """The history side panel: every tool call of the session, newest first, filtered by typing, with details.
 
 One OptionList row per call (line-based, so thousands of calls stay fast); a filter re-renders lines, not
-widgets. The App feeds it `record(call)` on each state change and `finish(call, result, duration_ms)`."""
+widgets. The App feeds it `show(record)` on each state change of a call (`app.call_log`)."""
 
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -68,12 +69,9 @@ class HistoryEntry:
 
     def prompt(self) -> Content:
         call = self.call
-        if self.duration_ms is not None:
-            duration = format_elapsed(self.duration_ms / 1000)
-        elif call.state.is_final and call.ended_at is not None and call.started_at:
-            duration = format_elapsed(call.ended_at - call.started_at)
-        else:
-            duration = "…"
+        # the tool's own time, as on its card (not the wait for the user's approval)
+        seconds = self.record.tool_seconds(time.monotonic())
+        duration = format_elapsed(seconds) if seconds is not None else "…"
         return Content.assemble(
             (f"{STATE_ICONS[call.state]} ", STATE_STYLES[call.state]),
             (short(call_title(call), 16).ljust(16), "bold"), " ",
