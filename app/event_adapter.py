@@ -38,8 +38,11 @@ def compression_mark(before: object, after: object) -> str:
 def shown(event: Event) -> Event:
     """The event as it may be shown: every string cleaned of terminal controls (core/terminal_text.py). A command's
     live output keeps its carriage returns (the queue's preview shows the last redraw); a confirmation keeps its
-    details as they are (an accepted edit writes them), and its widgets clean what they show."""
+    details as they are (an accepted edit writes them), and its widgets clean what they show. The model's text and
+    thoughts pass raw: the chat cleans them as streams, since a sequence may be cut between two deltas."""
     match event:
+        case TextDelta() | ThoughtDelta():
+            return event
         case ToolOutputChunk():
             return clean_value(event, keep_cr=True)
         case ConfirmationRequested():

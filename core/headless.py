@@ -25,7 +25,7 @@ from gemini_tui.core.events import (
     TurnStarted,
 )
 from gemini_tui.core.stats import CallDecision, SessionStats
-from gemini_tui.core.terminal_text import clean_terminal_text
+from gemini_tui.core.terminal_text import TerminalTextStream, clean_terminal_text
 
 if TYPE_CHECKING:
     from gemini_tui.core.session_face import SessionFace
@@ -108,6 +108,9 @@ class HeadlessPrinter:
         self.out = out
         self.err = err
         self._current: list[str] = []  # text of the model turn since the last call (void if it is retried)
+        # the model's text cleaned as it streams: a sequence cut between two deltas is held back, not printed in
+        # pieces; a new stream starts with each block of text (after a call, a retry, a turn)
+        self._text = TerminalTextStream()
         self._errors: list[ErrorOccurred] = []
         self._seen: set[str] = set()  # calls already announced
         self._ended_with_newline = True
@@ -174,18 +177,16 @@ class HeadlessPrinter:
     def handle(self, event: Event, session: SessionFace) -> None:
         match event:
             case TurnStarted(prompt=prompt) if self.format is OutputFormat.stream_json:
+                self._end_text()
                 self._line(type="message", role="user", content=prompt)
+            case TurnStarted() | TurnFinished():
+                self._end_text()
             case TextDelta(text=text):
-                text = clean_terminal_text(text)  # headless output must not drive the user's terminal either
-                self._current.append(text)
-                if self.format is OutputFormat.text:
-                    self._write(text)
-                    self._ended_with_newline = text.endswith("\n")
-                elif self.format is OutputFormat.stream_json:
-                    self._line(type="message", role="assistant", content=text, delta=True)
+                self._model_text(self._text.feed(text))  # headless output must not drive the terminal either
             case CallStateChanged(call=call) if call.call_id not in self._seen and (
                     call.decision or call.state.is_final):
                 # once the policy has answered (or the call ended before it could): tool_use carries the answer
+                self._end_text()
                 self._seen.add(call.call_id)
                 self._current = []  # the JSON `response` is the last model turn's text, as in Gemini CLI
                 if self.format is OutputFormat.text and not self._ended_with_newline:
@@ -209,6 +210,7 @@ class HeadlessPrinter:
             case Retrying(attempt=attempt, delay_s=delay, reason=why, discard_partial=discard):
                 if discard:
                     self._current = []
+                    self._text.reset()  # what it held belongs to the void answer
                 void = discard and self.format is not OutputFormat.json
                 cut = " The partial answer above is void." if void else ""
                 self._notice(f"Retrying in {delay:.1f}s (attempt {attempt + 1}): {why}.{cut}")
@@ -230,7 +232,23 @@ class HeadlessPrinter:
             case Notice(message=message, level=level):
                 self._notice(f"{'Warning' if level == 'warning' else 'Note'}: {message}")
 
+    def _model_text(self, text: str) -> None:
+        """Cleaned model text, printed as the format says."""
+        if not text:
+            return
+        self._current.append(text)
+        if self.format is OutputFormat.text:
+            self._write(text)
+            self._ended_with_newline = text.endswith("\n")
+        elif self.format is OutputFormat.stream_json:
+            self._line(type="message", role="assistant", content=text, delta=True)
+
+    def _end_text(self) -> None:
+        """A block of model text ended: what its stream held back is printed (cleaned), never lost."""
+        self._model_text(self._text.flush())
+
     def finish(self, session: SessionFace, reason: TurnEndReason | None) -> int:
+        self._end_text()
         ok = reason is TurnEndReason.completed
         failure = self._errors[-1].message if self._errors else (
             "" if ok else f"The run ended: {reason.value if reason else 'unknown'}.")

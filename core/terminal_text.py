@@ -17,16 +17,18 @@ T = TypeVar("T")
 
 # One alternative per kind of sequence, 7-bit (ESC ...) and 8-bit (C1) introducers alike. A string sequence
 # (OSC, DCS, SOS, PM, APC) runs to its terminator (BEL for OSC, ST = ESC \ or 0x9C) or, when cut off, to the end
-# of its line: cleaning never joins or splits lines, so a diff's two sides stay aligned.
+# of its line: cleaning never joins or splits lines, so a diff's two sides stay aligned. `\Z`, not `$` (which
+# also matches before a final newline): what a sequence is must not depend on whether more text follows.
 _SEQUENCE = re.compile(
     r"(?P<csi>(?:\x1b\[|\x9b)(?P<params>[0-?]*)(?P<inter>[ -/]*)(?P<final>[@-~]))"
-    r"|(?:\x1b\]|\x9d)[^\x07\x1b\x9c\n]*(?:\x07|\x1b\\|\x9c|(?=\n)|$)"
-    r"|(?:\x1b[PX^_]|[\x90\x98\x9e\x9f])[^\x1b\x9c\n]*(?:\x1b\\|\x9c|(?=\n)|$)"
-    r"|(?:\x1b\[|\x9b)[0-?]*[ -/]*$"  # a CSI cut off by the end of the text
+    r"|(?:\x1b\]|\x9d)[^\x07\x1b\x9c\n]*(?:\x07|\x1b\\|\x9c|(?=\n)|\Z)"
+    r"|(?:\x1b[PX^_]|[\x90\x98\x9e\x9f])[^\x1b\x9c\n]*(?:\x1b\\|\x9c|(?=\n)|\Z)"
+    r"|(?:\x1b\[|\x9b)[0-?]*[ -/]*\Z"  # a CSI cut off by the end of the text
     r"|\x1b[ -/]*[0-~]"  # two-byte escapes and charset designations: ESC c (reset), ESC 7, ESC ( B, ESC =
 )
 # What is left after whole sequences are gone: C0 controls but tab and newline, a lone ESC, DEL and C1 controls.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x80-\x9f]")
+_CLEAN = re.compile(f"{_SEQUENCE.pattern}|(?P<control>{_CONTROL.pattern})")
 _SGR_PARAMS = re.compile(r"[0-9;:]*")
 _CRLF = re.compile(r"\r+\n")
 
@@ -56,16 +58,15 @@ def clean_terminal_text(text: str, *, keep_sgr: bool = False, keep_cr: bool = Fa
     if not _CONTROL.search(text):
         return text  # the common case: nothing to do, and no copy
     text = _CRLF.sub("\n", text)
-    text = _SEQUENCE.sub(lambda match: _sequence(match, keep_sgr), text)
-    if keep_sgr:
-        parts = text.split("\x1b[")  # the ESC of each kept SGR must survive the control pass
-        head = _CONTROL.sub(lambda m: _keep_cr(m, keep_cr), parts[0])
-        return head + "".join("\x1b[" + _CONTROL.sub(lambda m: _keep_cr(m, keep_cr), part) for part in parts[1:])
-    return _CONTROL.sub(lambda m: _keep_cr(m, keep_cr), text)
+    # One pass, sequences first: a control byte left between two removed sequences (ESC, then ESC \ removed, then
+    # `[`) is made visible, never joined with what follows into a new sequence.
+    return _CLEAN.sub(lambda match: _replace(match, keep_sgr, keep_cr), text)
 
 
-def _keep_cr(match: re.Match[str], keep_cr: bool) -> str:
-    char = match.group(0)
+def _replace(match: re.Match[str], keep_sgr: bool, keep_cr: bool) -> str:
+    char = match.group("control")
+    if char is None:
+        return _sequence(match, keep_sgr)
     return char if keep_cr and char == "\r" else _visible(char)
 
 
@@ -105,3 +106,106 @@ def _clean_any(value: Any, keep_sgr: bool, keep_cr: bool) -> Any:
                 changes[item.name] = new
         return dataclasses.replace(value, **changes) if changes else value
     return value
+
+
+# What the cleaner reads to decide what a sequence introducer starts (see `_reach`).
+_CSI_BODY = re.compile(r"[0-?]*[ -/]*")
+_OSC_BODY = re.compile(r"[^\x07\x1b\x9c\n]*")
+_STRING_BODY = re.compile(r"[^\x1b\x9c\n]*")
+_INTERMEDIATES = re.compile(r"[ -/]*")
+_CR_RUN = re.compile(r"\r+")
+# Characters whose meaning depends on what follows them: a CR (CR LF is one line end) and sequence introducers.
+_OPENERS = re.compile(r"[\r\x1b\x9b\x9d\x90\x98\x9e\x9f]")
+
+
+def _reach(text: str, start: int) -> int:
+    """How far `clean_terminal_text` reads to decide what the character at `start` begins (exclusive); past the end
+    (`len(text) + 1`) when the answer depends on text not arrived yet. It may say more than the cleaner reads, never
+    less: a longer reach only holds text back a little longer."""
+    end = len(text)
+    char = text[start]
+    body = start + 1
+    if char == "\r":
+        return _CR_RUN.match(text, start).end() + 1  # type: ignore[union-attr]
+    if char == "\x1b":
+        if body == end:
+            return end + 1
+        kind = text[body]
+        body += 1
+        if kind == "[":
+            char = "\x9b"
+        elif kind == "]":
+            char = "\x9d"
+        elif kind in "PX^_":
+            char = "\x90"
+        else:  # a two-byte escape or charset designation: ESC, intermediates, then one final byte
+            return _INTERMEDIATES.match(text, body - 1).end() + 1  # type: ignore[union-attr]
+    if char == "\x9b":
+        return _CSI_BODY.match(text, body).end() + 1  # type: ignore[union-attr]
+    if char in "\x9d\x90\x98\x9e\x9f":  # a string runs to its terminator, its line's end or an ESC (maybe ESC \)
+        stop = (_OSC_BODY if char == "\x9d" else _STRING_BODY).match(text, body).end()  # type: ignore[union-attr]
+        if stop == end:
+            return end + 1
+        return stop + (2 if text[stop] == "\x1b" else 1)
+    return start + 1
+
+
+class TerminalTextStream:
+    """`clean_terminal_text` for text that arrives in pieces (a streamed answer): what `feed` returns, joined with
+    `flush`, is what cleaning the whole text at once gives. A sequence cut by the end of a piece (`ESC ]0;ti` then
+    `tle BEL`, `ESC [3` then `1m`, a CR that may be the start of CR LF) is held back until the next piece says what
+    it is; `flush` cleans whatever is still held when the stream ends, so nothing is lost. One stream per answer:
+    text of another answer must not complete this one's sequences."""
+
+    def __init__(self, *, keep_sgr: bool = False, keep_cr: bool = False) -> None:
+        self.keep_sgr = keep_sgr
+        self.keep_cr = keep_cr
+        self._held = ""
+
+    @property
+    def held(self) -> str:
+        """The raw text held back, waiting for the rest of its sequence."""
+        return self._held
+
+    def feed(self, chunk: str) -> str:
+        """The cleaned text that `chunk` (after what is held) makes final."""
+        text = self._held + chunk
+        cut = self._safe_end(text)
+        self._held = text[cut:]
+        return self._clean(text[:cut])
+
+    def flush(self) -> str:
+        """The stream ended: what was held, cleaned as the end of the text."""
+        text, self._held = self._held, ""
+        return self._clean(text)
+
+    def reset(self) -> None:
+        """Drop what is held (the text it belongs to was discarded)."""
+        self._held = ""
+
+    def _clean(self, text: str) -> str:
+        return clean_terminal_text(text, keep_sgr=self.keep_sgr, keep_cr=self.keep_cr) if text else ""
+
+    @staticmethod
+    def _safe_end(text: str) -> int:
+        """The largest cut such that no decision of the cleaner's before it reads at or after it: the text before
+        the cut is cleaned now, and nothing that follows can change how."""
+        if not _OPENERS.search(text):
+            return len(text)
+        # CR LF pairs are joined before sequences are matched; on the raw text a CR is only one more body
+        # character of a string, or ends a CSI as LF does, so the spans are the same.
+        spans = {match.start(): match.end() for match in _SEQUENCE.finditer(text)}
+        inside = 0  # the end of the last sequence matched: openers before it are part of it, not decisions
+        reach = 0  # how far the decisions so far have read
+        best = 0
+        for opener in _OPENERS.finditer(text, 0):
+            start = opener.start()
+            if start < inside:
+                continue
+            if reach <= start:
+                best = start  # every decision before `start` read only text before it
+            inside = spans.get(start, start)
+            reach = max(reach, _reach(text, start), inside)
+            if reach > len(text):
+                return best
+        return len(text)

@@ -23,7 +23,7 @@ from gemini_tui.app.widgets.call_format import (
     short,
 )
 from gemini_tui.core.events import CallState, ToolCallInfo
-from gemini_tui.core.terminal_text import clean_terminal_text
+from gemini_tui.core.terminal_text import TerminalTextStream, clean_terminal_text
 
 if TYPE_CHECKING:
     from gemini_tui.app.call_log import CallRecord
@@ -134,6 +134,10 @@ class ChatPane(VerticalScroll):
         self.cards: dict[str, ToolCallCard] = {}
         self._answer: AnswerBlock | None = None
         self._thought: ThoughtBlock | None = None
+        # the model's text is cleaned as it streams, one stream per block: a sequence cut between two deltas is
+        # held back until its end arrives, never shown in pieces
+        self._answer_text = TerminalTextStream()
+        self._thought_text = TerminalTextStream()
         self._pruned_note = Static(classes="pruned-note")
 
     def compose(self) -> Any:
@@ -259,19 +263,22 @@ class ChatPane(VerticalScroll):
         self._pruned_note.display = True
 
     async def add_text(self, delta: str) -> None:
+        """More of the model's answer, as it came (raw): cleaned here, as it streams."""
         if self._thought is not None:
-            await self._thought.finish()
-            self._thought = None
+            thought, self._thought = self._thought, None
+            await self._end(thought, self._thought_text)
         if self._answer is None:
             # Markdown (markdown-it, Rich's renderer, Pygments) loads on the first answer, not before the first frame
             from gemini_tui.app.widgets.answer import AnswerBlock
 
             self._answer = AnswerBlock()
             await (await self._turn()).mount(self._answer)
-        await self._answer.write(delta)
+        if shown := self._answer_text.feed(delta):
+            await self._answer.write(shown)
         self._output_added()
 
     async def add_thought(self, delta: str) -> None:
+        """More of the model's thoughts, as they came (raw)."""
         if self._answer is not None:
             await self.close_streams()
         if self._thought is None:
@@ -279,20 +286,30 @@ class ChatPane(VerticalScroll):
 
             self._thought = ThoughtBlock()
             await (await self._turn()).mount(self._thought)
-        await self._thought.write(delta)
+        if shown := self._thought_text.feed(delta):
+            await self._thought.write(shown)
         self._output_added()
 
     async def close_streams(self) -> None:
         """End the answer and thought being streamed: the next text starts a new block."""
         answer, thought, self._answer, self._thought = self._answer, self._thought, None, None
-        if thought is not None:
-            await thought.finish()
-        if answer is not None:
-            await answer.finish()
+        await self._end(thought, self._thought_text)
+        await self._end(answer, self._answer_text)
+
+    @staticmethod
+    async def _end(block: AnswerBlock | ThoughtBlock | None, stream: TerminalTextStream) -> None:
+        """A block's text is complete: what its stream held back (a sequence never finished) is drawn, cleaned."""
+        tail = stream.flush()
+        if block is None:
+            return
+        if tail:
+            await block.write(tail)
+        await block.finish()
 
     async def discard_partial(self) -> None:
         """The stream broke and will be retried: drop the text shown for it."""
         answer, self._answer = self._answer, None
+        self._answer_text.reset()
         if answer is not None:
             await answer.finish()
             await answer.remove()

@@ -163,3 +163,46 @@ async def test_confirm_bar_and_diff_review(root: Path, tmp_path: Path) -> None:
         await pilot.pause(0.2)
         assert app.screen.mode == "review"  # type: ignore[attr-defined]
         assert_clean(rendered_text(app.screen), "diff review, edit")
+
+
+async def test_a_sequence_split_between_streamed_chunks_shows_none_of_it(root: Path, tmp_path: Path,
+                                                                          gemini_server: Any) -> None:
+    """Through google-genai and the fake Gemini server: each piece is its own chunk, so each sequence arrives in
+    two deltas; the screen shows the text around them and nothing of them, and the history keeps them raw."""
+    import os
+
+    from gemini_tui.app.main import GeminiApp
+    from gemini_tui.app.widgets.answer import AnswerBlock, ThoughtBlock
+    from gemini_tui.cli.assemble import build_session
+    from tests.fakes.gemini_server import reply
+    from tests.fakes.gemini_server import text as part
+    from tests.fakes.gemini_server import thought as thought_part
+
+    answer = ["Hello \x1b]0;P", "WNED-TITLE\x07world \x1b[3", "1mred\x9b3", "2m \x1b[?10", "00hclick ",
+              "\x1b]8;;http://evil/\x1b", "\\link\x1b]8;;\x1b\\ end\x1b"]
+    gemini_server.script(reply(thought_part("think \x1b]2;PW"), thought_part("NED\x07hard"), *map(part, answer)),
+                         reply(part("again")))
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith(("GEMINI_", "GOOGLE_"))},
+           "GEMINI_API_KEY": "test-key", "GOOGLE_GEMINI_BASE_URL": gemini_server.base_url}
+    home = tmp_path / "home"
+    home.mkdir()
+    app = GeminiApp(build_session(root, env=env, home=home, extensions=["none"]), root)
+    async with app.run_test(size=(110, 30)) as pilot:
+        screen = main_screen(pilot)
+        await type_and_send(pilot, "hi")
+        await wait_for(pilot, lambda: len(gemini_server.requests) == 1 and not screen.status.busy, timeout=15)
+        await pilot.pause(0.3)
+        [block] = screen.chat.query(AnswerBlock)
+        [thoughts] = screen.chat.query(ThoughtBlock)
+        assert block.source == "Hello world red click link end␛"  # the lone ESC at the very end: shown, not lost
+        assert thoughts.body.source == "think hard"
+        shown = rendered_text(screen.chat)
+        assert "Hello world red click link end" in shown
+        for fragment in ("WNED", "TITLE", "1m", "2m", "00h", "http", "evil"):
+            assert fragment not in shown
+        assert_clean(shown, "split sequences")
+        await type_and_send(pilot, "more")  # the next request carries the answer as the model wrote it
+        await wait_for(pilot, lambda: len(gemini_server.requests) == 2 and not screen.status.busy, timeout=15)
+    sent = [p.get("text", "") for c in gemini_server.requests[1].contents if c["role"] == "model" for p in c["parts"]
+            if not p.get("thought")]
+    assert "".join(sent) == "".join(answer)

@@ -276,3 +276,28 @@ def test_no_prompt_and_no_terminal_is_a_usage_error(root: Path, home: Path) -> N
     # `gemini-tui < /dev/null` (cron, CI): without a terminal the full-screen app would wait forever
     out = run_cli([], root, home, stdin="")
     assert out.returncode == 2 and "no prompt" in out.stderr and out.stdout == ""
+
+
+@pytest.mark.parametrize("output_format", ["text", "stream-json"])
+def test_a_sequence_split_between_chunks_prints_none_of_it(gemini_server, root: Path, home: Path,
+                                                           output_format: str) -> None:
+    """Each piece is its own SSE chunk: the title sequence, a colour and a link each arrive in two deltas. Nothing
+    of them is printed, the text around them is, and the model is sent back its own text unchanged."""
+    first = ["Looking \x1b]0;P", "WNED-TITLE\x07at \x1b[3", "1mit"]
+    second = ["Done \x1b]8;;http://evil/\x1b", "\\link\x1b]8;;\x1b\\."]
+    gemini_server.script(reply(*map(text, first), call("list_directory", dir_path=str(root))),
+                         reply(*map(text, second)))
+    out = run_cli(["-p", "list", "--output-format", output_format, "--approval-mode", "yolo"], root, home,
+                  gemini_server)
+    assert out.returncode == 0, out.stderr
+    if output_format == "text":
+        printed = out.stdout
+    else:
+        lines = [json.loads(line) for line in out.stdout.splitlines()]
+        printed = "".join(line["content"] for line in lines
+                          if line["type"] == "message" and line["role"] == "assistant")
+    assert printed.replace("\n", "") == "Looking at itDone link."
+    for fragment in ("WNED", "TITLE", "1m", "http", "evil", "\x1b", "␛", "␇"):
+        assert fragment not in out.stdout
+    model_turn = [c for c in gemini_server.requests[1].contents if c["role"] == "model"][-1]
+    assert "".join(p.get("text", "") for p in model_turn["parts"]) == "".join(first)
