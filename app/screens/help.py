@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, ClassVar
 
 from textual.binding import Binding, BindingType
@@ -12,52 +13,96 @@ from textual.widgets import Markdown
 from gemini_tui.app.slash_commands import COMMANDS
 from gemini_tui.app.widgets.key_bar import KeyBar
 
-KEYS = [
-    ("Enter", "send the prompt"),
-    ("Shift+Enter / Ctrl+J", "new line in the prompt"),
-    ("Up / Down", "prompt history (from the first / last line)"),
-    ("Tab", "accept a completion of @path or /command"),
-    ("Esc", "cancel the running turn"),
-    ("Ctrl+C", "clear the prompt or cancel the turn; twice quits"),
-    ("Shift+Tab", "cycle the approval mode: default → auto_edit → plan (read-only tools only)"),
-    ("Ctrl+Y", "toggle yolo (run every tool without asking; not when security.disableYoloMode is set)"),
-    ("Ctrl+B", "tool history side panel (type to filter, Enter for details)"),
-    ("Ctrl+P", "command palette"),
-    ("F1", "this help"),
-    ("Ctrl+Q", "quit"),
+# The keys, as the README's keys table lists them, cell for cell (tests/app/test_help.py holds the two
+# together and checks every key the app binds is in it): one description of each key, in one place.
+KEYS: list[tuple[str, str]] = [
+    ("`Enter` / `Shift+Enter`, `Ctrl+J`",
+     "send the prompt (queued while a turn runs) / new line"),
+    ("`Up` / `Down`",
+     "prompt history (from the first / last line of the prompt); `Up` in an empty prompt with queued "
+     "prompts takes the last one back"),
+    ("`PageUp` / `PageDown`",
+     "scroll the chat; the prompt keeps the focus"),
+    ("`Home` / `End` (empty prompt), `Ctrl+Home` / `Ctrl+End`",
+     "top / bottom of the chat"),
+    ("any printable key",
+     "typed into the prompt, wherever the focus is on the main screen"),
+    ("`Tab` (or `Enter`)",
+     "accept the highlighted `@path` or `/command` completion; `Esc` closes the list"),
+    ("`Esc`",
+     "cancel the running turn (partial text stays); with the history panel open, close it first; when "
+     "idle, back to the prompt"),
+    ("`Esc` `Esc` (idle)",
+     "rewind: pick an earlier prompt, then files and conversation / conversation only / files only "
+     "(`/rewind`)"),
+    ("`Ctrl+C`",
+     "the same on every screen: clear the prompt, else remove the last queued prompt, else cancel the "
+     "turn (in the diff review: cancel the review and the turn); twice within a second quits (`Ctrl+Q`"
+     " quits too)"),
+    ("`Shift+Tab` / `Ctrl+Y`",
+     "cycle the approval mode default → auto_edit → plan / toggle yolo (refused under "
+     "`security.disableYoloMode`)"),
+    ("`Ctrl+B`",
+     "tool history panel: type to filter, `Enter` opens the details of the highlighted call (the first"
+     " match), `Down` / `Up` move in the list, `Esc` closes it"),
+    ("`Ctrl+P` / `F1`",
+     "command palette / help"),
+    ("`y` `a` `A` `s` `n` `Esc`",
+     "in a confirmation: allow once, allow for the session, allow always in this folder, allow every "
+     "tool of the server (MCP tools), reject with an optional reason, reject"),
+    ("`y` `a` `A` `r` `Esc`",
+     "in the diff review: allow once, allow for the session, allow always in this folder, reject with "
+     "an optional reason, reject"),
+    ("`n` `p` `w` `s` `←` `→` `u`",
+     "in the diff review: next/previous change, wrap on/off, unified/side by side, scroll sideways, "
+     "re-read the file (after a change on disk, `u` is what turns approval back on)"),
+    ("`space` `j` `k` `e` `Ctrl+E` `Ctrl+S`",
+     "in the diff review: accept/reject the hunk, next/previous hunk, edit here, edit in "
+     "`$VISUAL`/`$EDITOR`, apply the edit made here"),
 ]
 
-REVIEW_KEYS = [
-    ("y", "allow once"),
-    ("a", "allow for the session"),
-    ("A", "allow always in this folder (kept in ~/.gemini/grants.json; /permissions lists and revokes)"),
-    ("n", "reject, then an optional reason for the model"),
-    ("e", "edit the new content before applying (diff review)"),
-    ("j / k, arrows", "move between hunks (diff review)"),
-    ("space", "accept or reject the hunk under the cursor (diff review)"),
-    ("s", "unified / side-by-side view (diff review)"),
-    ("Esc", "reject"),
-    ("(typing)", "a confirmation takes keys only once you have stopped typing for 0.6 s; text typed before "
-                 "that goes to the prompt"),
-]
+TYPING_NOTE = ("A confirmation takes keys only once you have stopped typing for 0.6 s; what you type before "
+               "that goes to the prompt.")
 
 PROMPT_FORMS = [
     ("@path", "send the file (or folder) along with the prompt, read through read_many_files"),
     ("!command", "run a shell command (asks first, like any command)"),
 ]
 
+# CommonMark lets a backslash escape any ASCII punctuation: escaped, a help text is shown as written (a `|`
+# no longer splits its table row, `<name>` is no longer taken for an HTML tag and dropped, `*` stays a star)
+_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+
+
+def text_cell(text: str) -> str:
+    """Plain text as a Markdown table cell that reads exactly `text` (on one line)."""
+    return _PUNCTUATION.sub(r"\\\1", " ".join(text.split()))
+
+
+def code_cell(text: str) -> str:
+    """`text` as a code span in a table cell: a `|` inside is escaped (a table splits on it even inside code),
+    and the span's backtick fence is longer than any run of backticks in the text."""
+    text = " ".join(text.split())
+    fence = "`" * (1 + max((len(run) for run in re.findall(r"`+", text)), default=0))
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    escaped = text.replace("|", "\\|")
+    return f"{fence}{pad}{escaped}{pad}{fence}"
+
 
 def help_markdown(custom: dict[str, str] | None = None) -> str:
-    def table(rows: list[tuple[str, str]]) -> list[str]:
-        return ["| key | what it does |", "|---|---|", *(f"| `{key}` | {what} |" for key, what in rows)]
+    def table(rows: list[tuple[str, str]], head: str = "key") -> list[str]:
+        return [f"| {head} | what it does |", "|---|---|", *(f"| {key} | {what} |" for key, what in rows)]
+
+    def plain(rows: list[tuple[str, str]]) -> list[tuple[str, str]]:
+        return [(code_cell(key), text_cell(what)) for key, what in rows]
 
     commands = [(cmd.usage, cmd.help) for cmd in COMMANDS.values()]
     return "\n".join([
-        "# gemini-tui help", "", "## Keys", *table(KEYS), "",
-        "## Confirmations", *table(REVIEW_KEYS), "",
-        "## In the prompt", *table(PROMPT_FORMS), "",
-        "## Slash commands", *table(commands), "",
-        *(["## Custom commands", *table([(f"/{n}", h) for n, h in custom.items()]), ""] if custom else []),
+        "# gemini-tui help", "", "## Keys", *table(KEYS), "", TYPING_NOTE, "",
+        "## In the prompt", *table(plain(PROMPT_FORMS)), "",
+        "## Slash commands", *table(plain(commands), "command"), "",
+        *(["## Custom commands", *table(plain([(f"/{n}", h) for n, h in custom.items()]), "command"), ""]
+          if custom else []),
         "Press `Esc`, `q` or `F1` to close.",
     ])
 
