@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import logging
+import os
+import signal
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -27,6 +31,11 @@ log = logging.getLogger(__name__)
 EXIT_START_FAILED = 3
 QUIT_WINDOW = 1.0  # seconds within which a second Ctrl+C quits
 GC_THRESHOLDS = (20_000, 10, 10)
+# SIGTERM (`kill`) and SIGHUP (the terminal closed) end the app as quitting does: the terminal restored (alternate
+# screen and mouse off), the session closed. The exit code is the shell's 128 + signal number (143, 129), so
+# whoever sent it sees the app ended on their signal, not by the user's hand.
+ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+EXIT_DEADLINE_S = 5.0  # after an ending signal, the process exits by then even if leaving hangs (a closed tty)
 
 
 class GeminiApp(App[int]):
@@ -52,6 +61,7 @@ class GeminiApp(App[int]):
         self._last_interrupt = 0.0
         self.ask_trust = ask_trust
         self.last_key_at = 0.0  # when any key last arrived: confirmations wait for typing to pause
+        self.ending_signal: int | None = None  # the signal that ended the app, if one did
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key):
@@ -62,6 +72,8 @@ class GeminiApp(App[int]):
         # whatever asyncio would print on its own (a task's error nobody retrieved, a generator closed at the
         # loop's shutdown) goes to the debug log: nothing may be written over the screen or the restored terminal
         asyncio.get_running_loop().set_exception_handler(_log_loop_error)
+        if self.ending_signal is not None:  # it came while the app was starting
+            self.end_on_signal(self.ending_signal)
         from gemini_tui.app.screens.main_screen import MainScreen
 
         # A Textual screen holds many objects; with the default thresholds, full collections of them ran every
@@ -97,6 +109,16 @@ class GeminiApp(App[int]):
             self.call_from_thread(self.exit, None, EXIT_START_FAILED, f"gemini-tui: {exc}")
             return
         self.call_from_thread(screen.attach, session)
+
+    def end_on_signal(self, signum: int) -> None:
+        """SIGTERM or SIGHUP: leave as the user's quit does, with 128 + `signum` as the exit code. Should leaving
+        hang (a terminal that is gone can block the writes that restore it), the process ends anyway."""
+        self.ending_signal = signum
+        code = 128 + signum
+        deadline = threading.Timer(EXIT_DEADLINE_S, os._exit, (code,))
+        deadline.daemon = True
+        deadline.start()
+        self.exit(return_code=code)
 
     def action_interrupt(self) -> None:
         now = time.monotonic()
@@ -165,5 +187,26 @@ def run(session: SessionFace | Callable[[], SessionFace], root: Path | None = No
     Pass a function that builds the session rather than the session itself to have the first frame drawn
     before the settings, tools and model are loaded (it is called in a thread right after)."""
     app = GeminiApp(session, root, first_prompt=first_prompt, ask_trust=ask_trust)
-    result = app.run()
+    with _signals_end(app):
+        result = app.run()
     return result if isinstance(result, int) else (app.return_code or 0)
+
+
+@contextlib.contextmanager
+def _signals_end(app: GeminiApp) -> Iterator[None]:
+    """While the app runs, SIGTERM and SIGHUP end it through its own exit (they killed it outright, leaving the
+    terminal in the alternate screen with mouse tracking on)."""
+    def ending(signum: int, _frame: object) -> None:
+        try:
+            loop = asyncio.get_running_loop()  # the handler runs on the main thread, inside the app's loop
+        except RuntimeError:  # not running yet (or any more): on_mount ends it as soon as it starts
+            app.ending_signal = signum
+            return
+        loop.call_soon_threadsafe(app.end_on_signal, signum)
+
+    previous = {number: signal.signal(number, ending) for number in ENDING_SIGNALS}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
