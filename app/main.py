@@ -18,6 +18,7 @@ from textual import events, work
 from textual.app import App
 from textual.binding import Binding, BindingType
 
+from gemini_tui.app.window_title import WindowTitle, printable, tmux_pane_title
 from gemini_tui.styles import stylesheet
 
 if TYPE_CHECKING:
@@ -62,6 +63,7 @@ class GeminiApp(App[int]):
         self.ask_trust = ask_trust
         self.last_key_at = 0.0  # when any key last arrived: confirmations wait for typing to pause
         self.ending_signal: int | None = None  # the signal that ended the app, if one did
+        self.window_title: WindowTitle | None = None  # in a real terminal
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key):
@@ -74,6 +76,9 @@ class GeminiApp(App[int]):
         asyncio.get_running_loop().set_exception_handler(_log_loop_error)
         if self.ending_signal is not None:  # it came while the app was starting
             self.end_on_signal(self.ending_signal)
+        if not self.is_headless and self._driver is not None:
+            self.window_title = WindowTitle(self._driver.write, lambda: tmux_pane_title(os.environ))
+            self.window_title.save()
         from gemini_tui.app.screens.main_screen import MainScreen
 
         # A Textual screen holds many objects; with the default thresholds, full collections of them ran every
@@ -109,6 +114,10 @@ class GeminiApp(App[int]):
             self.call_from_thread(self.exit, None, EXIT_START_FAILED, f"gemini-tui: {exc}")
             return
         self.call_from_thread(screen.attach, session)
+
+    def on_unmount(self) -> None:
+        if self.window_title is not None:  # before the driver stops: the title the app found, back
+            self.window_title.restore()
 
     def end_on_signal(self, signum: int) -> None:
         """SIGTERM or SIGHUP: leave as the user's quit does, with 128 + `signum` as the exit code. Should leaving
@@ -155,10 +164,10 @@ class GeminiApp(App[int]):
         OSC 9 desktop notification, which terminals without it ignore). Nothing in a headless run."""
         if self.is_headless or self._driver is None:
             return
-        if title is not None:
-            self._driver.write(f"\x1b]2;{_printable(title)}\x07")
+        if title is not None and self.window_title is not None:
+            self.window_title.set(title)
         if notify is not None:
-            self._driver.write(f"\x07\x1b]9;{_printable(notify)}\x07")
+            self._driver.write(f"\x07\x1b]9;{printable(notify)}\x07")
 
     def action_help(self) -> None:
         from gemini_tui.app.screens.help import HelpScreen
@@ -168,11 +177,6 @@ class GeminiApp(App[int]):
         main = next((s for s in self.screen_stack if isinstance(s, MainScreen)), None)
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(session_commands(main.session) if main and main.ready else None))
-
-
-def _printable(text: str) -> str:
-    """No control characters inside an escape sequence's text (they would end it or start another)."""
-    return "".join(char for char in text if char.isprintable())[:200]
 
 
 def _log_loop_error(_loop: asyncio.AbstractEventLoop, context: dict[str, object]) -> None:
