@@ -150,6 +150,25 @@ def _reach(text: str, start: int) -> int:
     return start + 1
 
 
+# A sequence still open at the end of what is held, and what a whole piece must be to leave it open: until a piece
+# holds something else, the sequence only grows (a long unterminated title), and nothing needs scanning again.
+_CSI_MORE = re.compile(r"[0-?]*[ -/]*")
+_INTERMEDIATES_MORE = re.compile(r"[ -/]*")
+_STILL_OPEN = (
+    (re.compile(r"(?:\x1b\]|\x9d)[^\x07\x1b\x9c\n]*"), re.compile(r"[^\x07\x1b\x9c\n]*")),
+    (re.compile(r"(?:\x1b[PX^_]|[\x90\x98\x9e\x9f])[^\x1b\x9c\n]*"), re.compile(r"[^\x1b\x9c\n]*")),
+    (re.compile(r"(?:\x1b\[|\x9b)[0-?]*"), _CSI_MORE),
+    (re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]+|\x1b[ -/]+"), _INTERMEDIATES_MORE),
+)
+
+
+def _still_open(held: str) -> re.Pattern[str] | None:
+    for whole, more in _STILL_OPEN:
+        if whole.fullmatch(held):
+            return more
+    return None
+
+
 class TerminalTextStream:
     """`clean_terminal_text` for text that arrives in pieces (a streamed answer): what `feed` returns, joined with
     `flush`, is what cleaning the whole text at once gives. A sequence cut by the end of a piece (`ESC ]0;ti` then
@@ -161,6 +180,7 @@ class TerminalTextStream:
         self.keep_sgr = keep_sgr
         self.keep_cr = keep_cr
         self._held = ""
+        self._open: re.Pattern[str] | None = None  # what keeps the sequence held open (see _STILL_OPEN)
 
     @property
     def held(self) -> str:
@@ -169,19 +189,26 @@ class TerminalTextStream:
 
     def feed(self, chunk: str) -> str:
         """The cleaned text that `chunk` (after what is held) makes final."""
+        more = self._open
+        if more is not None and more.fullmatch(chunk):
+            self._held += chunk  # the open sequence goes on: nothing new to decide
+            if more is _CSI_MORE and chunk and chunk[-1] < "0":
+                self._open = _INTERMEDIATES_MORE  # its parameters ended; intermediates only from here
+            return ""
         text = self._held + chunk
         cut = self._safe_end(text)
         self._held = text[cut:]
+        self._open = _still_open(self._held)
         return self._clean(text[:cut])
 
     def flush(self) -> str:
         """The stream ended: what was held, cleaned as the end of the text."""
-        text, self._held = self._held, ""
+        text, self._held, self._open = self._held, "", None
         return self._clean(text)
 
     def reset(self) -> None:
         """Drop what is held (the text it belongs to was discarded)."""
-        self._held = ""
+        self._held, self._open = "", None
 
     def _clean(self, text: str) -> str:
         return clean_terminal_text(text, keep_sgr=self.keep_sgr, keep_cr=self.keep_cr) if text else ""

@@ -41,7 +41,11 @@ def generated(rng: random.Random) -> str:
 
 def streamed(pieces: list[str], **options: bool) -> str:
     stream = TerminalTextStream(**options)
-    return "".join(stream.feed(piece) for piece in pieces) + stream.flush()
+    shown = "".join(stream.feed(piece) for piece in pieces)
+    # nothing is held that the whole text, read at once, would not hold: what can be shown is shown now
+    whole = "".join(pieces)
+    assert stream.held == whole[TerminalTextStream._safe_end(whole):], pieces
+    return shown + stream.flush()
 
 
 def texts() -> list[str]:
@@ -97,3 +101,18 @@ def test_plain_text_passes_at_once_and_a_held_tail_is_flushed_not_lost() -> None
     stream.feed("\x1b]0;never ends")
     stream.reset()  # a discarded answer takes its held text with it
     assert stream.flush() == ""
+
+
+def test_long_open_sequences_fed_in_small_pieces() -> None:
+    """A sequence that stays open over many pieces (a long title, a long parameter list) is held as it grows and
+    resolved by whatever ends it: a terminator, a line's end, a byte that breaks it, or the end of the stream."""
+    rng = random.Random(21)
+    openers = [("\x1b]0;", "title "), ("\x9d", "t"), ("\x1bP", "q#0;"), ("\x9f", "apc"), ("\x1b[", "1;2"),
+               ("\x9b", "38;5;"), ("\x1b[1", "  "), ("\x1b", "(")]
+    endings = ["\x07", "\x1b\\", "\x9c", "\n", "m", "\x1b[31m", "B", "\x01", "é", "", "\x1b", "7", ";", " 7"]
+    for _ in range(300):
+        intro, body = rng.choice(openers)
+        text = "before " + intro + body * rng.randrange(1, 200) + rng.choice(endings) + rng.choice(["", " after"])
+        cuts = sorted(rng.sample(range(len(text) + 1), min(len(text) + 1, rng.randrange(2, 40))))
+        pieces = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
+        assert streamed(pieces) == clean_terminal_text(text), (text, cuts)
