@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import os
 import shlex
@@ -16,6 +17,7 @@ import tempfile
 from collections.abc import Callable
 from typing import ClassVar
 
+from rich.cells import cell_len
 from textual import events, on, work
 from textual.app import ComposeResult, SuspendNotSupported
 from textual.binding import Binding, BindingType
@@ -26,7 +28,7 @@ from textual.widgets import Input, Label, Static, TextArea
 
 from gemini_tui.app.typing_guard import GRACE_PERIOD, TypingGuard, bound_keys
 from gemini_tui.app.widgets.diff_hunks import Hunk, apply_hunks, hunks_of, rejection_feedback
-from gemini_tui.app.widgets.diff_view import DiffView
+from gemini_tui.app.widgets.diff_view import DiffView, fit_parts, hint_texts
 from gemini_tui.app.widgets.key_bar import KeyBar
 from gemini_tui.core.confirmation import ConfirmationOutcome, Decision, EditConfirmation
 from gemini_tui.core.display import FileDiff
@@ -55,8 +57,12 @@ EDITED_REREAD_NOTICE = ("Re-read {path}: your edited version is compared with th
                         "approval is back on (y applies your version).")
 # what the model is told on a rejection, by what happened to the file
 CHANGE_WORDS = {"changed": "changed on disk", "deleted": "was deleted", "unreadable": "became unreadable"}
+# what Esc does, by mode: the key bar says so (it rejects the edit in the review, the model is told)
+ESCAPE_LABELS = {"review": "Reject", "reason": "Reject without reason", "edit": "Back to the diff"}
 APPROVE_KEYS = frozenset({"y", "a", "A"})  # the keys that allow the edit (Ctrl+S in the editor too)
 SIDE_BY_SIDE_MIN_WIDTH = 140
+LABEL_GAP = 2  # cells after each label of the summary line (its margin in diff_review.tcss)
+PATH_MIN = 12  # cells of the path kept before the summary's status shortens
 SAY_SECONDS = 4.0  # how long a passing message stays on the notice line
 
 
@@ -84,12 +90,12 @@ class DiffReviewScreen(ModalScreen[Decision]):
         Binding("u", "re_review_required", "Re-review (approval is off)"),
         Binding("y", "approve", "Allow once"),
         Binding("a", "approve_always", "Allow for session"),
-        Binding("r", "reject", "Reject…"),
+        Binding("escape", "back", "Reject"),  # labelled by what it does in each mode (`ESCAPE_LABELS`)
+        Binding("r", "reject", "Reject with reason…"),
         Binding("n", "next_change", "Next change"),
         Binding("p", "previous_change", "Prev change"),
         Binding("A", "approve_saved", "Allow always (this folder)"),
         Binding("ctrl+s", "apply_edit", "Apply edit"),
-        Binding("escape", "back", "Reject / back"),
         Binding("space", "toggle_hunk", "Accept/reject hunk"),
         Binding("ctrl+e", "external_edit", "$EDITOR"),
         Binding("e", "edit", "Edit"),
@@ -149,7 +155,6 @@ class DiffReviewScreen(ModalScreen[Decision]):
                 yield Label("", id="review-path")
                 yield Label("", id="review-added", classes="added")
                 yield Label("", id="review-removed", classes="removed")
-                yield Label("", id="review-hunks")
                 yield Label("", id="review-mode")
             yield Static("", id="review-notice")
             yield DiffView(id="review-diff")
@@ -166,7 +171,6 @@ class DiffReviewScreen(ModalScreen[Decision]):
         self.query_one("#review-editor").display = False
         self.view.split = self.app.size.width >= SIDE_BY_SIDE_MIN_WIDTH
         self._show(self.details.file_diff)
-        self.call_after_refresh(self._update_summary)  # the changes are counted once the view has a width
         self._arm()
         if self.details.file_path:
             self._watch_file()
@@ -227,9 +231,14 @@ class DiffReviewScreen(ModalScreen[Decision]):
         view.set_rejected(self.rejected)
         view.current = 0
         self.change = 0
-        view.scroll_to(y=0, x=0, animate=False)
+        view.scroll_to(y=0, x=0, animate=False, immediate=True)
         view.display = self.mode != "edit" and bool(self.hunks)
         self.query_one("#review-empty").display = self.mode != "edit" and not self.hunks
+        # opened at the first change (its column too, when not wrapping), once the view has a width to measure
+        if view.view_width > 0:
+            self._go_to_change(0)
+        else:
+            self.call_after_refresh(self._go_to_change, 0)
         if changed:
             self._turn_approval_off("changed", CHANGED_NOTICE.format(path=self._path()))
         self._update_summary()
@@ -312,33 +321,50 @@ class DiffReviewScreen(ModalScreen[Decision]):
         notice.display = bool(text)
 
     def _update_summary(self) -> None:
+        """The line under the title: path, counts, then where the review is, fitted to the width (shorter words,
+        then the least important parts given way, the path last of all: the title names the file too)."""
         diff = self.shown_diff
-        path = diff.file_path or diff.file_name
-        self.query_one("#review-path", Label).update(
-            clean_terminal_text(f"{path}{' (new file)' if diff.is_new_file else ''}"))
-        self.query_one("#review-added", Label).update(f"+{sum(h.added for h in self.hunks)}")
-        self.query_one("#review-removed", Label).update(f"-{sum(h.removed for h in self.hunks)}")
-        if self.hunks:
-            text = f"hunk {self.current + 1}/{len(self.hunks)}"
-            if self.rejected:
-                text += f", {len(self.rejected)} rejected"
-        else:
-            text = "no hunks"
-        self.query_one("#review-hunks", Label).update(text)
+        path = clean_terminal_text(f"{diff.file_path or diff.file_name}{' (new file)' if diff.is_new_file else ''}")
+        added = f"+{sum(h.added for h in self.hunks)}"
+        removed = f"-{sum(h.removed for h in self.hunks)}"
+        self.query_one("#review-added", Label).update(added)
+        self.query_one("#review-removed", Label).update(removed)
+        width = self.query_one("#review-summary").content_size.width or 10_000  # not laid out yet: all of it
+        counts = cell_len(added) + cell_len(removed) + 2 * LABEL_GAP
+        room = width - counts - LABEL_GAP - min(cell_len(path), PATH_MIN)
+        status = "  ".join(part for part in fit_parts(self._status_parts(), room) if part)
+        self.query_one("#review-mode", Label).update(status)
+        self.query_one("#review-path", Label).update(_tail(path, width - counts - LABEL_GAP - cell_len(status)))
+
+    def _status_parts(self) -> list[tuple[str, ...]]:
+        """Where the review is, most important first, each part's wordings longest first ("" lets it go)."""
         view = self.view
-        layout = "side by side" if view.showing_split else "unified"
-        if view.split and not view.showing_split:
-            layout += " (side by side would hide changes)"
-        layout += ", wrapped" if view.wrap else ", not wrapped"
+        parts: list[tuple[str, ...]] = []
         if view.changes:
-            layout += f"  change {self.change + 1}/{len(view.changes)}"
-        hidden = view.hidden_change(self.current)
-        if hidden is not None:
-            layout += f"  {'→' if hidden[0] == 'right' else '←'} change at column {hidden[1] + 1}"
-        self.query_one("#review-mode", Label).update(layout)
+            parts.append((f"change {self.change + 1}/{len(view.changes)}",))
+        if (hidden := view.hidden_change(self.current)) is not None:
+            *_, where, short = hint_texts(*hidden)
+            parts.append((f"{where}, beyond the visible width", where, short))
+        if self.hunks:
+            hunk = f"hunk {self.current + 1}/{len(self.hunks)}"
+            parts.append((f"{hunk}, {len(self.rejected)} rejected", hunk, "") if self.rejected else (hunk, ""))
+        else:
+            parts.append(("no hunks",))
+        layout = "side by side" if view.showing_split else "unified"
+        wrap = "wrapped" if view.wrap else "not wrapped"
+        fallback = " (side by side would hide changes)" if view.split and not view.showing_split else ""
+        parts.append((f"{layout}{fallback}, {wrap}", f"{layout}, {wrap}", "" if view.wrap else "no wrap", ""))
+        return parts
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._update_summary)
 
     def _set_mode(self, mode: str) -> None:
         self.mode = mode
+        bindings = self._bindings.key_to_bindings
+        # a new list for this screen alone (the binding maps of screens share their lists)
+        bindings["escape"] = [dataclasses.replace(b, description=ESCAPE_LABELS[mode]) if b.action == "back" else b
+                              for b in bindings.get("escape", [])]
         self.query_one("#review-reason").display = mode == "reason"
         self.query_one("#review-editor").display = mode == "edit"
         self.view.display = mode != "edit" and bool(self.hunks)
@@ -582,7 +608,9 @@ class DiffReviewScreen(ModalScreen[Decision]):
 
     def _go_to_change(self, index: int) -> None:
         view = self.view
+        view.lay_out()  # a toggled wrap or a new diff: `changes` is measured now, not at the next frame
         if not view.changes:
+            self._update_summary()
             return
         self.change = max(0, min(len(view.changes) - 1, index))
         view.scroll_to_change(self.change)
@@ -601,6 +629,7 @@ class DiffReviewScreen(ModalScreen[Decision]):
     def action_scroll_sideways(self, direction: int) -> None:
         view = self.view
         view.scroll_to(x=max(0, view.scroll_x + direction * max(8, view.size.width // 3)), animate=False)
+        self._update_summary()  # a change may now lie beyond the visible width, or no longer
 
     def action_page(self, direction: int) -> None:
         view = self.view
@@ -641,6 +670,17 @@ class DiffReviewScreen(ModalScreen[Decision]):
                                     "is off. r or Esc rejects (the model is told file_changed).")
             return
         self._seen_on_disk(await self._read_again())
+
+
+def _tail(text: str, width: int) -> str:
+    """`text` in `width` cells: its end kept after an ellipsis (a path's file name), or nothing below 4 cells."""
+    if cell_len(text) <= width:
+        return text
+    if width < 4:
+        return ""
+    while cell_len(text) > width - 1:
+        text = text[1:]
+    return "…" + text
 
 
 def _same(a: FileDiff, b: FileDiff) -> bool:

@@ -50,9 +50,9 @@ KEYS: list[tuple[str, str]] = [
     ("`y` `a` `A` `s` `n` `Esc`",
      "in a confirmation: allow once, allow for the session, allow always in this folder, allow every "
      "tool of the server (MCP tools), reject with an optional reason, reject"),
-    ("`y` `a` `A` `r` `Esc`",
-     "in the diff review: allow once, allow for the session, allow always in this folder, reject with "
-     "an optional reason, reject"),
+    ("`y` `a` `A` `Esc` `r`",
+     "in the diff review: allow once, allow for the session, allow always in this folder, reject (the "
+     "model is told; in the review's editor `Esc` goes back to the diff), reject with a reason"),
     ("`n` `p` `w` `s` `←` `→` `u`",
      "in the diff review: next/previous change, wrap on/off, unified/side by side, scroll sideways, "
      "re-read the file (after a change on disk, `u` is what turns approval back on)"),

@@ -332,6 +332,10 @@ class DiffView(ScrollView, can_focus=False):
             virtual_width = self._gutter_width() + self._code_width + self._no_newline_room
         self.virtual_size = Size(virtual_width, len(self.rows))
 
+    def lay_out(self) -> None:
+        """Measure the rows against the width now, rather than at the next frame (`changes` is then current)."""
+        self._update_virtual_size()
+
     def on_resize(self) -> None:
         if self.split and self.showing_split != self.split_fits():
             self._rebuild()
@@ -371,11 +375,13 @@ class DiffView(ScrollView, can_focus=False):
     def _bring_into_view(self, top: int, end: int, *, animate: bool = False) -> None:
         top_line, end_line = self.screen_line_of(top), self.screen_line_of(end)
         if top_line < self.scroll_y or end_line > self.scroll_y + self.size.height:
-            self.scroll_to(y=max(0, top_line - 1), animate=animate)
+            self.scroll_to(y=max(0, top_line - 1), animate=animate, immediate=not animate,
+                           force=True)
 
     def scroll_to_change(self, index: int) -> None:
         """Bring a change into view: its rows, and the column where the line changes (the screen line of a
         wrapped line that holds it, or the scroll position of a line that is not wrapped)."""
+        self.lay_out()  # a toggled wrap or a new diff is measured before scrolling within it
         if not 0 <= index < len(self.changes):
             return
         change = self.changes[index]
@@ -390,11 +396,12 @@ class DiffView(ScrollView, can_focus=False):
             if self.screen_line_of(end) - self.screen_line_of(change.row) <= height:
                 self._bring_into_view(change.row, end)
             elif not self.scroll_y <= target < self.scroll_y + height - 1:
-                self.scroll_to(y=max(0, target - height // 3), animate=False)
+                self.scroll_to(y=max(0, target - height // 3), animate=False, immediate=True, force=True)
             return
         self._bring_into_view(change.row, end)
         if not self.scroll_x <= column < self.scroll_x + room - 4:
-            self.scroll_to(x=max(0, column - room // 3), animate=False)
+            self.scroll_to(x=max(0, column - room // 3), animate=False, immediate=True,
+                           force=True)  # the scrollbar may not be laid out yet for a width just changed
 
     @staticmethod
     def _is_changed(row: Row) -> bool:
@@ -469,16 +476,21 @@ class DiffView(ScrollView, can_focus=False):
     def _header_strip(self, hunk_index: int, width: int) -> Strip:
         hunk = self.hunks[hunk_index]
         current = hunk_index == self.current
+        head = f"{'▶' if current else ' '} {hunk.header}"
         state = "rejected" if hunk_index in self.rejected else "accepted"
-        text = f"{'▶' if current else ' '} {hunk.header}  hunk {hunk.number}/{len(self.hunks)}  {state}"
+        where = f"hunk {hunk.number}/{len(self.hunks)}  {state}"
         component = "diff-view--header-current" if current else "diff-view--header"
         style = self.get_component_rich_style(component)
-        segments = [Segment(text, style)]
-        if (hidden := self.hidden_change(hunk_index)) is not None:
-            direction, column = hidden
-            arrow = "→" if direction == "right" else "←"
-            segments.append(Segment(f"  {arrow} change at column {column + 1}, beyond the visible width "
-                                    "(w wraps, n jumps to it)", self.get_component_rich_style("diff-view--hint")))
+        hidden = self.hidden_change(hunk_index)
+        # most important first: a change out of view, then a rejection; the hunk's number gives way first
+        parts = [(head,), hint_texts(*hidden) if hidden else ("",),
+                 (where, state) if state == "rejected" else (where, "")]
+        head, hint, where = fit_parts(parts, width)
+        segments = [Segment(head, style)]
+        if hint:
+            segments.append(Segment(f"  {hint}", self.get_component_rich_style("diff-view--hint")))
+        if where:
+            segments.append(Segment(f"  {where}", style))
         return Strip(segments).crop_extend(0, width, style)
 
     def _half(self, line: DiffLine | None, hunk_index: int, width: int, *, numbers: int,
@@ -556,6 +568,30 @@ class DiffView(ScrollView, can_focus=False):
             small = text is not None and text.count("\n") <= FULL_HIGHLIGHT_MAX_LINES
             self._full[side] = highlight_text(text, self._lexer) if small and self._lexer and text else None
         return self._full[side]
+
+
+def fit_parts(parts: Sequence[tuple[str, ...]], width: int, separator: str = "  ") -> list[str]:
+    """The wording chosen for each part (parts in order of importance, wordings longest first; "" drops a part):
+    the least important part shortens, and goes, first, until the parts joined by `separator` fit in `width`
+    cells or none can shorten further."""
+    chosen = [0] * len(parts)
+
+    def length() -> int:
+        shown = [part[k] for part, k in zip(parts, chosen, strict=True) if part[k]]
+        return sum(cell_len(text) for text in shown) + cell_len(separator) * max(0, len(shown) - 1)
+
+    for index in reversed(range(len(parts))):
+        while length() > width and chosen[index] < len(parts[index]) - 1:
+            chosen[index] += 1
+    return [part[k] for part, k in zip(parts, chosen, strict=True)]
+
+
+def hint_texts(direction: str, column: int) -> tuple[str, ...]:
+    """What says a change lies beyond the visible width, longest first."""
+    arrow = "→" if direction == "right" else "←"
+    where = f"{arrow} change at column {column + 1}"
+    return (f"{where}, beyond the visible width (w wraps, n jumps to it)", f"{where} (w wraps, n jumps to it)",
+            where, f"{arrow} col {column + 1}")
 
 
 def _num(value: int | None, width: int) -> str:

@@ -280,7 +280,12 @@ async def test_not_wrapping_falls_back_to_unified_and_n_brings_the_change_into_v
         # halves of 160 columns would hide the change: side by side asked, unified shown, and said so
         assert view.split and not view.showing_split
         assert "side by side would hide changes" in str(app.screen.query_one("#review-mode", Label).render())
-        assert "END_NEW" not in screen_text(view)
+        # w keeps the current change in view: scrolled sideways to it
+        text = screen_text(view)
+        assert view.scroll_x > 0 and "END_OLD" in text and "END_NEW" in text
+        await pilot.press("left", "left", "left")
+        await pilot.pause()
+        assert view.scroll_x == 0 and "END_NEW" not in screen_text(view)
         assert "change at column 210, beyond the visible width" in screen_text(view)
         await pilot.press("n")
         await pilot.pause()

@@ -37,6 +37,10 @@ def test_approve_one_edit_and_reject_another(root: Path, tmp_path: Path, server:
     with start_app(root, tmp_path, server) as terminal:
         send(terminal, "change the greeting")
         terminal.wait_for("Confirm Edit")
+        # Esc is labelled by what it does (it rejects the edit), and the summary line is whole
+        screen = terminal.wait_for(lambda s: "esc Reject  r reason" in s  # (shortened at 120 columns)
+                                   and "greeting.txt  +1  -1  change 1/1  hunk 1/1  unified, wrapped" in s)
+        assert "back" not in screen.strip().splitlines()[-1]
         time.sleep(GRACE)
         terminal.keys("y")
         terminal.wait_for("Edited.")
