@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import Markdown
+from textual.widgets._markdown import MarkdownTable
 
 from gemini_tui.app.main import GeminiApp
 from gemini_tui.app.screens.help import HelpScreen
@@ -82,8 +83,11 @@ async def test_help_and_palette_list_custom_commands(app: GeminiApp) -> None:
         await wait_for(pilot, lambda: screen.ready)
         await pilot.press("f1")
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
-        assert "/git:msg" in app.screen.query_one("#help-text", Markdown).source
-        assert "Write a commit message (project)" in app.screen.query_one("#help-text", Markdown).source
+        help_text = app.screen.query_one("#help-text", Markdown)
+        await wait_for(pilot, lambda: len(help_text.query(MarkdownTable)) >= 4)
+        drawn = [cell.plain for table in help_text.query(MarkdownTable)
+                 for row in table._get_headers_and_rows()[1] for cell in row]  # what F1 draws, not its source
+        assert "/git:msg" in drawn and "Write a commit message (project)" in drawn
         await pilot.press("escape")
         await wait_for(pilot, lambda: isinstance(app.screen, MainScreen))
         await pilot.press("ctrl+p")
