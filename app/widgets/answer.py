@@ -81,7 +81,7 @@ def warm_up() -> None:
 
 @dataclass
 class Block:
-    """One top-level Markdown block: its source, its tokens until first drawn, its lines for the last width."""
+    """One top-level Markdown block: its source, and its tokens until it is first drawn."""
 
     source: str
     tokens: list[Token] | None = None
@@ -136,7 +136,7 @@ class MarkdownText(Widget):
         self._open_lines: list[Line] | None = None
         self._key: tuple[int, str] | None = None  # the width and the theme the lines were drawn for
         self._style = Style()
-        self._markdown_styles: Theme | None = None
+        self._markdown_styles = markdown_styles(None)  # for the theme in _key
         self._handle: asyncio.TimerHandle | None = None  # the next step of taking and drawing text
         self._interval = FLUSH_INTERVAL
         self._final = False  # no more text comes: the open block is finished too
@@ -177,7 +177,7 @@ class MarkdownText(Widget):
 
     def _theme_changed(self) -> None:
         """The colours are in the lines kept: a new theme draws them again (in slices, as a new width does)."""
-        self._key, self._markdown_styles = None, None
+        self._key = None
         self.refresh(layout=True)
 
     def on_unmount(self) -> None:
@@ -262,9 +262,8 @@ class MarkdownText(Widget):
         dark = theme.dark if theme else True
         if self._key != (width, self.app.theme):
             self._key, self._lines, self._drawn, self._open_lines = (width, self.app.theme), [], 0, None
-        self._style = self.rich_style  # computed from the ancestors each time it is read: once per update
-        if self._markdown_styles is None:
             self._markdown_styles = markdown_styles(theme.accent if theme else None)
+        self._style = self.rich_style  # computed from the ancestors each time it is read: once per update
         deadline = None if budget is None else time.perf_counter() + budget
         while self._drawn < len(self._blocks):
             if deadline is not None and time.perf_counter() > deadline:
@@ -276,7 +275,7 @@ class MarkdownText(Widget):
             self._open_lines = []
             if self._open is not None and self._open.source.strip():
                 previous = self._blocks[-1] if self._blocks else None
-                self._open_lines = self._render_block(Block(self._open.source), width, dark, previous)
+                self._open_lines = self._render_block(self._open, width, dark, previous)
         return True
 
     def line_count(self, width: int, budget: float | None = DRAW_BUDGET) -> int:

@@ -330,10 +330,14 @@ class ChatPane(VerticalScroll):
             await card.action_toggle()
         return card
 
-    async def add_notice(self, message: str, level: str = "info") -> None:
+    async def _append(self, widget: Widget) -> None:
+        """A finished piece of output at the end of the current turn (the blocks being streamed end first)."""
         await self.close_streams()
-        await (await self._turn()).mount(Static(Text(clean_terminal_text(message)), classes=f"notice -{level}"))
+        await (await self._turn()).mount(widget)
         self._output_added()
+
+    async def add_notice(self, message: str, level: str = "info") -> None:
+        await self._append(Static(Text(clean_terminal_text(message)), classes=f"notice -{level}"))
         if self.welcome.display:  # a startup notice under the welcome: the welcome's beginning stays in view
             self.call_after_refresh(self.show_welcome_top)
 
@@ -341,17 +345,13 @@ class ChatPane(VerticalScroll):
         """A whole answer of the model's (a resumed or restored conversation), drawn as a streamed one is."""
         from gemini_tui.app.widgets.answer import AnswerBlock
 
-        await self.close_streams()
-        await (await self._turn()).mount(AnswerBlock(clean_terminal_text(markdown)))
-        self._output_added()
+        await self._append(AnswerBlock(clean_terminal_text(markdown)))
 
     async def add_markdown(self, markdown: str) -> None:
         """Output of a slash command: Markdown that is not part of the conversation, drawn as answers are."""
         from gemini_tui.app.widgets.answer import MarkdownText
 
-        await self.close_streams()
-        await (await self._turn()).mount(MarkdownText(clean_terminal_text(markdown), classes="command-output"))
-        self._output_added()
+        await self._append(MarkdownText(clean_terminal_text(markdown), classes="command-output"))
 
     async def clear(self) -> None:
         await self.close_streams()
