@@ -67,6 +67,8 @@ async def streaming(pilot: Pilot[Any]) -> None:
     await send(pilot, "How does gemini-tui start so fast?")
     screen = screen_of(pilot)
     await until(pilot, lambda: screen.chat.query(".answer") and "| flags" in screen.chat.query(".answer").last().text)
+    answer = screen.chat.query(".answer").last()
+    await until(pilot, lambda: answer._handle is None)  # type: ignore[attr-defined] - all of it drawn, not just received
 
 
 async def running_queue(pilot: Pilot[Any]) -> None:
