@@ -8,11 +8,11 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from gemini_tui.core.events import CallState, ToolCallInfo
-from gemini_tui.core.policy import READ_ONLY_RULE
+from gemini_tui.core.approvals.policy import READ_ONLY_RULE
+from gemini_tui.core.ground.events import CallState, ToolCallInfo
 
 if TYPE_CHECKING:
-    from gemini_tui.core.tool import ToolResult
+    from gemini_tui.core.ground.tool_result import ToolResult
 
 TAIL_LINES = 20  # live output lines a record keeps (the queue shows the last one)
 

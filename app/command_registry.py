@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from gemini_tui.app.view import CommandView
-    from gemini_tui.core.events import McpServerStatusChanged
-    from gemini_tui.core.session_face import SessionFace
+    from gemini_tui.core.ground.events import McpServerStatusChanged
+    from gemini_tui.core.session.face import SessionFace
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,8 @@ import dataclasses
 from collections import deque
 from typing import TYPE_CHECKING
 
-from gemini_tui.core.confirmation import ConfirmationOutcome, Decision, EditConfirmation
-from gemini_tui.core.events import ConfirmationRequested
+from gemini_tui.core.ground.confirmation import ConfirmationOutcome, Decision, EditConfirmation
+from gemini_tui.core.ground.events import ConfirmationRequested
 
 if TYPE_CHECKING:
     from gemini_tui.app.view import ConfirmationView

@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING
 
-from gemini_tui.core.events import (
+from gemini_tui.core.ground.events import (
     CallFinished,
     CallStateChanged,
     ConfirmationRequested,
@@ -27,7 +27,7 @@ from gemini_tui.core.events import (
     TurnStarted,
     UsageUpdated,
 )
-from gemini_tui.core.terminal_text import clean_value
+from gemini_tui.core.processes.terminal_text import clean_value
 
 
 def compression_mark(before: object, after: object) -> str:

@@ -12,8 +12,8 @@ from gemini_tui.app.command_registry import CommandContext, CommandResult, Inter
 
 if TYPE_CHECKING:
     from gemini_tui.app.view import CommandView
-    from gemini_tui.core.checkpoints import RestorePlan
-    from gemini_tui.core.session_face import SessionFace
+    from gemini_tui.core.persistence.shadow_repo import RestorePlan
+    from gemini_tui.core.session.face import SessionFace
 
 
 def in_worker(screen: CommandView, job: Callable[[], Awaitable[None]]) -> None:
@@ -53,7 +53,7 @@ async def _resume(session: SessionFace, args: str, context: CommandContext) -> C
 async def resume(screen: CommandView, which: str) -> None:
     session = screen.session
     if not which:
-        from gemini_tui.cli.sessions import describe
+        from gemini_tui.core.persistence.listing import describe
 
         sessions = [s for s in session.list_sessions() if s.readable and s.id != session.session_id]
         if not sessions:

@@ -23,7 +23,7 @@ from gemini_tui.styles import stylesheet
 
 if TYPE_CHECKING:
     from gemini_tui.app.screens.main_screen import MainScreen
-    from gemini_tui.core.session_face import SessionFace
+    from gemini_tui.core.session.face import SessionFace
 
 
 
@@ -98,7 +98,7 @@ class GeminiApp(App[int]):
     @work(thread=True, group="session")
     def build_session(self, screen: MainScreen, build: Callable[[], SessionFace]) -> None:
         if self.ask_trust:
-            from gemini_tui.core.config import trust_question
+            from gemini_tui.core.setup.config import trust_question
 
             try:
                 question = trust_question(self.root)
@@ -146,7 +146,7 @@ class GeminiApp(App[int]):
     def ask_about_trust(self, screen: MainScreen, build: Callable[[], SessionFace], withheld: list[str]) -> None:
         """The first start in a folder whose settings need trust: ask, save the answer, then build."""
         from gemini_tui.app.screens.trust import TrustScreen
-        from gemini_tui.core.config import record_trust
+        from gemini_tui.core.setup.config import record_trust
 
         def answered(level: str | None) -> None:
             if level is not None:

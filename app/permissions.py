@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from gemini_tui.core.session_face import SessionFace
+    from gemini_tui.core.session.face import SessionFace
 
 # settings field -> (what it does, how a rule reads)
 RULES: tuple[tuple[str, str], ...] = (

@@ -16,7 +16,7 @@ from gemini_tui.app.command_registry import (
 )
 
 if TYPE_CHECKING:
-    from gemini_tui.core.session_face import SessionFace
+    from gemini_tui.core.session.face import SessionFace
 
 
 @command("auth", "How gemini-tui reaches Gemini (API key, Vertex AI) and what to set")

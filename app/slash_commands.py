@@ -31,7 +31,7 @@ from gemini_tui.app.command_registry import (
 )
 
 if TYPE_CHECKING:
-    from gemini_tui.core.session_face import SessionFace
+    from gemini_tui.core.session.face import SessionFace
 
 __all__ = [
     "COMMANDS", "ChooseTheme", "ClearChat", "CommandContext", "CommandResult", "Interactive", "ModelChanged",

@@ -19,8 +19,8 @@ if TYPE_CHECKING:
     from gemini_tui.app.widgets.prompt import PromptArea
     from gemini_tui.app.widgets.queue import ToolQueue
     from gemini_tui.app.widgets.status import StatusLine
-    from gemini_tui.core.events import ConfirmationRequested, McpServerStatusChanged
-    from gemini_tui.core.session_face import SessionFace
+    from gemini_tui.core.ground.events import ConfirmationRequested, McpServerStatusChanged
+    from gemini_tui.core.session.face import SessionFace
 
 T = TypeVar("T")
 

@@ -11,8 +11,8 @@ import time
 from textual.app import App
 
 from gemini_tui.app.screens.diff_review import DiffReviewScreen
-from gemini_tui.core.confirmation import EditConfirmation
-from gemini_tui.core.display import FileDiff
+from gemini_tui.core.ground.confirmation import EditConfirmation
+from gemini_tui.core.ground.display import FileDiff
 
 LINES = 10_000
 

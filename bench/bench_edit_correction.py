@@ -13,8 +13,8 @@ from collections import Counter
 from pathlib import Path
 
 from bench.edit_corpus import KINDS, EditCase, corpus
-from gemini_tui.core.abort import AbortSignal
-from gemini_tui.core.edit_fixer import EditFix, EditFixRequest
+from gemini_tui.core.ground.abort import AbortSignal
+from gemini_tui.core.models.edit_fixer import EditFix, EditFixRequest
 from gemini_tui.tools.replace.tool import ReplaceTool
 from gemini_tui.tools.workspace import Workspace
 

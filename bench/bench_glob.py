@@ -8,7 +8,7 @@ import statistics
 import time
 from pathlib import Path
 
-from gemini_tui.core.abort import AbortSignal
+from gemini_tui.core.ground.abort import AbortSignal
 from gemini_tui.tools.glob import GlobTool
 from gemini_tui.tools.workspace import Workspace
 

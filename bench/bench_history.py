@@ -14,8 +14,8 @@ from textual.app import App, ComposeResult
 
 from gemini_tui.app.call_log import CallLog
 from gemini_tui.app.widgets.history_panel import HistoryPanel
-from gemini_tui.core.events import CallState, ToolCallInfo
-from gemini_tui.core.tool import ToolResult
+from gemini_tui.core.ground.events import CallState, ToolCallInfo
+from gemini_tui.core.ground.tool_result import ToolResult
 
 STYLES = Path(__file__).resolve().parent.parent / "styles"
 CALLS = 5000

@@ -7,7 +7,7 @@ import random
 import time
 
 from bench.loop_corpus import legitimate, loops
-from gemini_tui.core.loop_detection import LoopDetector
+from gemini_tui.core.session.loop_detection import LoopDetector
 
 TARGET_CHARS = 2048
 

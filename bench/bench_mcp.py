@@ -12,9 +12,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from gemini_tui.core.abort import AbortSignal
-from gemini_tui.core.discovered_tool import DiscoveredParams
-from gemini_tui.core.registry import ToolRegistry
+from gemini_tui.core.ground.abort import AbortSignal
+from gemini_tui.core.tooling.discovered_tool import DiscoveredParams
+from gemini_tui.core.tooling.registry import ToolRegistry
 
 FAKE = Path(__file__).resolve().parents[1] / "tests" / "fakes" / "mcp_server.py"
 TARGET_CONNECT_S = 1.5

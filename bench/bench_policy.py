@@ -20,8 +20,9 @@ TARGET_FIRST_FRAME_MS = 20.0
 
 def decision_times(runs: int = 300) -> tuple[list[float], list[float]]:
     """(uncached, cached) milliseconds for parse + decide of the pipeline under a tools.allowed rule set."""
-    from gemini_tui.core import shell_commands
-    from gemini_tui.core.policy import ApprovalPolicy, CallNeeds, rules_from
+    from gemini_tui.core.approvals.policy import ApprovalPolicy, rules_from
+    from gemini_tui.core.processes import shell_commands
+    from gemini_tui.core.tooling.needs import CallNeeds
 
     assert PIPELINE.count("|") == 19
     allowed = rules_from("tools.allowed", [f"run_shell_command({name})" for name in (
@@ -43,7 +44,7 @@ def decision_times(runs: int = 300) -> tuple[list[float], list[float]]:
 
 FIRST_FRAME_PATH = ("import sys, time; t = time.perf_counter(); import gemini_tui.cli.main, gemini_tui.app.main; "
                     "print(round((time.perf_counter() - t) * 1000, 1), 'tree_sitter' in sys.modules)")
-PARSER_LOAD = ("import time; t = time.perf_counter(); from gemini_tui.core.shell_commands import analyze; "
+PARSER_LOAD = ("import time; t = time.perf_counter(); from gemini_tui.core.processes.shell_commands import analyze; "
                "analyze('ls'); print(round((time.perf_counter() - t) * 1000, 1))")
 
 

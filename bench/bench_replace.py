@@ -8,8 +8,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from gemini_tui.core.abort import AbortSignal
-from gemini_tui.core.tool import CallContext
+from gemini_tui.core.ground.abort import AbortSignal
+from gemini_tui.core.tooling.tool import CallContext
 from gemini_tui.tools.replace.tool import ReplaceTool
 from gemini_tui.tools.workspace import Workspace
 

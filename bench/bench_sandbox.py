@@ -9,8 +9,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from gemini_tui.core.abort import AbortSignal
-from gemini_tui.core.sandbox import SandboxRequest, build_sandbox
+from gemini_tui.core.ground.abort import AbortSignal
+from gemini_tui.core.processes.sandbox import SandboxRequest, build_sandbox
 from gemini_tui.tools.shell.tool import ShellParams, ShellTool
 from gemini_tui.tools.workspace import Workspace
 

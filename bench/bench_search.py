@@ -10,7 +10,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from gemini_tui.core.abort import AbortSignal
+from gemini_tui.core.ground.abort import AbortSignal
 from gemini_tui.tools.search_file_content.engines import find_ripgrep
 from gemini_tui.tools.search_file_content.tool import SearchFileContentTool
 from gemini_tui.tools.workspace import Workspace

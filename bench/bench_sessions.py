@@ -17,13 +17,13 @@ FILES = 10_000
 
 def autosave_and_a_long_session(home: Path, root: Path) -> list[float]:
     """500 turns, each a prompt, a call with its display and an answer, saved as a session would be."""
-    from gemini_tui.core.display import DirectoryListing, ListingEntry
-    from gemini_tui.core.events import CallFinished, CallState, TextDelta, ToolCallInfo, TurnStarted
-    from gemini_tui.core.models.base import Content, FunctionCall, FunctionResponse
-    from gemini_tui.core.parts import TextPart
-    from gemini_tui.core.session_recorder import SessionRecorder
-    from gemini_tui.core.session_store import SessionStore, project_dir
-    from gemini_tui.core.tool import ToolResult
+    from gemini_tui.core.ground.display import DirectoryListing, ListingEntry
+    from gemini_tui.core.ground.events import CallFinished, CallState, TextDelta, ToolCallInfo, TurnStarted
+    from gemini_tui.core.ground.model_api import Content, FunctionCall, FunctionResponse
+    from gemini_tui.core.ground.parts import TextPart
+    from gemini_tui.core.ground.tool_result import ToolResult
+    from gemini_tui.core.persistence.recorder import SessionRecorder
+    from gemini_tui.core.persistence.store import SessionStore, project_dir
 
     store = SessionStore(project_dir(home / ".gemini", root))
     history: list[Content] = []
@@ -66,7 +66,7 @@ async def resume_to_first_frame(home: Path, root: Path) -> float:
 
 
 def checkpoints(home: Path) -> tuple[list[float], float]:
-    from gemini_tui.core.checkpoints import ShadowRepo
+    from gemini_tui.core.persistence.shadow_repo import ShadowRepo
     from gemini_tui.tools.workspace.restore import ConfinedRestorer
 
     repo_root = home / "big"

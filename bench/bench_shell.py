@@ -11,8 +11,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from gemini_tui.core.abort import AbortSignal
-from gemini_tui.core.tool import CallContext
+from gemini_tui.core.ground.abort import AbortSignal
+from gemini_tui.core.tooling.tool import CallContext
 from gemini_tui.tools.shell.tool import ShellParams, ShellTool
 from gemini_tui.tools.workspace import Workspace
 

@@ -8,17 +8,17 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from gemini_tui.core.auth import gemini_key, resolve_auth
-from gemini_tui.core.config import Settings, load_settings
-from gemini_tui.core.events import EventBus, Notice
-from gemini_tui.core.grants import GrantStore
-from gemini_tui.core.models.base import ModelClient
-from gemini_tui.core.policy import ApprovalMode, ApprovalPolicy, policy_from_settings
-from gemini_tui.core.registry import ToolRegistry
-from gemini_tui.core.sandbox import Sandbox, build_sandbox, sandbox_request
-from gemini_tui.core.session import Session
-from gemini_tui.core.session_face import McpServers, ToolDiscovery
-from gemini_tui.core.user_setup import load_user_setup
+from gemini_tui.core.approvals.grants import GrantStore
+from gemini_tui.core.approvals.policy import ApprovalMode, ApprovalPolicy, policy_from_settings
+from gemini_tui.core.ground.events import EventBus, Notice
+from gemini_tui.core.ground.model_api import ModelClient
+from gemini_tui.core.processes.sandbox import Sandbox, build_sandbox, sandbox_request
+from gemini_tui.core.session.face import McpServers, ToolDiscovery
+from gemini_tui.core.session.session import Session
+from gemini_tui.core.setup.auth import gemini_key, resolve_auth
+from gemini_tui.core.setup.config import Settings, load_settings
+from gemini_tui.core.setup.user_setup import load_user_setup
+from gemini_tui.core.tooling.registry import ToolRegistry
 from gemini_tui.tools.glob import GlobTool
 from gemini_tui.tools.list_directory import ListDirectoryTool
 from gemini_tui.tools.read_file import ReadFileTool
@@ -81,13 +81,13 @@ def register_extension_tools(registry: ToolRegistry, settings: Settings, workspa
 def attach_sessions(session: Session, settings: Settings, root: Path) -> None:
     """Autosave into `~/.gemini/tmp/<project>/chats/` (after pruning old sessions as `general.sessionRetention`
     asks), and checkpoints in a shadow repository unless `general.checkpointing.enabled` is false."""
-    from gemini_tui.core.session_store import SessionStore, parse_age, project_dir
+    from gemini_tui.core.persistence.store import SessionStore, parse_age, project_dir
 
     store = SessionStore(project_dir(settings.gemini_dir, root))
     session.enable_autosave(store)
     if settings.checkpointing_enabled:
-        from gemini_tui.core.checkpointing import Checkpointer, shadow_dir
-        from gemini_tui.core.checkpoints import ShadowRepo
+        from gemini_tui.core.persistence.checkpoints import Checkpointer, shadow_dir
+        from gemini_tui.core.persistence.shadow_repo import ShadowRepo
         from gemini_tui.tools.workspace.restore import ConfinedRestorer
 
         repo = ShadowRepo(root, shadow_dir(settings.gemini_dir, root))
@@ -104,7 +104,7 @@ def attach_sessions(session: Session, settings: Settings, root: Path) -> None:
 def attach_edit_fixer(session: Session, settings: Settings, registry: ToolRegistry) -> None:
     """`replace`'s model tier asks the session's current model (never the offline one), unless
     tools.disableLLMCorrection is set."""
-    from gemini_tui.core.edit_fixer import ModelEditFixer
+    from gemini_tui.core.models.edit_fixer import ModelEditFixer
 
     tool = registry.get("replace")
     if not isinstance(tool, ReplaceTool) or settings.disable_llm_correction:
@@ -117,7 +117,7 @@ def build_discovery(settings: Settings, root: Path, sandbox: Sandbox | None = No
     problems) when it ends, so a slow or hanging command never holds up the session being built."""
     if not settings.discovery_command:
         return None
-    from gemini_tui.core.discovered_tool import BackgroundDiscovery
+    from gemini_tui.core.tooling.discovered_tool import BackgroundDiscovery
 
     return BackgroundDiscovery(settings.discovery_command, settings.call_command, cwd=str(root), sandbox=sandbox)
 
@@ -149,7 +149,7 @@ def build_hooks(settings: Settings, root: Path, env: Mapping[str, str]) -> Any:
     """BeforeTool / AfterTool hooks from the settings (None when there are none)."""
     if not any(settings.hooks.values()):
         return None
-    from gemini_tui.core.hooks import Hooks
+    from gemini_tui.core.approvals.hooks import Hooks
 
     return Hooks(settings.hooks, root, env=env)
 
@@ -161,7 +161,7 @@ def api_key(env: Mapping[str, str]) -> str | None:
 
 def choose_model_name(flag: str | None, settings: Settings, env: Mapping[str, str]) -> str:
     """`-m`, then `GEMINI_MODEL`, then settings `model.name`, then the default."""
-    from gemini_tui.core.config import DEFAULT_MODEL
+    from gemini_tui.core.setup.config import DEFAULT_MODEL
 
     return flag or env.get("GEMINI_MODEL") or settings.model_name or DEFAULT_MODEL
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from gemini_tui.cli import __version__
 
 if TYPE_CHECKING:
-    from gemini_tui.core.session_face import SessionFace
+    from gemini_tui.core.session.face import SessionFace
 
 APPROVAL_MODES = ("default", "auto_edit", "plan", "yolo")
 OUTPUT_FORMATS = ("text", "json", "stream-json")
@@ -160,12 +160,12 @@ def main(argv: list[str] | None = None) -> int:
 
 def _set_up_logging(debug: bool) -> None:
     """Tracebacks never reach the terminal; with --debug they go to a log file, named on stderr."""
-    from gemini_tui.core import debug_log
+    from gemini_tui.core.ground import debug_log
 
     if not debug:
         debug_log.quiet()
         return
-    from gemini_tui.core.config import gemini_home
+    from gemini_tui.core.setup.config import gemini_home
 
     path = debug_log.to_file(gemini_home() / ".gemini" / "tmp")
     print(f"gemini-tui: debug log in {path}", file=sys.stderr)
@@ -178,7 +178,7 @@ def _import_genai() -> None:
 def _headless(session: SessionFace, prompt: str, output_format: str) -> int:
     import asyncio
 
-    from gemini_tui.core.headless import EXIT_INTERRUPTED, HeadlessPrinter
+    from gemini_tui.cli.headless import EXIT_INTERRUPTED, HeadlessPrinter
 
     printer = HeadlessPrinter(output_format, sys.stdout, sys.stderr)  # type: ignore[arg-type]
 
@@ -229,7 +229,7 @@ def _exit_now(code: int) -> None:
         except (OSError, ValueError):
             code = code or 1  # stdout was closed under us (a closed pipe): the output is lost, say so
     logging.shutdown()
-    from gemini_tui.core.child_processes import end_all
+    from gemini_tui.core.processes.child_processes import end_all
 
     end_all()  # os._exit skips atexit: end what tools left running (background jobs) ourselves
     os._exit(code)
@@ -237,8 +237,8 @@ def _exit_now(code: int) -> None:
 
 def _list_extensions(wanted: list[str] | None, trust: bool) -> int:
     """`-l`: every installed extension, its version and what it contributes."""
-    from gemini_tui.core.config import load_settings
-    from gemini_tui.core.extensions import find_extensions, select
+    from gemini_tui.core.setup.config import load_settings
+    from gemini_tui.core.setup.extensions import find_extensions, select
 
     root = Path.cwd().resolve()
     settings = load_settings(root, trust_flag=trust)

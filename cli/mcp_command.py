@@ -11,7 +11,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from gemini_tui.core.config import SETTINGS_FILE, gemini_home, load_settings, strip_json_comments
+from gemini_tui.core.ground.jsonc import strip_json_comments
+from gemini_tui.core.setup.config import SETTINGS_FILE, gemini_home, load_settings
 
 TRANSPORTS = ("stdio", "sse", "http")
 
@@ -156,7 +157,7 @@ def describe(config: Any) -> str:
 
 async def _statuses(root: Path) -> list[tuple[str, str, bool]]:
     from gemini_tui.core.mcp import McpManager
-    from gemini_tui.core.registry import ToolRegistry
+    from gemini_tui.core.tooling.registry import ToolRegistry
 
     settings = load_settings(root)
     if not settings.mcp_servers:
@@ -166,7 +167,7 @@ async def _statuses(root: Path) -> list[tuple[str, str, bool]]:
         await manager.wait_ready(15)
     finally:
         await manager.close()
-    from gemini_tui.core.events import McpServerState
+    from gemini_tui.core.ground.events import McpServerState
 
     return [(alias, describe(config), manager.connections[alias].state is not McpServerState.failed)
             for alias, config in settings.mcp_servers.items()]

@@ -12,8 +12,15 @@ from textual.pilot import Pilot
 
 from gemini_tui.app.main import GeminiApp
 from gemini_tui.app.screens.main_screen import MainScreen
-from gemini_tui.core.events import CallFinished, CallState, CallStateChanged, ToolCallInfo, ToolOutputChunk, TurnStarted
-from gemini_tui.core.tool import ToolResult
+from gemini_tui.core.ground.events import (
+    CallFinished,
+    CallState,
+    CallStateChanged,
+    ToolCallInfo,
+    ToolOutputChunk,
+    TurnStarted,
+)
+from gemini_tui.core.ground.tool_result import ToolResult
 from tests.fakes.scripted_model import ScriptedModel, call, scripted_session, text, thought
 
 OUT = Path(__file__).resolve().parent

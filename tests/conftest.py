@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from gemini_tui.core.trust import TRUST_ENV
+from gemini_tui.core.approvals.trust import TRUST_ENV
 from gemini_tui.tools.workspace import Workspace
 
 if TYPE_CHECKING:

@@ -10,9 +10,10 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from gemini_tui.core.abort import TIME_LIMIT, AbortSignal
-from gemini_tui.core.display import FileList
-from gemini_tui.core.tool import BaseTool, CallContext, ToolError, ToolErrorKind, ToolKind, ToolParams, ToolResult
+from gemini_tui.core.ground.abort import TIME_LIMIT, AbortSignal
+from gemini_tui.core.ground.display import FileList
+from gemini_tui.core.ground.tool_result import ToolError, ToolErrorKind, ToolResult
+from gemini_tui.core.tooling.tool import BaseTool, CallContext, ToolKind, ToolParams
 from gemini_tui.tools.workspace import Workspace, WorkspaceError
 from gemini_tui.tools.workspace.glob_pattern import compile_glob, has_magic
 

@@ -8,10 +8,11 @@ from pathlib import Path
 
 from pydantic import AliasChoices, Field
 
-from gemini_tui.core.abort import AbortSignal
-from gemini_tui.core.display import FileContent
-from gemini_tui.core.parts import InlineDataPart
-from gemini_tui.core.tool import BaseTool, CallContext, ToolError, ToolErrorKind, ToolKind, ToolParams, ToolResult
+from gemini_tui.core.ground.abort import AbortSignal
+from gemini_tui.core.ground.display import FileContent
+from gemini_tui.core.ground.parts import InlineDataPart
+from gemini_tui.core.ground.tool_result import ToolError, ToolErrorKind, ToolResult
+from gemini_tui.core.tooling.tool import BaseTool, CallContext, ToolKind, ToolParams
 from gemini_tui.tools.workspace import FileType, Workspace, WorkspaceError, mime_type_of, sniff_bytes
 from gemini_tui.tools.workspace.text_file import decode_text
 

@@ -11,11 +11,12 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from gemini_tui.core.abort import AbortSignal
-from gemini_tui.core.display import FileList
-from gemini_tui.core.parts import InlineDataPart, Part, TextPart
-from gemini_tui.core.progress import ProgressReporter, files_found, files_read
-from gemini_tui.core.tool import BaseTool, CallContext, ToolError, ToolErrorKind, ToolKind, ToolParams, ToolResult
+from gemini_tui.core.ground.abort import AbortSignal
+from gemini_tui.core.ground.display import FileList
+from gemini_tui.core.ground.parts import InlineDataPart, Part, TextPart
+from gemini_tui.core.ground.tool_result import ToolError, ToolErrorKind, ToolResult
+from gemini_tui.core.tooling.progress import ProgressReporter, files_found, files_read
+from gemini_tui.core.tooling.tool import BaseTool, CallContext, ToolKind, ToolParams
 from gemini_tui.tools.read_file import MAX_FILE_BYTES, text_result
 from gemini_tui.tools.workspace import FileType, Workspace, WorkspaceError, mime_type_of, sniff_bytes
 from gemini_tui.tools.workspace.glob_pattern import GlobPattern, compile_glob, has_magic

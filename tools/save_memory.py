@@ -11,10 +11,11 @@ from typing import Any
 
 from pydantic import Field
 
-from gemini_tui.core.abort import AbortSignal
-from gemini_tui.core.confirmation import InfoConfirmation
-from gemini_tui.core.policy import CallNeeds
-from gemini_tui.core.tool import BaseTool, CallContext, ToolError, ToolErrorKind, ToolKind, ToolParams, ToolResult
+from gemini_tui.core.ground.abort import AbortSignal
+from gemini_tui.core.ground.confirmation import InfoConfirmation
+from gemini_tui.core.ground.tool_result import ToolError, ToolErrorKind, ToolResult
+from gemini_tui.core.tooling.needs import CallNeeds
+from gemini_tui.core.tooling.tool import BaseTool, CallContext, ToolKind, ToolParams
 from gemini_tui.tools.workspace.text_file import TextFile, read_text, write_text
 
 log = logging.getLogger(__name__)

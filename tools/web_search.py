@@ -7,9 +7,10 @@ from typing import Any
 
 from pydantic import Field
 
-from gemini_tui.core.abort import AbortSignal, finished_unless_aborted
-from gemini_tui.core.display import SearchAnswer, SearchSource
-from gemini_tui.core.tool import BaseTool, CallContext, ToolError, ToolErrorKind, ToolKind, ToolParams, ToolResult
+from gemini_tui.core.ground.abort import AbortSignal, finished_unless_aborted
+from gemini_tui.core.ground.display import SearchAnswer, SearchSource
+from gemini_tui.core.ground.tool_result import ToolError, ToolErrorKind, ToolResult
+from gemini_tui.core.tooling.tool import BaseTool, CallContext, ToolKind, ToolParams
 
 DEFAULT_SEARCH_MODEL = "gemini-2.5-flash"
 API_VERSION = "v1beta"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.widgets import Pretty
 
-from gemini_tui.app.displays.registry import register_display
+from gemini_tui.app.displays.factories import register_display
 
 
 class GenericDisplay(Pretty):

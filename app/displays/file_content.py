@@ -6,8 +6,8 @@ from textual.content import Content
 from textual.highlight import highlight
 from textual.widgets import Static
 
-from gemini_tui.app.displays.registry import register_display
-from gemini_tui.core.display import FileContent
+from gemini_tui.app.displays.factories import register_display
+from gemini_tui.core.ground.display import FileContent
 
 MAX_LINES_SHOWN = 2000  # the card is a preview; the model got the whole text
 

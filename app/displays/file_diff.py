@@ -7,10 +7,10 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static
 
-from gemini_tui.app.displays.registry import register_display
+from gemini_tui.app.displays.factories import register_display
 from gemini_tui.app.widgets.diff_hunks import hunks_of
 from gemini_tui.app.widgets.diff_view import DiffView
-from gemini_tui.core.display import FileDiff
+from gemini_tui.core.ground.display import FileDiff
 
 
 class FileDiffDisplay(Vertical):

@@ -8,8 +8,8 @@ import binascii
 from textual.content import Content
 from textual.widgets import Static
 
-from gemini_tui.app.displays.registry import register_display
-from gemini_tui.core.display import McpResult
+from gemini_tui.app.displays.factories import register_display
+from gemini_tui.core.ground.display import McpResult
 
 
 class McpResultDisplay(Static):

@@ -4,20 +4,13 @@ A new display type is one widget class and one `register_display(Type, WidgetCla
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 from textual.widget import Widget
 
-WidgetFactory = Callable[[Any], Widget]
+from gemini_tui.app.displays.factories import WidgetFactory, _factories, register_display
 
-_factories: dict[type, WidgetFactory] = {}
+__all__ = ["WidgetFactory", "factory_for", "register_display", "widget_for"]
+
 _builtins_loaded = False
-
-
-def register_display(display_type: type, widget_factory: WidgetFactory) -> None:
-    """Show every `display_type` (and its subclasses, unless they have their own) with `widget_factory`."""
-    _factories[display_type] = widget_factory
 
 
 def factory_for(display_type: type) -> WidgetFactory:
@@ -33,8 +26,8 @@ def widget_for(display: object) -> Widget:
     cleaned of terminal controls first (command output keeps its colours)."""
     import dataclasses
 
-    from gemini_tui.core.display import ShellOutput
-    from gemini_tui.core.terminal_text import clean_terminal_text, clean_value
+    from gemini_tui.core.ground.display import ShellOutput
+    from gemini_tui.core.processes.terminal_text import clean_terminal_text, clean_value
 
     shown = clean_value(display)
     if isinstance(display, ShellOutput):  # its output keeps colours and progress-bar redraws; its display parses them
@@ -47,7 +40,7 @@ def _load_builtins() -> None:
     if _builtins_loaded:
         return
     _builtins_loaded = True
-    # imported here, not at the top: each module registers itself and imports this one
+    # imported here, not at the top: each module registers itself (through `factories`) when first imported
     from gemini_tui.app.displays import (  # noqa: F401
         directory_listing,
         error,

@@ -7,8 +7,8 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Markdown, Static
 
-from gemini_tui.app.displays.registry import register_display
-from gemini_tui.core.display import SearchAnswer
+from gemini_tui.app.displays.factories import register_display
+from gemini_tui.core.ground.display import SearchAnswer
 
 
 class SearchAnswerDisplay(Vertical):

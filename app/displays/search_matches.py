@@ -7,8 +7,8 @@ import re
 from textual.content import Content
 from textual.widgets import Static
 
-from gemini_tui.app.displays.registry import register_display
-from gemini_tui.core.display import SearchMatches
+from gemini_tui.app.displays.factories import register_display
+from gemini_tui.core.ground.display import SearchMatches
 
 
 class SearchMatchesDisplay(Static):

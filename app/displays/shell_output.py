@@ -8,8 +8,8 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import RichLog, Static
 
-from gemini_tui.app.displays.registry import register_display
-from gemini_tui.core.display import ShellOutput
+from gemini_tui.app.displays.factories import register_display
+from gemini_tui.core.ground.display import ShellOutput
 
 MAX_LINES = 5000  # older lines scroll away; the full output went to the model (or a file)
 

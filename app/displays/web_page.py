@@ -5,8 +5,8 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Static
 
-from gemini_tui.app.displays.registry import register_display
-from gemini_tui.core.display import WebPage
+from gemini_tui.app.displays.factories import register_display
+from gemini_tui.core.ground.display import WebPage
 
 PREVIEW_CHARS = 1500
 

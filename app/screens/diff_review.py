@@ -30,9 +30,9 @@ from gemini_tui.app.typing_guard import GRACE_PERIOD, TypingGuard, bound_keys
 from gemini_tui.app.widgets.diff_hunks import Hunk, apply_hunks, hunks_of, rejection_feedback
 from gemini_tui.app.widgets.diff_view import DiffView, fit_parts, hint_texts
 from gemini_tui.app.widgets.key_bar import KeyBar
-from gemini_tui.core.confirmation import ConfirmationOutcome, Decision, EditConfirmation
-from gemini_tui.core.display import FileDiff
-from gemini_tui.core.terminal_text import clean_terminal_text, has_terminal_controls
+from gemini_tui.core.ground.confirmation import ConfirmationOutcome, Decision, EditConfirmation
+from gemini_tui.core.ground.display import FileDiff
+from gemini_tui.core.processes.terminal_text import clean_terminal_text, has_terminal_controls
 from gemini_tui.styles import stylesheet
 
 log = logging.getLogger(__name__)

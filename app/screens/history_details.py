@@ -17,12 +17,12 @@ from textual.widgets import Footer, Label, Static
 
 from gemini_tui.app.displays import widget_for
 from gemini_tui.app.widgets.call_format import STATE_ICONS, STATE_STYLES, STATE_WORDS, call_title, format_elapsed
-from gemini_tui.core.parts import InlineDataPart, TextPart
+from gemini_tui.core.ground.parts import InlineDataPart, TextPart
 from gemini_tui.styles import stylesheet
 
 if TYPE_CHECKING:
     from gemini_tui.app.call_log import CallRecord
-    from gemini_tui.core.tool import ToolResult
+    from gemini_tui.core.ground.tool_result import ToolResult
 
 
 class HistoryDetailsScreen(ModalScreen[None]):

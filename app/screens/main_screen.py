@@ -50,11 +50,11 @@ from gemini_tui.app.widgets.key_bar import KeyBar
 from gemini_tui.app.widgets.prompt import PromptArea, PromptInput
 from gemini_tui.app.widgets.queue import ToolQueue
 from gemini_tui.app.widgets.status import StatusLine
-from gemini_tui.core.events import ConfirmationRequested, Event, McpServerStatusChanged
+from gemini_tui.core.ground.events import ConfirmationRequested, Event, McpServerStatusChanged
 
 if TYPE_CHECKING:
     from gemini_tui.app.widgets.history_panel import HistoryPanel
-    from gemini_tui.core.session_face import SessionFace
+    from gemini_tui.core.session.face import SessionFace
 
 T = TypeVar("T")
 
@@ -455,9 +455,9 @@ class MainScreen(Screen[None]):
     async def show_transcript(self, loaded: Any) -> None:
         """A resumed session as the user saw it: prompts, answers, tool rows with their displays, notices and
         where the conversation was compressed."""
-        from gemini_tui.core.events import CallState, ToolCallInfo
-        from gemini_tui.core.session_record import display_from_json
-        from gemini_tui.core.tool import ToolError, ToolErrorKind, ToolResult
+        from gemini_tui.core.ground.events import CallState, ToolCallInfo
+        from gemini_tui.core.ground.tool_result import ToolError, ToolErrorKind, ToolResult
+        from gemini_tui.core.persistence.records import display_from_json
 
         # only the last RESUMED_TURNS_SHOWN turns are drawn (older ones are above the fold anyway; their calls still
         # go to the history panel), so resuming a long session is as fast as a short one
@@ -503,7 +503,7 @@ class MainScreen(Screen[None]):
 
     async def choose_theme(self, name: str) -> None:
         """`/theme`: the themes listed, or one applied and remembered as ui.theme."""
-        from gemini_tui.core.config import save_user_setting
+        from gemini_tui.core.setup.config import save_user_setting
 
         themes = sorted(self.app.available_themes)
         if not name:
@@ -523,7 +523,7 @@ class MainScreen(Screen[None]):
 
     async def show_history(self) -> None:
         """After /chat resume: the restored conversation's text, so the user sees where they are."""
-        from gemini_tui.core.parts import TextPart
+        from gemini_tui.core.ground.parts import TextPart
 
         for content in self.session.history:
             text = "\n".join(p.text for p in content.parts if isinstance(p, TextPart))
@@ -581,7 +581,7 @@ class MainScreen(Screen[None]):
     def action_toggle_yolo(self) -> None:
         if not self.ready:
             return
-        from gemini_tui.core.scheduler import ApprovalMode
+        from gemini_tui.core.session.scheduler import ApprovalMode
 
         mode = ApprovalMode.default if self.session.approval_mode is ApprovalMode.yolo else ApprovalMode.yolo
         self.set_mode(mode)

@@ -15,7 +15,7 @@ from textual.widgets import Static
 
 from gemini_tui.app.typing_guard import TypingGuard, bound_keys
 from gemini_tui.app.widgets.key_bar import KeyBar
-from gemini_tui.core.trust import TrustLevel
+from gemini_tui.core.approvals.trust import TrustLevel
 
 
 class TrustScreen(ModalScreen[TrustLevel | None]):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from gemini_tui.core.events import CallState, ToolCallInfo
+from gemini_tui.core.ground.events import CallState, ToolCallInfo
 
 STATE_ICONS: dict[CallState, str] = {
     CallState.validating: "○",

@@ -22,13 +22,13 @@ from gemini_tui.app.widgets.call_format import (
     format_elapsed,
     short,
 )
-from gemini_tui.core.events import CallState, ToolCallInfo
-from gemini_tui.core.terminal_text import TerminalTextStream, clean_terminal_text
+from gemini_tui.core.ground.events import CallState, ToolCallInfo
+from gemini_tui.core.processes.terminal_text import TerminalTextStream, clean_terminal_text
 
 if TYPE_CHECKING:
     from gemini_tui.app.call_log import CallRecord
     from gemini_tui.app.widgets.answer import AnswerBlock, ThoughtBlock
-    from gemini_tui.core.tool import ToolResult
+    from gemini_tui.core.ground.tool_result import ToolResult
 
 # Old turns leave the DOM past this many, so a long session stays light; the session keeps the history.
 MAX_TURNS_SHOWN = 60

@@ -15,15 +15,15 @@ from textual.message import Message
 from textual.widgets import Input, Static
 
 from gemini_tui.app.typing_guard import GRACE_PERIOD, TypingGuard, bound_keys
-from gemini_tui.core.confirmation import (
+from gemini_tui.core.ground.confirmation import (
     ConfirmationOutcome,
     Decision,
     ExecConfirmation,
     InfoConfirmation,
     McpConfirmation,
 )
-from gemini_tui.core.events import ConfirmationRequested
-from gemini_tui.core.terminal_text import clean_terminal_text
+from gemini_tui.core.ground.events import ConfirmationRequested
+from gemini_tui.core.processes.terminal_text import clean_terminal_text
 
 
 def describe(request: ConfirmationRequested) -> tuple[str, str]:

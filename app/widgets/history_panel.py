@@ -21,8 +21,8 @@ from textual.widgets.option_list import Option
 
 from gemini_tui.app.call_log import CallRecord
 from gemini_tui.app.widgets.call_format import STATE_ICONS, STATE_STYLES, STATE_WORDS, call_title, format_elapsed, short
-from gemini_tui.core.events import ToolCallInfo
-from gemini_tui.core.tool import ToolResult
+from gemini_tui.core.ground.events import ToolCallInfo
+from gemini_tui.core.ground.tool_result import ToolResult
 
 
 @dataclass(eq=False)

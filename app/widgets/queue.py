@@ -20,7 +20,7 @@ from gemini_tui.app.widgets.call_format import (
     format_elapsed,
     short,
 )
-from gemini_tui.core.events import CallState
+from gemini_tui.core.ground.events import CallState
 
 # rows shown before the rest are folded into "… n more"; the attention-first order decides who is shown
 MAX_ROWS = 7

@@ -8,7 +8,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from gemini_tui.core.terminal_text import clean_terminal_text
+from gemini_tui.core.processes.terminal_text import clean_terminal_text
 
 
 def short_root(root: str) -> str:

@@ -9,9 +9,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from gemini_tui.core.child_env import helper_environment
-from gemini_tui.core.config import McpServerConfig
-from gemini_tui.core.events import McpServerState
+from gemini_tui.core.ground.events import McpServerState
+from gemini_tui.core.processes.child_env import helper_environment
+from gemini_tui.core.setup.config import McpServerConfig
 
 log = logging.getLogger(__name__)
 

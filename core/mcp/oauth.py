@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from gemini_tui.core.config import McpServerConfig
+from gemini_tui.core.setup.config import McpServerConfig
 
 STORE_FILE = "gemini-tui-mcp-oauth.json"
 CALLBACK_PATH = "/oauth/callback"

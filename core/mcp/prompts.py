@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
+from gemini_tui.core.ground.parts import Part, TextPart
 from gemini_tui.core.mcp.results import result_parts
-from gemini_tui.core.parts import Part, TextPart
 
 if TYPE_CHECKING:
     from gemini_tui.core.mcp.connection import McpConnection

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from gemini_tui.core.display import McpImage, McpResult
-from gemini_tui.core.parts import InlineDataPart, Part, TextPart
+from gemini_tui.core.ground.display import McpImage, McpResult
+from gemini_tui.core.ground.parts import InlineDataPart, Part, TextPart
 
 # The content block types of the MCP spec; a block of another type is dropped before the SDK validates the result
 KNOWN_BLOCKS = frozenset({"text", "image", "audio", "resource", "resource_link"})

@@ -11,14 +11,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gemini_tui.core.config import McpServerConfig
-from gemini_tui.core.events import EventBus, McpServerState, McpServerStatusChanged
+from gemini_tui.core.ground.events import EventBus, McpServerState, McpServerStatusChanged
 from gemini_tui.core.mcp.connection import DEFAULT_CONNECT_TIMEOUT_S, McpConnection
 from gemini_tui.core.mcp.naming import mcp_tool_name
 from gemini_tui.core.mcp.tool import DiscoveredMCPTool
-from gemini_tui.core.policy import mcp_names
-from gemini_tui.core.registry import ToolRegistry, tool_rule_name
-from gemini_tui.core.schema import SchemaError, clean_schema
+from gemini_tui.core.setup.config import McpServerConfig
+from gemini_tui.core.tooling.registry import ToolRegistry, tool_rule_name
+from gemini_tui.core.tooling.rule_names import mcp_names
+from gemini_tui.core.tooling.schema import SchemaError, clean_schema
 
 
 @dataclass(frozen=True)
@@ -83,7 +83,7 @@ class McpManager:
             return None
 
         def build(url: str) -> Any:
-            from gemini_tui.core.events import Notice
+            from gemini_tui.core.ground.events import Notice
             from gemini_tui.core.mcp.oauth import oauth_provider
 
             def tell(text: str) -> None:

@@ -5,13 +5,14 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from gemini_tui.core.abort import AbortSignal, finished_unless_aborted
-from gemini_tui.core.confirmation import ConfirmationDetails, McpConfirmation
-from gemini_tui.core.declared_tool import DeclaredParams, DeclaredTool
+from gemini_tui.core.ground.abort import AbortSignal, finished_unless_aborted
+from gemini_tui.core.ground.confirmation import ConfirmationDetails, McpConfirmation
+from gemini_tui.core.ground.tool_result import ToolError, ToolErrorKind, ToolResult
 from gemini_tui.core.mcp.connection import McpConnection, McpUnavailable, describe_error
 from gemini_tui.core.mcp.results import result_parts, to_display, to_llm_content
-from gemini_tui.core.policy import CallNeeds
-from gemini_tui.core.tool import CallContext, ToolError, ToolErrorKind, ToolResult
+from gemini_tui.core.tooling.declared_tool import DeclaredParams, DeclaredTool
+from gemini_tui.core.tooling.needs import CallNeeds
+from gemini_tui.core.tooling.tool import CallContext
 
 
 class DiscoveredMCPTool(DeclaredTool):

@@ -1,1 +1,4 @@
-"""Model clients behind one protocol: Gemini (google-genai, imported lazily) and the offline demo model."""
+"""Model clients behind the `ModelClient` protocol of the ground floor: Gemini (google-genai, imported
+lazily), the offline demo model, retries, the reader of streamed responses, and the edit fixer that asks a
+model to mend a `replace` that did not match."""
+

@@ -13,10 +13,10 @@ import time
 from collections.abc import AsyncIterator
 from typing import Any
 
-from gemini_tui.core.abort import AbortSignal
-from gemini_tui.core.debug_log import where_details
-from gemini_tui.core.events import Usage
-from gemini_tui.core.models.base import (
+from gemini_tui.core.ground.abort import AbortSignal
+from gemini_tui.core.ground.debug_log import where_details
+from gemini_tui.core.ground.events import Usage
+from gemini_tui.core.ground.model_api import (
     CallChunk,
     Content,
     CutShortChunk,
@@ -31,9 +31,9 @@ from gemini_tui.core.models.base import (
     ThoughtPart,
     UsageChunk,
 )
+from gemini_tui.core.ground.parts import InlineDataPart, TextPart
 from gemini_tui.core.models.response_reader import ReadCall, UnreadableResponse, read_response
 from gemini_tui.core.models.retry import LONGEST_HONOURED_DELAY_S, RetryPolicy, is_retryable_status, server_retry_delay
-from gemini_tui.core.parts import InlineDataPart, TextPart
 
 API_VERSION = "v1beta"
 VERTEX_API_VERSION = "v1beta1"  # google-genai's own default for Vertex AI, which Gemini CLI keeps

@@ -9,9 +9,9 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
-from gemini_tui.core.abort import AbortSignal
-from gemini_tui.core.events import Usage
-from gemini_tui.core.models.base import (
+from gemini_tui.core.ground.abort import AbortSignal
+from gemini_tui.core.ground.events import Usage
+from gemini_tui.core.ground.model_api import (
     CallChunk,
     Content,
     FunctionCall,
@@ -21,7 +21,7 @@ from gemini_tui.core.models.base import (
     TextChunk,
     UsageChunk,
 )
-from gemini_tui.core.parts import TextPart
+from gemini_tui.core.ground.parts import TextPart
 
 OFFLINE_MODEL_NAME = "offline"
 
@@ -101,7 +101,7 @@ class OfflineModel:
         return None
 
     async def stream(self, request: ModelRequest, abort_signal: AbortSignal) -> AsyncIterator[ModelChunk]:
-        from gemini_tui.core.compression import SNAPSHOT_MARKER, deterministic_snapshot
+        from gemini_tui.core.session.compression import SNAPSHOT_MARKER, deterministic_snapshot
 
         if request.system_instruction.startswith(SNAPSHOT_MARKER):  # a compression request: the same every time
             snapshot = deterministic_snapshot(request.contents)

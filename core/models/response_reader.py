@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from gemini_tui.core.events import Usage
+from gemini_tui.core.ground.events import Usage
 
 MAX_ARGS_DEPTH = 32  # no tool's parameters nest deeper than a few levels
 MAX_ARGS_BYTES = 4 * 1024 * 1024  # a call's arguments as JSON; a larger one is a runaway, not an edit

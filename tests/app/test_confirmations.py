@@ -7,7 +7,7 @@ from pathlib import Path
 
 from gemini_tui.app.typing_guard import GRACE_PERIOD
 from gemini_tui.app.widgets.confirm_bar import ConfirmBar
-from gemini_tui.core.models.base import FunctionResponse
+from gemini_tui.core.ground.model_api import FunctionResponse
 from tests.app.app_driver import main_screen, make_app, type_and_send, wait_for
 from tests.fakes.scripted_model import ScriptedModel, call, text
 

@@ -11,8 +11,8 @@ from textual.widgets import Input, Label
 
 from gemini_tui.app.screens.diff_review import CHANGED_NOTICE, DiffReviewScreen, ProposalEditor
 from gemini_tui.app.widgets.diff_view import DiffView
-from gemini_tui.core.confirmation import ConfirmationOutcome, Decision, EditConfirmation
-from gemini_tui.core.display import FileDiff
+from gemini_tui.core.ground.confirmation import ConfirmationOutcome, Decision, EditConfirmation
+from gemini_tui.core.ground.display import FileDiff
 
 
 class Harness(App[None]):

@@ -16,7 +16,7 @@ from textual.pilot import Pilot
 
 from gemini_tui.app.screens.diff_review import DiffReviewScreen
 from gemini_tui.app.widgets.key_bar import KeyBar
-from gemini_tui.core.confirmation import ConfirmationOutcome, EditConfirmation
+from gemini_tui.core.ground.confirmation import ConfirmationOutcome, EditConfirmation
 from tests.app.app_driver import main_screen, make_app, type_and_send, wait_for
 from tests.app.test_confirmations import GRACE, last_response
 from tests.app.test_diff_review import Harness, edit_of

@@ -14,7 +14,7 @@ from textual.widgets import Label
 from gemini_tui.app.screens.diff_review import DiffReviewScreen
 from gemini_tui.app.widgets.diff_view import DiffView, fit_parts
 from gemini_tui.app.widgets.key_bar import KeyBar, fit_keys
-from gemini_tui.core.confirmation import ConfirmationOutcome
+from gemini_tui.core.ground.confirmation import ConfirmationOutcome
 from tests.app.app_driver import wait_for
 from tests.app.test_diff_review import Harness, edit_of, plain, three_hunks
 from tests.app.test_diff_review_file_changed import notice

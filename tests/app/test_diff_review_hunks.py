@@ -101,7 +101,7 @@ def test_feedback_names_rejected_hunks() -> None:
 
 
 def test_parsed_unified_diff_equals_recomputed_hunks() -> None:
-    from gemini_tui.core.display import FileDiff
+    from gemini_tui.core.ground.display import FileDiff
 
     old = numbered(200)
     new = list(old)
@@ -119,7 +119,7 @@ def test_parsed_unified_diff_equals_recomputed_hunks() -> None:
 
 
 def test_stale_or_broken_diff_text_falls_back_to_diffing() -> None:
-    from gemini_tui.core.display import FileDiff
+    from gemini_tui.core.ground.display import FileDiff
 
     stale = FileDiff.between("/r/a.txt", "a\nb\n", "a\nc\n").diff
     hunks = hunks_of("x\nb\n", "x\nc\n", stale)  # same shape, other text: must not be trusted

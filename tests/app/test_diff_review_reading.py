@@ -11,8 +11,8 @@ from textual.app import App
 
 from gemini_tui.app.screens.diff_review import DiffReviewScreen
 from gemini_tui.app.widgets.diff_view import DiffView
-from gemini_tui.core.confirmation import ConfirmationOutcome, Decision, EditConfirmation
-from gemini_tui.core.display import FileDiff
+from gemini_tui.core.ground.confirmation import ConfirmationOutcome, Decision, EditConfirmation
+from gemini_tui.core.ground.display import FileDiff
 from tests.app.app_driver import main_screen, make_app, type_and_send, wait_for
 from tests.fakes.scripted_model import ScriptedModel, call, text
 

@@ -25,7 +25,7 @@ from gemini_tui.app.displays.search_matches import SearchMatchesDisplay
 from gemini_tui.app.displays.shell_output import ShellOutputDisplay
 from gemini_tui.app.displays.web_page import WebPageDisplay
 from gemini_tui.app.widgets.diff_view import DiffView
-from gemini_tui.core.display import (
+from gemini_tui.core.ground.display import (
     DirectoryListing,
     ErrorDisplay,
     FetchedPage,

@@ -13,10 +13,10 @@ from gemini_tui.app.call_log import CallLog
 from gemini_tui.app.displays.error import ErrorDisplayWidget
 from gemini_tui.app.screens.history_details import HistoryDetailsScreen, llm_text
 from gemini_tui.app.widgets.history_panel import HistoryPanel
-from gemini_tui.core.display import ErrorDisplay
-from gemini_tui.core.events import CallState, ToolCallInfo
-from gemini_tui.core.parts import InlineDataPart, TextPart
-from gemini_tui.core.tool import ToolErrorKind, ToolResult
+from gemini_tui.core.ground.display import ErrorDisplay
+from gemini_tui.core.ground.events import CallState, ToolCallInfo
+from gemini_tui.core.ground.parts import InlineDataPart, TextPart
+from gemini_tui.core.ground.tool_result import ToolErrorKind, ToolResult
 
 STYLES = Path(__file__).resolve().parents[2] / "styles"
 

@@ -10,8 +10,8 @@ from typing import Any
 from gemini_tui.app.screens.diff_review import DiffReviewScreen
 from gemini_tui.app.widgets.confirm_bar import ConfirmBar
 from gemini_tui.app.widgets.key_bar import KeyBar, fit_keys
-from gemini_tui.core.confirmation import EditConfirmation
-from gemini_tui.core.display import FileDiff
+from gemini_tui.core.ground.confirmation import EditConfirmation
+from gemini_tui.core.ground.display import FileDiff
 from tests.app.app_driver import main_screen, make_app, type_and_send, wait_for
 from tests.fakes.scripted_model import ScriptedModel, call, text
 

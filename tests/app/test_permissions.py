@@ -12,8 +12,8 @@ from gemini_tui.app.main import GeminiApp
 from gemini_tui.app.screens.trust import TrustScreen
 from gemini_tui.app.widgets.answer import MarkdownText
 from gemini_tui.app.widgets.confirm_bar import ConfirmBar
-from gemini_tui.core.grants import GrantScope
-from gemini_tui.core.scheduler import ApprovalMode
+from gemini_tui.core.approvals.grants import GrantScope
+from gemini_tui.core.session.scheduler import ApprovalMode
 from tests.app.app_driver import main_screen, make_app, type_and_send, wait_for
 from tests.app.test_confirmations import GRACE
 from tests.fakes.scripted_model import ScriptedModel, call, scripted_session, text

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from gemini_tui.app.call_log import CallLog
 from gemini_tui.app.widgets.queue import ToolQueue
-from gemini_tui.core.events import CallState, ToolCallInfo
+from gemini_tui.core.ground.events import CallState, ToolCallInfo
 from tests.app.app_driver import main_screen, make_app, type_and_send, wait_for
 from tests.fakes.scripted_model import ScriptedModel, call, text
 

@@ -7,7 +7,7 @@ import random
 from pathlib import Path
 
 from gemini_tui.app.widgets.queue import MAX_ROWS, ORDER, QueueEntry, ToolQueue, queue_text
-from gemini_tui.core.events import CallState, ToolCallInfo
+from gemini_tui.core.ground.events import CallState, ToolCallInfo
 from tests.app.app_driver import main_screen, make_app, type_and_send, wait_for
 from tests.app.test_confirmations import GRACE
 from tests.fakes.scripted_model import ScriptedModel, call, text

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from gemini_tui.app.widgets.answer import MarkdownText
-from gemini_tui.core.sandbox import SandboxRequest, build_sandbox
+from gemini_tui.core.processes.sandbox import SandboxRequest, build_sandbox
 from tests.app.app_driver import main_screen, make_app, type_and_send, wait_for
 from tests.fakes.scripted_model import ScriptedModel
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from gemini_tui.app.screens.picker import ConfirmScreen, PickerScreen
 from gemini_tui.app.widgets.answer import AnswerBlock
 from gemini_tui.app.widgets.chat import ToolCallCard
-from gemini_tui.core.events import CallState
+from gemini_tui.core.ground.events import CallState
 from tests.app.app_driver import main_screen, make_app, type_and_send, wait_for
 from tests.fakes.scripted_model import ScriptedModel, call, text
 

@@ -13,9 +13,16 @@ from textual.pilot import Pilot
 
 from gemini_tui.app.main import GeminiApp
 from gemini_tui.app.widgets.confirm_bar import ConfirmBar
-from gemini_tui.core.display import ShellOutput
-from gemini_tui.core.events import CallFinished, CallState, CallStateChanged, ToolCallInfo, ToolOutputChunk, TurnStarted
-from gemini_tui.core.tool import ToolResult
+from gemini_tui.core.ground.display import ShellOutput
+from gemini_tui.core.ground.events import (
+    CallFinished,
+    CallState,
+    CallStateChanged,
+    ToolCallInfo,
+    ToolOutputChunk,
+    TurnStarted,
+)
+from gemini_tui.core.ground.tool_result import ToolResult
 from tests.app.app_driver import main_screen, wait_for
 from tests.fakes.scripted_model import ScriptedModel, call, scripted_session, text, thought
 
@@ -111,7 +118,7 @@ async def queue_with_running_calls(pilot: Pilot[Any]) -> None:
 
 
 def _not_found() -> tuple[Any, str]:
-    from gemini_tui.core.tool import ToolErrorKind
+    from gemini_tui.core.ground.tool_result import ToolErrorKind
 
     return ToolErrorKind.file_not_found, "File not found: nope.md"
 

@@ -17,7 +17,7 @@ from textual.widgets import TextArea
 
 from gemini_tui.app.screens.diff_review import DiffReviewScreen
 from gemini_tui.app.widgets.confirm_bar import ConfirmBar
-from gemini_tui.core.policy import ApprovalMode
+from gemini_tui.core.approvals.policy import ApprovalMode
 from tests.app.app_driver import main_screen, make_app, type_and_send, wait_for
 from tests.app.test_confirmations import GRACE
 from tests.app.test_slash_commands import outputs, run

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from gemini_tui.core.config import save_user_setting
+from gemini_tui.core.setup.config import save_user_setting
 from tests.app.app_driver import main_screen, make_app, type_and_send, wait_for
 from tests.app.test_confirmations import GRACE
 from tests.fakes.scripted_model import ScriptedModel, call, text

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from gemini_tui.cli.assemble import ConfigurationError, build_model, build_session, choose_model_name
-from gemini_tui.core.config import Settings
 from gemini_tui.core.models.gemini import GeminiModel
 from gemini_tui.core.models.offline import OfflineModel
-from gemini_tui.core.scheduler import ApprovalMode
+from gemini_tui.core.session.scheduler import ApprovalMode
+from gemini_tui.core.setup.config import Settings
 
 BUILTINS = {"list_directory", "read_file", "write_file", "glob", "search_file_content", "replace",
             "read_many_files", "run_shell_command", "web_fetch", "google_web_search", "save_memory"}
@@ -73,7 +73,7 @@ def _discovery_settings(home: Path, mode: str) -> Settings:
 async def test_a_slow_discovery_command_does_not_hold_up_the_session(root: Path, tmp_path: Path) -> None:
     import time
 
-    from gemini_tui.core.events import Notice
+    from gemini_tui.core.ground.events import Notice
 
     started = time.monotonic()
     session = build_session(root, model="offline", settings=_discovery_settings(tmp_path, "slow"), env={})
@@ -102,7 +102,7 @@ async def test_discovery_problems_arrive_as_notices(root: Path, tmp_path: Path) 
 
 async def test_a_saved_memory_lands_in_the_context_file_the_settings_name(root: Path, tmp_path: Path) -> None:
     # context.fileName = AGENTS.md: a fact written to GEMINI.md would never reach the model again
-    from gemini_tui.core.abort import AbortSignal
+    from gemini_tui.core.ground.abort import AbortSignal
 
     settings = Settings(home=tmp_path, context_file_names=["AGENTS.md", "GEMINI.md"])
     session = build_session(root, model="offline", settings=settings, env={})
@@ -115,7 +115,7 @@ async def test_a_saved_memory_lands_in_the_context_file_the_settings_name(root: 
 
 
 async def test_a_discovered_tool_that_clashes_with_a_registered_name_is_reported(root: Path, tmp_path: Path) -> None:
-    from gemini_tui.core.discovered_tool import DiscoveredTool
+    from gemini_tui.core.tooling.discovered_tool import DiscoveredTool
 
     session = build_session(root, model="offline", settings=_discovery_settings(tmp_path, "ok"), env={})
     first = DiscoveredTool({"name": "add", "description": "registered first"}, "true")

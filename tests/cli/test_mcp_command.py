@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from gemini_tui.cli.mcp_command import main
-from gemini_tui.core.config import load_settings
+from gemini_tui.core.setup.config import load_settings
 
 
 @pytest.fixture

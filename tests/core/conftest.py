@@ -10,20 +10,21 @@ from pathlib import Path
 import pytest
 from pydantic import Field
 
-from gemini_tui.core.abort import AbortSignal
-from gemini_tui.core.config import Settings
-from gemini_tui.core.confirmation import ConfirmationOutcome, Decision, EditConfirmation, ExecConfirmation
-from gemini_tui.core.display import FileDiff
-from gemini_tui.core.events import ConfirmationRequested, Event, EventBus
+from gemini_tui.core.ground.abort import AbortSignal
+from gemini_tui.core.ground.confirmation import ConfirmationOutcome, Decision, EditConfirmation, ExecConfirmation
+from gemini_tui.core.ground.display import FileDiff
+from gemini_tui.core.ground.events import ConfirmationRequested, Event, EventBus
+from gemini_tui.core.ground.tool_result import ToolErrorKind, ToolResult
 from gemini_tui.core.models.gemini import GeminiModel
 from gemini_tui.core.models.retry import RetryPolicy
-from gemini_tui.core.policy import CallNeeds
-from gemini_tui.core.registry import ToolRegistry
-from gemini_tui.core.scheduler import ApprovalMode
-from gemini_tui.core.session import Session
-from gemini_tui.core.session_store import SessionStore, project_dir
-from gemini_tui.core.shell_commands import analyze
-from gemini_tui.core.tool import BaseTool, CallContext, ToolErrorKind, ToolKind, ToolParams, ToolResult
+from gemini_tui.core.persistence.store import SessionStore, project_dir
+from gemini_tui.core.processes.shell_commands import analyze
+from gemini_tui.core.session.scheduler import ApprovalMode
+from gemini_tui.core.session.session import Session
+from gemini_tui.core.setup.config import Settings
+from gemini_tui.core.tooling.needs import CallNeeds
+from gemini_tui.core.tooling.registry import ToolRegistry
+from gemini_tui.core.tooling.tool import BaseTool, CallContext, ToolKind, ToolParams
 from tests.fakes.gemini_server import FakeGeminiServer
 
 

@@ -8,9 +8,9 @@ from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from gemini_tui.core.abort import AbortSignal
-from gemini_tui.core.events import Usage
-from gemini_tui.core.models.base import (
+from gemini_tui.core.ground.abort import AbortSignal
+from gemini_tui.core.ground.events import Usage
+from gemini_tui.core.ground.model_api import (
     CallChunk,
     FunctionCall,
     ModelChunk,
@@ -90,7 +90,7 @@ def scripted_session(root: Any, model: ScriptedModel, home: Any, **kwargs: Any) 
     import os
 
     from gemini_tui.cli.assemble import build_session
-    from gemini_tui.core.trust import TRUST_ENV
+    from gemini_tui.core.approvals.trust import TRUST_ENV
 
     env = {TRUST_ENV: os.environ[TRUST_ENV]} if TRUST_ENV in os.environ else {}
     return build_session(root, home=home, env=env, model_factory=lambda _name, _root, _env: (model, None), **kwargs)

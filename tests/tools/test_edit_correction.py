@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from gemini_tui.core.abort import AbortSignal
-from gemini_tui.core.tool import ToolError
+from gemini_tui.core.ground.abort import AbortSignal
+from gemini_tui.core.ground.tool_result import ToolError
 from gemini_tui.tools.replace.correction import EditMiss, EditPlan, closest_region, plan_edit, reindent, unescape
 from gemini_tui.tools.replace.tool import ReplaceTool
 from gemini_tui.tools.workspace import Workspace

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from gemini_tui.core.abort import AbortSignal
-from gemini_tui.core.display import FileList
-from gemini_tui.core.tool import ToolErrorKind, ToolResult
+from gemini_tui.core.ground.abort import AbortSignal
+from gemini_tui.core.ground.display import FileList
+from gemini_tui.core.ground.tool_result import ToolErrorKind, ToolResult
 from gemini_tui.tools import glob as glob_module
 from gemini_tui.tools.glob import GlobTool
 from gemini_tui.tools.workspace import Workspace

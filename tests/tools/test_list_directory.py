@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from gemini_tui.core.abort import AbortSignal
-from gemini_tui.core.display import DirectoryListing, ListingEntry
-from gemini_tui.core.tool import ToolErrorKind, ToolResult
+from gemini_tui.core.ground.abort import AbortSignal
+from gemini_tui.core.ground.display import DirectoryListing, ListingEntry
+from gemini_tui.core.ground.tool_result import ToolErrorKind, ToolResult
 from gemini_tui.tools.list_directory import ListDirectoryTool
 from gemini_tui.tools.workspace import Workspace
 

@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 
 from gemini_tui.cli.assemble import build_registry
-from gemini_tui.core.abort import AbortSignal
-from gemini_tui.core.config import Settings
-from gemini_tui.core.tool import BaseTool, ToolError
+from gemini_tui.core.ground.abort import AbortSignal
+from gemini_tui.core.ground.tool_result import ToolError
+from gemini_tui.core.setup.config import Settings
+from gemini_tui.core.tooling.tool import BaseTool
 from gemini_tui.tools.workspace import Workspace
 
 VALID: dict[str, dict[str, Any]] = {

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from gemini_tui.core.abort import AbortSignal
-from gemini_tui.core.confirmation import EditConfirmation
-from gemini_tui.core.tool import BaseTool, CallContext, ToolParams
+from gemini_tui.core.ground.abort import AbortSignal
+from gemini_tui.core.ground.confirmation import EditConfirmation
+from gemini_tui.core.tooling.tool import BaseTool, CallContext, ToolParams
 from gemini_tui.tools.glob import GlobTool
 from gemini_tui.tools.list_directory import ListDirectoryTool
 from gemini_tui.tools.read_file import ReadFileTool

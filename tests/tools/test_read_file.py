@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from gemini_tui.core.abort import AbortSignal
-from gemini_tui.core.display import FileContent
-from gemini_tui.core.parts import InlineDataPart
-from gemini_tui.core.tool import ToolErrorKind, ToolResult
+from gemini_tui.core.ground.abort import AbortSignal
+from gemini_tui.core.ground.display import FileContent
+from gemini_tui.core.ground.parts import InlineDataPart
+from gemini_tui.core.ground.tool_result import ToolErrorKind, ToolResult
 from gemini_tui.tools.read_file import ReadFileTool
 from gemini_tui.tools.workspace import Workspace
 

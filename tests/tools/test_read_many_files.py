@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from gemini_tui.core.abort import AbortSignal
-from gemini_tui.core.display import FileList
-from gemini_tui.core.parts import InlineDataPart, TextPart
-from gemini_tui.core.tool import ToolErrorKind, ToolResult
+from gemini_tui.core.ground.abort import AbortSignal
+from gemini_tui.core.ground.display import FileList
+from gemini_tui.core.ground.parts import InlineDataPart, TextPart
+from gemini_tui.core.ground.tool_result import ToolErrorKind, ToolResult
 from gemini_tui.tools import read_many_files
 from gemini_tui.tools.read_many_files import ReadManyFilesTool
 from gemini_tui.tools.workspace import Workspace

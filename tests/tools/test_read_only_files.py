@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gemini_tui.core.abort import AbortSignal
-from gemini_tui.core.tool import ToolErrorKind
+from gemini_tui.core.ground.abort import AbortSignal
+from gemini_tui.core.ground.tool_result import ToolErrorKind
 from gemini_tui.tools.replace.tool import ReplaceTool
 from gemini_tui.tools.workspace import Workspace
 

@@ -6,10 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from gemini_tui.core.abort import AbortSignal
-from gemini_tui.core.confirmation import EditConfirmation
-from gemini_tui.core.display import ErrorDisplay, FileDiff
-from gemini_tui.core.tool import CallContext, ToolError, ToolErrorKind, ToolResult
+from gemini_tui.core.ground.abort import AbortSignal
+from gemini_tui.core.ground.confirmation import EditConfirmation
+from gemini_tui.core.ground.display import ErrorDisplay, FileDiff
+from gemini_tui.core.ground.tool_result import ToolError, ToolErrorKind, ToolResult
+from gemini_tui.core.tooling.tool import CallContext
 from gemini_tui.tools.replace.tool import ReplaceParams, ReplaceTool
 from gemini_tui.tools.workspace import Workspace
 

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from gemini_tui.core.abort import AbortSignal
-from gemini_tui.core.discovered_tool import discover_tools
-from gemini_tui.core.sandbox import Sandbox, SandboxRequest, build_sandbox, find_bwrap, sandbox_request
-from gemini_tui.core.tool import ToolErrorKind, ToolResult
+from gemini_tui.core.ground.abort import AbortSignal
+from gemini_tui.core.ground.tool_result import ToolErrorKind, ToolResult
+from gemini_tui.core.processes.sandbox import Sandbox, SandboxRequest, build_sandbox, find_bwrap, sandbox_request
+from gemini_tui.core.tooling.discovered_tool import discover_tools
 from gemini_tui.tools.shell.process_group import group_members
 from gemini_tui.tools.shell.tool import ShellParams, ShellTool
 from gemini_tui.tools.workspace import Workspace
@@ -189,9 +189,9 @@ def test_without_user_namespaces_the_probe_fails_and_commands_are_refused(root: 
     them (--disable-userns), so its own bwrap cannot start."""
     assert BWRAP is not None
     script = ("import asyncio, sys; from pathlib import Path; "
-              "from gemini_tui.core.sandbox import build_sandbox, SandboxRequest; "
+              "from gemini_tui.core.processes.sandbox import build_sandbox, SandboxRequest; "
               "from gemini_tui.tools.shell.tool import ShellTool; from gemini_tui.tools.workspace import Workspace; "
-              "from gemini_tui.core.abort import AbortSignal; "
+              "from gemini_tui.core.ground.abort import AbortSignal; "
               "s = build_sandbox(SandboxRequest('true', '--sandbox'), [sys.argv[1]]); print(s.problem); "
               "t = ShellTool(Workspace(sys.argv[1]), sandbox=s); p = t.validate_params({'command': 'touch ran'}); "
               "print(type(p).__name__, getattr(p, 'message', ''))")
@@ -244,7 +244,7 @@ def test_the_cli_refuses_commands_when_the_sandbox_cannot_start(root: Path, home
 
 def test_a_project_cannot_turn_off_its_users_sandbox_nor_open_the_network_untrusted(
         root: Path, home: Path, untrusted_env: None) -> None:
-    from gemini_tui.core.config import load_settings
+    from gemini_tui.core.setup.config import load_settings
 
     (home / ".gemini").mkdir(parents=True, exist_ok=True)
     (home / ".gemini" / "settings.json").write_text('{"tools": {"sandbox": true}}')

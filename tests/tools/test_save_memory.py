@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from gemini_tui.core.abort import AbortSignal
-from gemini_tui.core.tool import ToolErrorKind
+from gemini_tui.core.ground.abort import AbortSignal
+from gemini_tui.core.ground.tool_result import ToolErrorKind
 from gemini_tui.tools.save_memory import SaveMemoryParams, SaveMemoryTool, add_fact
 
 

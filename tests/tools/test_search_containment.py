@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from gemini_tui.core import child_processes
-from gemini_tui.core.abort import AbortSignal
-from gemini_tui.core.tool import ToolErrorKind, ToolResult
+from gemini_tui.core.ground.abort import AbortSignal
+from gemini_tui.core.ground.tool_result import ToolErrorKind, ToolResult
+from gemini_tui.core.processes import child_processes
 from gemini_tui.tools.search_file_content import SearchFileContentTool
 from gemini_tui.tools.shell.tool import ShellParams, ShellTool
 from gemini_tui.tools.workspace import Workspace

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from gemini_tui.core.abort import AbortSignal
-from gemini_tui.core.display import SearchMatches
-from gemini_tui.core.tool import ToolError, ToolErrorKind, ToolResult
+from gemini_tui.core.ground.abort import AbortSignal
+from gemini_tui.core.ground.display import SearchMatches
+from gemini_tui.core.ground.tool_result import ToolError, ToolErrorKind, ToolResult
 from gemini_tui.tools.search_file_content.engines import SearchCancelled, find_ripgrep, run_process, widen_for_bytes
 from gemini_tui.tools.search_file_content.pattern import MAX_LINE_CHARS, GrepPattern, IncludeGlob
 from gemini_tui.tools.search_file_content.tool import MAX_MATCHES, SearchFileContentTool

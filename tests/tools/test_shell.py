@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from gemini_tui.core.abort import AbortSignal
-from gemini_tui.core.confirmation import ExecConfirmation
-from gemini_tui.core.display import ShellOutput
-from gemini_tui.core.tool import CallContext, ToolErrorKind, ToolResult
+from gemini_tui.core.ground.abort import AbortSignal
+from gemini_tui.core.ground.confirmation import ExecConfirmation
+from gemini_tui.core.ground.display import ShellOutput
+from gemini_tui.core.ground.tool_result import ToolErrorKind, ToolResult
+from gemini_tui.core.tooling.tool import CallContext
 from gemini_tui.tools.shell.process_group import group_members
 from gemini_tui.tools.shell.tool import ShellParams, ShellTool
 from gemini_tui.tools.workspace import Workspace

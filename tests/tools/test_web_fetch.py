@@ -7,10 +7,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from gemini_tui.core.abort import AbortSignal
-from gemini_tui.core.confirmation import InfoConfirmation
-from gemini_tui.core.display import WebPage
-from gemini_tui.core.tool import ToolErrorKind, ToolResult
+from gemini_tui.core.ground.abort import AbortSignal
+from gemini_tui.core.ground.confirmation import InfoConfirmation
+from gemini_tui.core.ground.display import WebPage
+from gemini_tui.core.ground.tool_result import ToolErrorKind, ToolResult
 from gemini_tui.tools.web_fetch.tool import WebFetchParams, WebFetchTool, extract_urls, github_raw
 from tests.fakes.http_site import serve_site
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from gemini_tui.core.abort import AbortSignal
-from gemini_tui.core.display import SearchAnswer
-from gemini_tui.core.tool import ToolErrorKind, ToolResult
+from gemini_tui.core.ground.abort import AbortSignal
+from gemini_tui.core.ground.display import SearchAnswer
+from gemini_tui.core.ground.tool_result import ToolErrorKind, ToolResult
 from gemini_tui.tools.web_search import WebSearchParams, WebSearchTool, insert_citations
 from tests.fakes.gemini_search import serve_search
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from gemini_tui.core.abort import AbortSignal
-from gemini_tui.core.tool import ToolErrorKind
+from gemini_tui.core.ground.abort import AbortSignal
+from gemini_tui.core.ground.tool_result import ToolErrorKind
 from gemini_tui.tools.workspace import FileType, Workspace, WorkspaceError, sniff_bytes
 from gemini_tui.tools.workspace.text_file import decode_text, encode_text, read_text, write_text
 

@@ -9,10 +9,11 @@ from typing import Any
 
 import pytest
 
-from gemini_tui.core.abort import AbortSignal
-from gemini_tui.core.confirmation import EditConfirmation
-from gemini_tui.core.display import FileDiff
-from gemini_tui.core.tool import CallContext, ToolErrorKind, ToolResult
+from gemini_tui.core.ground.abort import AbortSignal
+from gemini_tui.core.ground.confirmation import EditConfirmation
+from gemini_tui.core.ground.display import FileDiff
+from gemini_tui.core.ground.tool_result import ToolErrorKind, ToolResult
+from gemini_tui.core.tooling.tool import CallContext
 from gemini_tui.tools.workspace import Workspace, text_file
 from gemini_tui.tools.write_file import WriteFileTool
 

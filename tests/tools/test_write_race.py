@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from gemini_tui.core.abort import AbortSignal
-from gemini_tui.core.tool import ToolErrorKind, ToolResult
+from gemini_tui.core.ground.abort import AbortSignal
+from gemini_tui.core.ground.tool_result import ToolErrorKind, ToolResult
 from gemini_tui.tools.replace import ReplaceTool
 from gemini_tui.tools.workspace import Workspace
 from gemini_tui.tools.workspace.confined import OutsideRootError, read_bytes_confined

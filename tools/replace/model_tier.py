@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from difflib import SequenceMatcher
 
-from gemini_tui.core.edit_fixer import EditFix, EditFixRequest
+from gemini_tui.core.models.edit_fixer import EditFix, EditFixRequest
 from gemini_tui.tools.replace.correction import EditMiss, closest_region
 
 MIN_SIMILARITY = 0.75  # of the answer to old_string / new_string, ignoring whitespace, quotes and escapes

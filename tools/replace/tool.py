@@ -10,12 +10,13 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from gemini_tui.core.abort import AbortSignal
-from gemini_tui.core.confirmation import EditConfirmation
-from gemini_tui.core.display import FileDiff
-from gemini_tui.core.edit_fixer import EditFix, EditFixer
-from gemini_tui.core.policy import CallNeeds
-from gemini_tui.core.tool import BaseTool, CallContext, ToolError, ToolErrorKind, ToolKind, ToolParams, ToolResult
+from gemini_tui.core.ground.abort import AbortSignal
+from gemini_tui.core.ground.confirmation import EditConfirmation
+from gemini_tui.core.ground.display import FileDiff
+from gemini_tui.core.ground.tool_result import ToolError, ToolErrorKind, ToolResult
+from gemini_tui.core.models.edit_fixer import EditFix, EditFixer
+from gemini_tui.core.tooling.needs import CallNeeds
+from gemini_tui.core.tooling.tool import BaseTool, CallContext, ToolKind, ToolParams
 from gemini_tui.tools.replace.correction import EditMiss, EditPlan, plan_edit
 from gemini_tui.tools.replace.model_tier import accept_fix, fix_request
 from gemini_tui.tools.workspace import FileType, Workspace, WorkspaceError, sniff_file

@@ -16,8 +16,8 @@ from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any
 
-from gemini_tui.core import child_processes
-from gemini_tui.core.abort import TIME_LIMIT, AbortSignal, finished_unless_aborted
+from gemini_tui.core.ground.abort import TIME_LIMIT, AbortSignal, finished_unless_aborted
+from gemini_tui.core.processes import child_processes
 from gemini_tui.tools.search_file_content.pattern import GrepPattern, IncludeGlob
 from gemini_tui.tools.workspace import DEFAULT_EXCLUDED_DIRS, DEFAULT_EXCLUDED_FILES, Workspace
 

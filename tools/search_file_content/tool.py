@@ -16,9 +16,10 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from gemini_tui.core.abort import AbortSignal
-from gemini_tui.core.display import LineMatch, SearchMatches
-from gemini_tui.core.tool import BaseTool, CallContext, ToolError, ToolErrorKind, ToolKind, ToolParams, ToolResult
+from gemini_tui.core.ground.abort import AbortSignal
+from gemini_tui.core.ground.display import LineMatch, SearchMatches
+from gemini_tui.core.ground.tool_result import ToolError, ToolErrorKind, ToolResult
+from gemini_tui.core.tooling.tool import BaseTool, CallContext, ToolKind, ToolParams
 from gemini_tui.tools.search_file_content.engines import (
     TIME_LIMIT,
     CandidateGate,

@@ -12,13 +12,14 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from gemini_tui.core import child_processes
-from gemini_tui.core.abort import AbortSignal
-from gemini_tui.core.confirmation import ConfirmationDetails, ExecConfirmation
-from gemini_tui.core.display import ShellOutput
-from gemini_tui.core.policy import CallNeeds
-from gemini_tui.core.sandbox import Sandbox, SandboxUnavailable
-from gemini_tui.core.tool import BaseTool, CallContext, ToolError, ToolErrorKind, ToolKind, ToolParams, ToolResult
+from gemini_tui.core.ground.abort import AbortSignal
+from gemini_tui.core.ground.confirmation import ConfirmationDetails, ExecConfirmation
+from gemini_tui.core.ground.display import ShellOutput
+from gemini_tui.core.ground.tool_result import ToolError, ToolErrorKind, ToolResult
+from gemini_tui.core.processes import child_processes
+from gemini_tui.core.processes.sandbox import Sandbox, SandboxUnavailable
+from gemini_tui.core.tooling.needs import CallNeeds
+from gemini_tui.core.tooling.tool import BaseTool, CallContext, ToolKind, ToolParams
 from gemini_tui.tools.shell.captured_output import CapturedOutput, plain_text, private_output_dir
 from gemini_tui.tools.shell.process_group import end_group, group_members
 from gemini_tui.tools.workspace import Workspace, WorkspaceError
@@ -104,7 +105,7 @@ class ShellTool(BaseTool[ShellParams]):
 
     def needs(self, params: ShellParams) -> CallNeeds:
         """The command as bash will run it (every simple command, what is opaque, what it writes)."""
-        from gemini_tui.core.shell_commands import analyze
+        from gemini_tui.core.processes.shell_commands import analyze
 
         try:
             cwd = str(self._directory(params.directory))
@@ -122,7 +123,7 @@ class ShellTool(BaseTool[ShellParams]):
 
     async def should_confirm_execute(self, params: ShellParams,
                                      abort_signal: AbortSignal) -> ConfirmationDetails | None:
-        from gemini_tui.core.shell_commands import analyze
+        from gemini_tui.core.processes.shell_commands import analyze
 
         found = analyze(params.command)
         opaque = tuple(dict.fromkeys(o.construct for o in found.opaque))

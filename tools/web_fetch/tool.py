@@ -14,10 +14,11 @@ from urllib.parse import urljoin, urlsplit
 
 from pydantic import Field
 
-from gemini_tui.core.abort import AbortSignal, finished_unless_aborted
-from gemini_tui.core.confirmation import ConfirmationDetails, InfoConfirmation
-from gemini_tui.core.display import FetchedPage, WebPage
-from gemini_tui.core.tool import BaseTool, CallContext, ToolError, ToolErrorKind, ToolKind, ToolParams, ToolResult
+from gemini_tui.core.ground.abort import AbortSignal, finished_unless_aborted
+from gemini_tui.core.ground.confirmation import ConfirmationDetails, InfoConfirmation
+from gemini_tui.core.ground.display import FetchedPage, WebPage
+from gemini_tui.core.ground.tool_result import ToolError, ToolErrorKind, ToolResult
+from gemini_tui.core.tooling.tool import BaseTool, CallContext, ToolKind, ToolParams
 from gemini_tui.tools.web_fetch.html_text import html_to_text
 
 MAX_URLS = 20

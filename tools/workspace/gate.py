@@ -9,8 +9,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import NamedTuple
 
-from gemini_tui.core.abort import AbortSignal
-from gemini_tui.core.tool import ToolError, ToolErrorKind
+from gemini_tui.core.ground.abort import AbortSignal
+from gemini_tui.core.ground.tool_result import ToolError, ToolErrorKind
 from gemini_tui.tools.workspace.confined import stable_realpath
 from gemini_tui.tools.workspace.ignore_rules import DirectoryRules, IgnoreRules
 

@@ -1,0 +1,15 @@
+"""Who may run what: the one policy that decides allow / ask / deny for a call and says which rule decided
+(`policy`), grants remembered for the session or always (`grants`), trusted folders (`trust`) and the user's
+BeforeTool/AfterTool hooks (`hooks`).
+
+Tools describe a call (`tooling.CallNeeds`); this room judges it; the scheduler asks it and never decides."""
+
+from gemini_tui.core.approvals.grants import GrantStore
+from gemini_tui.core.approvals.hooks import Hooks
+from gemini_tui.core.approvals.policy import ApprovalMode, ApprovalPolicy, Decision, Verdict
+from gemini_tui.core.approvals.trust import TrustedFolders, TrustLevel
+
+__all__ = [
+    "ApprovalMode", "ApprovalPolicy", "Decision", "GrantStore", "Hooks", "TrustLevel", "TrustedFolders",
+    "Verdict",
+]

@@ -1,0 +1,448 @@
+"""The one approval policy: every tool call is allowed, asked or denied here, with the rule that decided.
+
+Tools only describe what a call needs (`CallNeeds`: paths written, the shell line, the MCP server); the
+scheduler asks `ApprovalPolicy.decide` and never decides itself. Order, first match wins:
+
+1. plan mode refuses every change; 2. deny rules (`tools.exclude`, a `tools.core` allow-list, excluded MCP
+servers) refuse; 3. read-only tools run; 4. what cannot be judged before it runs (opaque shell constructs)
+asks, and under yolo is refused when a deny rule could apply; 5. protected paths ask (yolo runs them);
+6. yolo runs everything else; auto_edit runs edits; 7. `tools.allowed`, trusted MCP servers and grants run
+what they cover; 8. everything else asks."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from gemini_tui.core.tooling.needs import CallNeeds
+from gemini_tui.core.tooling.rule_names import mcp_names, mcp_server_names
+
+if TYPE_CHECKING:
+    from gemini_tui.core.processes.shell_commands import Command, ShellAnalysis
+
+SHELL_TOOL = "run_shell_command"
+EDIT_TOOLS = frozenset({"write_file", "replace"})
+READ_ONLY_RULE = "read-only tool"  # the rule that lets a call run because it needs no confirmation at all
+EDIT_GRANT = "edit"  # one grant for every edit tool: "allow edits for this session" means write_file and replace
+_CALL_FORM = re.compile(r"^\s*([\w.\-:/]+)\s*(?:\((.*)\))?\s*$", re.S)
+
+
+class ApprovalMode(StrEnum):
+    """`default` asks for edits and commands; `auto_edit` runs edits; `yolo` asks nothing; `plan` runs only
+    read-only tools and refuses every change."""
+
+    default = "default"
+    auto_edit = "auto_edit"
+    yolo = "yolo"
+    plan = "plan"
+
+    def next(self) -> ApprovalMode:
+        """Shift+Tab: default -> auto_edit -> plan -> default. yolo has its own key and flag."""
+        cycle = [ApprovalMode.default, ApprovalMode.auto_edit, ApprovalMode.plan]
+        return cycle[(cycle.index(self) + 1) % len(cycle)] if self in cycle else ApprovalMode.default
+
+
+class Verdict(StrEnum):
+    allow = "allow"
+    ask = "ask"
+    deny = "deny"
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The policy's answer for one call. `rule` names what decided, as a user can find it in their settings
+    (`tools.allowed: run_shell_command(git status) (~/.gemini/settings.json)`); `reason` is the sentence
+    for the user and the model (why it is denied, or why it asks); `grants` is what "allow for this
+    session" would add."""
+
+    verdict: Verdict
+    rule: str
+    reason: str = ""
+    grants: tuple[str, ...] = ()
+
+    def describe(self) -> str:
+        return f"{self.verdict}: {self.rule}" + (f" — {self.reason}" if self.reason else "")
+
+
+# -- grants --------------------------------------------------------------------------------------------------------
+class GrantSource(Protocol):
+    """What the policy needs of a grant store (`core.grants.GrantStore`: session and persisted grants)."""
+
+    @property
+    def grants(self) -> list[Any]: ...
+
+    def grant(self, rules: Iterable[str], scope: Any) -> list[Any]: ...
+
+
+def grant_origin(grant: Any) -> str:
+    scope = str(getattr(grant, "scope", "session"))
+    return "session grant" if scope == "session" else "saved grant (~/.gemini/grants.json)"
+
+
+def _memory_grants() -> GrantSource:
+    """Session grants only, nothing saved (tests and embedders that give no store)."""
+    from gemini_tui.core.approvals.grants import GrantStore
+
+    return GrantStore(Path.cwd(), None)
+
+
+# -- rules ---------------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Rule:
+    """One settings entry: `setting` (tools.allowed, ...), its text, the file it came from."""
+
+    setting: str
+    text: str
+    source: str = ""
+
+    @property
+    def tool(self) -> str:
+        match = _CALL_FORM.match(self.text)
+        return match.group(1) if match else self.text.strip()
+
+    @property
+    def argument(self) -> str | None:
+        match = _CALL_FORM.match(self.text)
+        return match.group(2).strip() if match and match.group(2) is not None else None
+
+    def describe(self) -> str:
+        return f"{self.setting}: {self.text}" + (f" ({_home_relative(self.source)})" if self.source else "")
+
+
+def _home_relative(path: str) -> str:
+    home = os.path.expanduser("~")
+    return "~" + path[len(home):] if home and home != "/" and path.startswith(home + os.sep) else path
+
+
+def rules_from(setting: str, entries: Iterable[str], origins: Mapping[str, str] | None = None) -> list[Rule]:
+    origins = origins or {}
+    return [Rule(setting, entry, origins.get(entry, "")) for entry in entries]
+
+
+# -- protected paths -----------------------------------------------------------------------------------------------
+PROTECTED_DIRS = {".git": "it is git's own directory (hooks and config run code)",
+                  ".gemini": "it holds settings that decide what runs without asking"}
+
+
+@dataclass(frozen=True)
+class ProtectedPaths:
+    """Files that widen the agent's own permissions or run code when written: `.gemini/**`, `.git/**`,
+    context files (GEMINI.md and the configured names), `.geminiignore`, and everything under `~/.gemini`."""
+
+    root: Path
+    gemini_home: Path  # ~/.gemini
+    context_files: tuple[str, ...] = ("GEMINI.md",)
+
+    def why(self, path: str, cwd: Path | None = None) -> str | None:
+        """Why writing `path` must be asked about (None when it is an ordinary file)."""
+        raw = path.split("=", 1)[1] if re.match(r"^[\w-]+=", path) else path
+        base = cwd or self.root
+        candidate = Path(raw) if os.path.isabs(raw) else base / raw
+        for form in {os.path.normpath(candidate), _real(candidate)}:
+            reason = self._why(Path(form))
+            if reason:
+                return reason
+        return None
+
+    def _why(self, path: Path) -> str | None:
+        home = os.path.normpath(self.gemini_home)
+        if str(path) == home or str(path).startswith(home + os.sep):
+            return f"protected path {_home_relative(str(path))}: ~/.gemini holds your settings, grants and memory"
+        try:  # inside the root only the part below it counts (a root may itself sit under some .git)
+            parts = path.relative_to(self.root).parts
+        except ValueError:
+            parts = path.parts
+        for index, part in enumerate(parts):
+            if part in PROTECTED_DIRS:
+                shown = "/".join(parts[index:index + 3])
+                return f"protected path {shown}: {PROTECTED_DIRS[part]}"
+        if path.name in self.context_files:
+            return (f"protected path {path.name}: a context file, read into the model's instructions "
+                    "(it could tell the model to run anything)")
+        if path.name == ".geminiignore":
+            return "protected path .geminiignore: it decides what the tools may see"
+        return None
+
+
+def _real(path: Path) -> str:
+    try:
+        return os.path.realpath(path)
+    except (OSError, ValueError):
+        return str(path)
+
+
+# -- the policy ----------------------------------------------------------------------------------------------------
+@dataclass
+class ApprovalPolicy:
+    """Holds the mode, the settings rules and the grants; `decide` answers each call."""
+
+    mode: ApprovalMode = ApprovalMode.default
+    core: list[Rule] | None = None  # tools.core: only these tools (and shell commands) may run
+    exclude: list[Rule] = field(default_factory=list)  # tools.exclude
+    allowed: list[Rule] = field(default_factory=list)  # tools.allowed
+    mcp_allowed: list[Rule] | None = None  # mcp.allowed / --allowed-mcp-server-names
+    mcp_excluded: list[Rule] = field(default_factory=list)  # mcp.excluded
+    disable_yolo: Rule | None = None  # security.disableYoloMode
+    protected: ProtectedPaths | None = None
+    grants: GrantSource = field(default_factory=_memory_grants)
+
+    # -- modes --------------------------------------------------------------------------------------------------
+    def set_mode(self, mode: ApprovalMode | str) -> None:
+        """Raises PermissionError when yolo is refused by security.disableYoloMode."""
+        mode = ApprovalMode(mode)
+        if mode is ApprovalMode.yolo and self.disable_yolo is not None:
+            raise PermissionError(f"yolo mode is disabled by {self.disable_yolo.describe()}.")
+        self.mode = mode
+
+    # -- MCP servers --------------------------------------------------------------------------------------------
+    def server_refusal(self, server: str) -> str | None:
+        """Why MCP server `server` must not even connect (None when it may)."""
+        for rule in self.mcp_excluded:
+            if rule.text == server:
+                return f"excluded by {rule.describe()}"
+        if self.mcp_allowed is not None and not any(rule.text == server for rule in self.mcp_allowed):
+            settings = ", ".join(sorted({r.setting for r in self.mcp_allowed})) or "mcp.allowed"
+            return f"not in {settings}"
+        return None
+
+    # -- one call -----------------------------------------------------------------------------------------------
+    def decide(self, tool: str, needs: CallNeeds, aliases: Iterable[str] = (), requested_by: str = "model") -> Decision:
+        names = {tool, *aliases}
+        if needs.mcp_server and needs.mcp_tool:
+            names |= mcp_names(needs.mcp_server, needs.mcp_tool)
+        shell = needs.shell
+        if self.mode is ApprovalMode.plan and not needs.read_only and requested_by == "model":
+            return Decision(Verdict.deny, "approval mode plan", (
+                f"Plan mode is on: only read-only tools run, and {tool} would change something. It was not "
+                "run. Describe the change in your plan instead; the user leaves plan mode to apply it."))
+        denied = self._denied(tool, names, needs)
+        if denied is not None:
+            return denied
+        if requested_by == "user" and shell is None:
+            return Decision(Verdict.allow, "requested by the user")  # `/memory add`: typing it was the consent
+        if needs.read_only and not needs.writes:
+            return Decision(Verdict.allow, READ_ONLY_RULE)
+        grants = self._grant_rules(tool, needs)
+        if shell is not None:
+            opaque = self._shell_opaque(shell, names)
+            if opaque is not None:
+                return opaque if opaque.verdict is Verdict.deny else Decision(
+                    opaque.verdict, opaque.rule, opaque.reason, grants)
+        protected = self._protected(needs)
+        if protected is not None:
+            if self.mode is ApprovalMode.yolo:
+                return Decision(Verdict.allow, "approval mode yolo", protected)
+            return Decision(Verdict.ask, protected.split(":", 1)[0], _sentence(protected), grants)
+        if self.mode is ApprovalMode.yolo:
+            return Decision(Verdict.allow, "approval mode yolo")
+        if self.mode is ApprovalMode.auto_edit and needs.edit:
+            return Decision(Verdict.allow, "approval mode auto_edit")
+        if needs.trusted_server and needs.mcp_server:
+            return Decision(Verdict.allow, f"mcpServers.{needs.mcp_server}.trust")
+        covered = self._covered(tool, names, needs)
+        if covered is not None:
+            return Decision(Verdict.allow, covered)
+        return Decision(Verdict.ask, f"approval mode {self.mode}", "", grants)
+
+    # -- the parts of decide ------------------------------------------------------------------------------------
+    def _denied(self, tool: str, names: set[str], needs: CallNeeds) -> Decision | None:
+        if needs.mcp_server and (refusal := self.server_refusal(needs.mcp_server)):
+            return Decision(Verdict.deny, refusal.removeprefix("excluded by ").removeprefix("not in "),
+                            f"MCP server {needs.mcp_server} is {refusal}; {tool} was not run.")
+        for rule in self.exclude:
+            if rule.argument is None and rule.tool in names:
+                return Decision(Verdict.deny, rule.describe(), f"{tool} is disabled by {rule.describe()}.")
+        # tools.core for whole tools is the registry's business (a tool it names not is never registered)
+        if needs.shell is None:
+            return None
+        for command in needs.shell.commands:
+            for rule in self._shell_rules(self.exclude, names):
+                if _matches(command, rule[1], exact=True):
+                    return Decision(Verdict.deny, rule[0].describe(), (
+                        f"Command '{_shown(command)}'{_via(command)} is blocked by {rule[0].describe()}. "
+                        "It was not run."))
+        core_prefixes = self._shell_rules(self.core or [], names)
+        if self.core is not None and core_prefixes and not any(
+                r.argument is None and r.tool in names for r in self.core):
+            for command in needs.shell.commands:
+                if command.wrapper:
+                    continue
+                if not any(_matches(command, prefix, exact=False, allow=True) for _, prefix in core_prefixes):
+                    return Decision(Verdict.deny, "tools.core", (
+                        f"Command '{_shown(command)}'{_via(command)} is not among the commands tools.core "
+                        "allows. It was not run."))
+            if needs.shell.opaque:
+                construct = needs.shell.opaque[0].construct
+                return Decision(Verdict.deny, "tools.core", (
+                    f"The command holds {construct}, which could run a command tools.core does not allow. "
+                    "It was not run."))
+        return None
+
+    def _shell_opaque(self, shell: ShellAnalysis, names: set[str]) -> Decision | None:
+        """Opaque lines ask; under yolo they are refused when any deny rule could apply."""
+        deny = self._shell_rules(self.exclude, names)
+        possible = [(command, rule) for command in shell.commands for rule, prefix in deny
+                    if _matches(command, prefix, exact=False)]
+        constructs = [o.construct for o in shell.opaque]
+        if possible:
+            constructs.append(f"arguments computed at run time ({_shown(possible[0][0])})")
+        if not constructs:
+            return None
+        named = "; ".join(dict.fromkeys(constructs))
+        if self.mode is ApprovalMode.yolo:
+            deny_rules = [r for r in self.exclude if r.tool in names]
+            if not deny_rules:
+                return None  # yolo and nothing forbidden: it runs
+            return Decision(Verdict.deny, f"opaque command under yolo ({deny_rules[0].describe()})", (
+                f"Refused under yolo: the command holds {named}, which could run a command that "
+                f"{deny_rules[0].describe()} forbids. It was not run; run it in plain steps the rules can see."))
+        return Decision(Verdict.ask, f"opaque command: {named}",
+                        f"It holds {named}: what it runs is only known when it runs, so it always asks.")
+
+    def _protected(self, needs: CallNeeds) -> str | None:
+        if self.protected is None:
+            return None
+        for path in needs.writes:
+            if reason := self.protected.why(path):
+                return reason
+        shell = needs.shell
+        if shell is None:
+            return None
+        cwd = Path(needs.cwd) if needs.cwd else None
+        for target in shell.writes:
+            if target is None:
+                return "a write to a path computed at run time: it could be a protected file"
+            if reason := self.protected.why(target, cwd):
+                return reason
+            if shell.changes_directory and not os.path.isabs(target):
+                return "a write after cd: the path it lands on could be a protected file"
+        for word in shell.path_words:
+            if reason := self.protected.why(word, cwd):
+                return reason
+        return None
+
+    def _covered(self, tool: str, names: set[str], needs: CallNeeds) -> str | None:
+        """The rule or grant that lets this call run unasked, described; None when nothing does."""
+        rules: list[tuple[str, str]] = [(r.text, r.describe()) for r in self.allowed]
+        rules += [(g.rule, f"{grant_origin(g)} {g.rule}") for g in self.grants.grants]
+        if needs.shell is not None:
+            prefixes = [(describe, prefix) for text, describe in rules
+                        if (prefix := _shell_prefix(Rule("", text), names)) is not None]
+            whole = next((d for t, d in rules if Rule("", t).tool in names and not Rule("", t).argument), None)
+            if whole is not None:
+                return whole
+            used: list[str] = []
+            for command in needs.shell.commands:
+                if command.wrapper:
+                    continue
+                match = next((d for d, prefix in prefixes
+                              if prefix and _matches(command, prefix, exact=True, allow=True)), None)
+                if match is None:
+                    return None
+                used.append(match)
+            return ", ".join(dict.fromkeys(used)) if used else None
+        server_rules = mcp_server_names(needs.mcp_server) if needs.mcp_server else set()
+        for text, describe in rules:
+            if text in server_rules:
+                return describe
+            if text == EDIT_GRANT and needs.edit:
+                return describe
+            rule = Rule("", text)
+            if rule.argument in (None, "") and rule.tool in names:
+                return describe
+        return None
+
+    def _grant_rules(self, tool: str, needs: CallNeeds) -> tuple[str, ...]:
+        """What "allow for this session" adds for this call."""
+        if needs.shell is not None:
+            return tuple(f"{tool}({name})" for name in needs.shell.command_names())
+        if needs.edit:
+            return (EDIT_GRANT,)
+        if needs.mcp_server and needs.mcp_tool:
+            return (f"mcp:{needs.mcp_server}/{needs.mcp_tool}",)
+        return (tool,)
+
+    @staticmethod
+    def _shell_rules(rules: Iterable[Rule], names: set[str]) -> list[tuple[Rule, tuple[str, ...]]]:
+        found = []
+        for rule in rules:
+            prefix = _shell_prefix(rule, names)
+            if prefix:
+                found.append((rule, prefix))
+        return found
+
+
+def policy_from_settings(settings: Any, root: Path, *, grants: GrantSource | None = None,
+                         allowed_mcp_server_names: Iterable[str] | None = None) -> ApprovalPolicy:
+    """The policy the settings describe (`core.config.Settings`), with `--allowed-mcp-server-names`."""
+    origins: Mapping[str, Mapping[str, str]] = getattr(settings, "origins", {}) or {}
+    mcp_allowed = None
+    if allowed_mcp_server_names is not None:
+        mcp_allowed = [Rule("--allowed-mcp-server-names", name) for name in allowed_mcp_server_names]
+    elif getattr(settings, "mcp_allowed", None) is not None:
+        mcp_allowed = rules_from("mcp.allowed", settings.mcp_allowed, origins.get("mcp_allowed"))
+    core = settings.tools_core
+    return ApprovalPolicy(
+        core=rules_from("tools.core", core, origins.get("tools_core")) if core is not None else None,
+        exclude=rules_from("tools.exclude", settings.tools_exclude, origins.get("tools_exclude")),
+        allowed=rules_from("tools.allowed", settings.tools_allowed, origins.get("tools_allowed")),
+        mcp_allowed=mcp_allowed,
+        mcp_excluded=rules_from("mcp.excluded", getattr(settings, "mcp_excluded", []), origins.get("mcp_excluded")),
+        disable_yolo=Rule("security.disableYoloMode", "true") if getattr(settings, "disable_yolo_mode", False)
+        else None,
+        protected=ProtectedPaths(Path(root), Path(settings.gemini_dir), tuple(settings.context_file_names)),
+        grants=grants if grants is not None else _memory_grants(),  # an empty store is falsy (it has a len)
+    )
+
+
+def _shell_prefix(rule: Rule, names: set[str]) -> tuple[str, ...] | None:
+    """`run_shell_command(git status)` -> ("git", "status"); None for other rules."""
+    if rule.tool not in names or not rule.argument:
+        return None
+    from gemini_tui.core.processes.shell_commands import command_words
+
+    return command_words(rule.argument) or tuple(rule.argument.split())
+
+
+SYSTEM_BIN = frozenset({"/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin", "/usr/local/sbin"})
+
+
+def _matches(command: Command, prefix: tuple[str, ...], *, exact: bool, allow: bool = False) -> bool:
+    """Whole-word prefix match. `exact`: every compared word must be literal (a definite match); otherwise a
+    word computed at run time matches anything (the rule *could* apply). A deny rule matches a command by its
+    name wherever it lives (`/bin/rm`, `./rm`); an `allow` rule only the command itself or its copy in a
+    system directory (`./ls` is a program in the project, not the `ls` the user allowed)."""
+    first = command.words[0] if command.words else None
+    if allow and first and "/" in first and first != prefix[0] and os.path.dirname(first) not in SYSTEM_BIN:
+        return False
+    words = command.words
+    if len(words) < len(prefix):
+        return False
+    for index, (word, wanted) in enumerate(zip(words, prefix, strict=False)):
+        if word is None:
+            if exact:
+                return False
+            continue
+        if index == 0:
+            if os.path.basename(word) != os.path.basename(wanted):
+                return False
+        elif word != wanted:
+            return False
+    return True
+
+
+def _shown(command: Command) -> str:
+    return " ".join(w if w is not None else "…" for w in command.words)
+
+
+def _via(command: Command) -> str:
+    return f" (run by {command.via})" if command.via else ""
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")

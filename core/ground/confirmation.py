@@ -1,0 +1,75 @@
+"""What a tool asks the user before it runs, and what the user answers (SPEC.md §4 approval outcomes)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from enum import StrEnum
+
+from gemini_tui.core.ground.display import FileDiff
+
+
+class ConfirmationOutcome(StrEnum):
+    proceed_once = "proceed_once"
+    proceed_always = "proceed_always"  # this tool (for shell: these root commands) for the session
+    proceed_always_and_save = "proceed_always_and_save"  # the same, kept for this workspace in ~/.gemini
+    proceed_always_server = "proceed_always_server"  # MCP: every tool of this server for the session
+    proceed_always_tool = "proceed_always_tool"  # MCP: this tool of this server for the session
+    modify = "modify"  # the user changed the content; it is applied instead and the model is told
+    cancel = "cancel"
+
+
+@dataclass(frozen=True)
+class EditConfirmation:
+    """A change to a file, reviewed as a diff. `refresh` recomputes it when the file changes on disk."""
+
+    title: str
+    file_path: str
+    file_diff: FileDiff
+    refresh: Callable[[], Awaitable[FileDiff]] | None = None
+
+
+@dataclass(frozen=True)
+class ExecConfirmation:
+    """A shell command. `root_commands` are the real commands of the line ("allow for this session" grants
+    them); `opaque` names what in it is only known when it runs (`eval`, `bash -c`, ...), and
+    `hidden_commands` says there is such a thing: the policy never lets such a line run unasked."""
+
+    title: str
+    command: str
+    root_commands: tuple[str, ...]
+    directory: str = ""
+    hidden_commands: bool = False
+    opaque: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class McpConfirmation:
+    title: str
+    server_name: str
+    tool_name: str
+    tool_display_name: str
+    arguments: str = ""
+
+
+@dataclass(frozen=True)
+class InfoConfirmation:
+    title: str
+    prompt: str
+    urls: tuple[str, ...] = ()
+
+
+ConfirmationDetails = EditConfirmation | ExecConfirmation | McpConfirmation | InfoConfirmation
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The user's answer. With `modify`, `new_content` replaces the proposed content of an edit and
+    `feedback` says what changed (for example which hunks were rejected); with `cancel`, `feedback` is the
+    optional reason passed to the model."""
+
+    outcome: ConfirmationOutcome
+    new_content: str | None = None
+    feedback: str | None = None
+    # for edits: the diff the user last saw (its `original_content` is what the tool may overwrite)
+    file_diff: FileDiff | None = None

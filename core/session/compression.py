@@ -1,0 +1,173 @@
+"""Context compression, as pure functions over a list of contents: how full the context is, where to split, how
+to shorten old tool outputs, the summarising request and (for the offline model) a deterministic summary."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from gemini_tui.core.ground.model_api import Content, ContentPart, FunctionCall, FunctionResponse, ThoughtPart
+from gemini_tui.core.ground.parts import InlineDataPart, TextPart
+
+KEEP_FRACTION = 0.3  # the newest ~30% of the history stays verbatim
+CHARS_PER_TOKEN = 4  # the estimate Gemini CLI uses too when it has no count from the API
+OLD_OUTPUT_LIMIT = 4000  # characters: an older tool output longer than this is shortened first
+DEFAULT_WINDOW = 1_048_576
+_WINDOWS = (  # by model-name prefix, longest first
+    ("gemini-1.5-pro", 2_097_152), ("gemini-2.5", 1_048_576), ("gemini-2.0", 1_048_576),
+    ("gemini-1.5-flash", 1_048_576), ("gemini-3", 1_048_576), ("offline", 32_768),
+)
+SNAPSHOT_MARKER = "[gemini-tui compression]"  # begins the system instruction of a summarising request
+
+COMPRESSION_INSTRUCTION = f"""{SNAPSHOT_MARKER}
+You are condensing the earlier part of a conversation between a user and a coding agent so the agent can go on
+without it. Write only a <state_snapshot> element with these children, each brief and exact:
+<overall_goal>what the user wants, in one sentence</overall_goal>
+<key_knowledge>facts, constraints and conventions learnt (commands, paths, decisions), as bullet points</key_knowledge>
+<file_system_state>files read, created, changed or deleted, and what matters about each</file_system_state>
+<recent_actions>the last few significant actions and their results</recent_actions>
+<current_plan>the steps of the plan, each marked [DONE], [IN PROGRESS] or [TODO]</current_plan>
+Keep every name, path and number that the rest of the work may need. Leave out pleasantries and anything the
+agent will not need again."""
+FINAL_ASK = "Condense everything above into the <state_snapshot> now."
+ACKNOWLEDGEMENT = "Understood. I have the state snapshot and will continue from it."
+
+
+def context_window(model_name: str) -> int:
+    name = model_name.lower().removeprefix("models/")
+    for prefix, size in _WINDOWS:
+        if name.startswith(prefix):
+            return size
+    return DEFAULT_WINDOW
+
+
+def part_chars(part: ContentPart) -> int:
+    match part:
+        case TextPart(text=text) | ThoughtPart(text=text):
+            return len(text)
+        case InlineDataPart(data=data):
+            return len(data)
+        case FunctionCall(name=name, args=args):
+            return len(name) + len(json.dumps(args, ensure_ascii=False, default=str))
+        case FunctionResponse(name=name, response=response, parts=parts):
+            return len(name) + len(json.dumps(response, ensure_ascii=False, default=str)) + sum(
+                part_chars(p) for p in parts)
+    return 0
+
+
+def content_chars(content: Content) -> int:
+    return sum(part_chars(p) for p in content.parts) + 16
+
+
+def estimate_tokens(contents: Sequence[Content]) -> int:
+    return sum(content_chars(c) for c in contents) // CHARS_PER_TOKEN
+
+
+def is_prompt(content: Content) -> bool:
+    """A user entry that is not an answer to calls: the only place the history may be split."""
+    return content.role == "user" and not any(isinstance(p, FunctionResponse) for p in content.parts)
+
+
+def split_point(contents: Sequence[Content], keep_fraction: float = KEEP_FRACTION) -> int:
+    """The index from which entries stay verbatim: the first prompt at or after the point where the newest
+    `keep_fraction` of the characters begins, so a call is never split from its response. 0: nothing can go."""
+    sizes = [content_chars(c) for c in contents]
+    total = sum(sizes)
+    if not total:
+        return 0
+    target = total * (1 - keep_fraction)
+    seen = 0
+    for index, size in enumerate(sizes):
+        if seen >= target and is_prompt(contents[index]) and index > 0:
+            return index
+        seen += size
+    # no prompt in the newest part: the last prompt with something before it (older text still goes)
+    prompts = [i for i, c in enumerate(contents) if is_prompt(c) and i > 0]
+    return prompts[-1] if prompts and prompts[-1] > 0 else 0
+
+
+def shorten(text: str, limit: int = OLD_OUTPUT_LIMIT) -> str:
+    if len(text) <= limit:
+        return text
+    head, tail = int(limit * 0.6), int(limit * 0.2)
+    omitted = len(text) - head - tail
+    return (f"{text[:head]}\n[... {omitted} characters of this older tool output were left out to save context; "
+            f"run the tool again for the whole of it ...]\n{text[-tail:]}")
+
+
+def shorten_old_outputs(contents: Sequence[Content], before: int,
+                        limit: int = OLD_OUTPUT_LIMIT) -> tuple[list[Content], int]:
+    """`contents` with the large tool outputs of entries before index `before` shortened; returns the new list
+    and how many entries changed. Calls and responses stay paired: only the text inside a response changes."""
+    result = list(contents)
+    changed = 0
+    for index in range(min(before, len(result))):
+        content = result[index]
+        parts: list[ContentPart] = []
+        touched = False
+        for part in content.parts:
+            if isinstance(part, FunctionResponse):
+                response = {key: shorten(value, limit) if isinstance(value, str) else value
+                            for key, value in part.response.items()}
+                if response != part.response:
+                    part = FunctionResponse(part.id, part.name, response, part.parts)
+                    touched = True
+            parts.append(part)
+        if touched:
+            result[index] = Content(content.role, parts)
+            changed += 1
+    return result, changed
+
+
+def summary_request_contents(older: Sequence[Content]) -> tuple[Content, ...]:
+    """The history to summarise, ending with the request for the snapshot (roles alternate)."""
+    contents = list(older)
+    ask = TextPart(FINAL_ASK)
+    if contents and contents[-1].role == "user":
+        contents[-1] = Content("user", [*contents[-1].parts, ask])
+    else:
+        contents.append(Content("user", [ask]))
+    return tuple(contents)
+
+
+def replacement(summary: str) -> list[Content]:
+    """What takes the place of the older entries: the snapshot as a user entry, acknowledged by the model."""
+    return [Content("user", [TextPart(summary.strip())]), Content("model", [TextPart(ACKNOWLEDGEMENT)])]
+
+
+@dataclass(frozen=True)
+class Compression:
+    """What one compression did, for the chat mark and `/stats`."""
+
+    before_tokens: int
+    after_tokens: int
+    summarised: bool  # False: shortening old tool outputs was enough
+
+    @property
+    def saved(self) -> int:
+        return max(0, self.before_tokens - self.after_tokens)
+
+
+def deterministic_snapshot(contents: Sequence[Content]) -> str:
+    """The offline model's summary: the same history always gives the same snapshot."""
+    prompts = [" ".join(p.text for p in c.parts if isinstance(p, TextPart)).strip()
+               for c in contents if is_prompt(c)]
+    prompts = [p for p in prompts if p and p != FINAL_ASK and not p.endswith(FINAL_ASK)]
+    calls = [p for c in contents for p in c.parts if isinstance(p, FunctionCall)]
+    paths = sorted({str(v) for call in calls for k, v in call.args.items()
+                    if k in ("path", "file_path", "absolute_path", "dir_path") and isinstance(v, str)})
+    answers = [" ".join(p.text for p in c.parts if isinstance(p, TextPart)).strip()
+               for c in contents if c.role == "model"]
+    answers = [a for a in answers if a]
+    goal = prompts[0] if prompts else "(no prompt yet)"
+    lines = ["<state_snapshot>", f"<overall_goal>{goal}</overall_goal>", "<key_knowledge>"]
+    lines += [f"- the user asked: {p[:200]}" for p in prompts[-10:]]
+    lines += ["</key_knowledge>", "<file_system_state>"]
+    lines += [f"- {p}" for p in paths[:50]]
+    lines += ["</file_system_state>", "<recent_actions>"]
+    lines += [f"- {c.name}({', '.join(f'{k}={str(v)[:60]}' for k, v in c.args.items())})" for c in calls[-10:]]
+    lines += ["</recent_actions>", "<current_plan>"]
+    lines += [f"- [DONE] {a[:200]}" for a in answers[-3:]]
+    lines += ["</current_plan>", "</state_snapshot>"]
+    return "\n".join(lines)

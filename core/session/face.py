@@ -1,0 +1,173 @@
+"""What a front end may do with a session: the verbs the app and headless call, and the services a session is
+given when it is built. Front ends use `SessionFace` and the events on its bus, nothing else of the core's insides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from gemini_tui.core.approvals.grants import GrantStore
+    from gemini_tui.core.approvals.policy import ApprovalPolicy
+    from gemini_tui.core.ground.events import EventBus, Notice, TurnEndReason
+    from gemini_tui.core.ground.model_api import Content
+    from gemini_tui.core.persistence.checkpoints import RestoreOutcome
+    from gemini_tui.core.persistence.records import CheckpointRecord, LoadedSession, PromptMark
+    from gemini_tui.core.persistence.shadow_repo import RestorePlan
+    from gemini_tui.core.persistence.store import SessionSummary
+    from gemini_tui.core.processes.sandbox import Sandbox
+    from gemini_tui.core.session.compression import Compression
+    from gemini_tui.core.session.scheduler import ApprovalMode
+    from gemini_tui.core.session.stats import SessionStats
+    from gemini_tui.core.setup.auth import Auth
+    from gemini_tui.core.setup.config import Settings
+    from gemini_tui.core.setup.context import Memory
+    from gemini_tui.core.setup.custom_commands import CustomCommand
+    from gemini_tui.core.setup.extensions import Extension
+    from gemini_tui.core.tooling.tool import BaseTool
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    """How a tool run for the user (`!command`, `/memory add`) ended: what the model is told of it, whether it
+    succeeded, and whether it ran at all (False: the tool is disabled; `text` says so)."""
+
+    text: str
+    ok: bool
+    ran: bool = True
+
+
+class SessionFace(Protocol):
+    """One conversation, as every front end sees it. Everything it shows comes from the events on `bus`."""
+
+    bus: EventBus
+    session_id: str
+    root: Path
+    stats: SessionStats
+    sandbox: Sandbox  # how commands run: `describe()` for the status line, `explain()` for /about
+    settings: Settings  # the settings in force (folder trust and what it withheld, rules with their origins)
+    policy: ApprovalPolicy  # the approval policy's rules (for /permissions), with where each came from
+    grants: GrantStore  # "allow for the session" / "allow always" grants: /permissions lists and revokes them
+    auth: Auth | None  # how Gemini is reached, for `/auth`
+    commands: Mapping[str, CustomCommand]  # custom commands (files, extensions, MCP prompts) by name
+    extensions: Sequence[Extension]  # for `/extensions`
+    include_dirs: Sequence[Path]  # the workspace's directories beside the root
+    resumed: LoadedSession | None  # a resumed session's transcript, for the front end to redraw what the user saw
+
+    # -- what it is ----------------------------------------------------------------------------------------------
+    @property
+    def model_name(self) -> str: ...
+    @property
+    def is_offline(self) -> bool: ...
+    @property
+    def is_running(self) -> bool: ...
+    @property
+    def notices(self) -> Sequence[Notice]:
+        """Notices published while the session was built (settings problems, the offline model), for a front
+        end that subscribed after them."""
+        ...
+    @property
+    def approval_mode(self) -> ApprovalMode: ...
+    @approval_mode.setter
+    def approval_mode(self, mode: ApprovalMode) -> None: ...
+    @property
+    def history(self) -> Sequence[Content]: ...
+    def mcp_offers(self, server: str) -> tuple[list[str], list[str]]:
+        """What a connected MCP server offers beside tools: its prompts' names and its resources' URIs."""
+        ...
+    def resource_mentions(self) -> dict[str, str]:
+        """MCP resources a prompt may mention: `server:uri` -> name (for completion after `@`)."""
+        ...
+    @property
+    def tools(self) -> Sequence[BaseTool]:
+        """The tools the model is offered now (MCP and discovered tools join as they arrive)."""
+        ...
+
+    # -- lifetime ------------------------------------------------------------------------------------------------
+    async def start(self, wait_s: float | None = 0.0) -> None:
+        """Starts MCP servers and command discovery (waits up to `wait_s` for them; 0: not at all)."""
+        ...
+    async def close(self) -> None: ...
+
+    # -- turns ---------------------------------------------------------------------------------------------------
+    async def send(self, prompt: str) -> TurnEndReason:
+        """Runs a prompt to its end; `@path` mentions are read (through `read_many_files`) and sent along."""
+        ...
+    async def run_shell(self, command: str) -> ToolOutcome:
+        """A `!command`: through the scheduler (asked like the model's own), and its output joins the
+        conversation for the next prompt."""
+        ...
+    async def send_command(self, line: str) -> TurnEndReason | None:
+        """A custom command (`/name args`): expanded by the session, then sent as a prompt."""
+        ...
+    def cancel(self) -> None:
+        """Stops the running prompt or command; every call still gets its response."""
+        ...
+    def clear(self) -> None: ...
+
+    # -- setup ----------------------------------------------------------------------------------------------------
+    def set_model(self, name: str) -> str | None:
+        """Switches the model for the next request; returns a notice to show, if any (raises on a bad name)."""
+        ...
+    def add_directory(self, directory: str) -> Path:
+        """Adds a directory to the workspace (`/directory add`); raises ValueError when it cannot."""
+        ...
+
+    # -- memory --------------------------------------------------------------------------------------------------
+    @property
+    def memory(self) -> Memory: ...
+    def refresh_memory(self) -> Memory: ...
+    async def add_memory(self, fact: str) -> ToolOutcome:
+        """`/memory add`: the save_memory tool through the scheduler, then the memory re-read."""
+        ...
+
+    # -- saved chats ---------------------------------------------------------------------------------------------
+    def save_chat(self, tag: str) -> Path: ...
+    def resume_chat(self, tag: str) -> int: ...
+    def list_chats(self) -> list[str]: ...
+
+    # -- saved sessions, checkpoints, compression -------------------------------------------------------------------
+    prompt_marks: list[PromptMark]  # every prompt's text and where it starts in the conversation (for /rewind)
+    def resume(self, which: str = "latest") -> LoadedSession: ...
+    def list_sessions(self) -> list[SessionSummary]: ...
+    def transcript(self) -> LoadedSession | None:
+        """This session as its saved record now holds it (after a rewind or restore), or None when not saved."""
+    def delete_session(self, which: str) -> SessionSummary: ...
+    def list_checkpoints(self) -> list[CheckpointRecord]: ...
+    async def plan_restore(self, which: str) -> tuple[CheckpointRecord, RestorePlan]: ...
+    async def restore(self, record: CheckpointRecord, plan: RestorePlan, *,
+                      conversation: bool = True) -> RestoreOutcome: ...
+    async def plan_undo(self) -> tuple[CheckpointRecord, RestorePlan]: ...
+    async def undo(self, record: CheckpointRecord, plan: RestorePlan) -> RestoreOutcome: ...
+    def rewind_conversation(self, prompt_index: int) -> str: ...
+    async def plan_rewind_files(self, prompt_index: int) -> tuple[CheckpointRecord, RestorePlan] | None: ...
+    async def compress(self) -> Compression | None: ...
+
+
+class ToolDiscovery(Protocol):
+    """`tools.discoveryCommand` running in the background (core.discovered_tool.BackgroundDiscovery)."""
+
+    async def result(self) -> DiscoveryResult: ...
+    def stop(self) -> None: ...
+
+
+class DiscoveryResult(Protocol):
+    def resource_mentions(self) -> dict[str, str]:
+        """MCP resources a prompt may mention: `server:uri` -> name (for completion after `@`)."""
+        ...
+    @property
+    def tools(self) -> Sequence[BaseTool]: ...
+    @property
+    def errors(self) -> Sequence[str]: ...
+
+
+class McpServers(Protocol):
+    """The configured MCP servers (core.mcp.McpManager): they register their tools as they connect."""
+
+    def start(self) -> None: ...
+    async def wait_ready(self, timeout_s: float | None = None) -> bool: ...
+    async def close(self) -> None: ...
+    def resource_mentions(self) -> dict[str, str]: ...

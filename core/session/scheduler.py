@@ -1,0 +1,421 @@
+"""The scheduler: each tool call through validating, approval, execution and its one FunctionResponse."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import threading
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from gemini_tui.core.approvals.grants import GrantScope, GrantStore, GrantStoreError
+from gemini_tui.core.approvals.policy import ApprovalMode, ApprovalPolicy, Verdict
+from gemini_tui.core.approvals.policy import Decision as PolicyDecision
+from gemini_tui.core.ground.abort import AbortSignal
+from gemini_tui.core.ground.confirmation import (
+    ConfirmationDetails,
+    ConfirmationOutcome,
+    Decision,
+    EditConfirmation,
+    McpConfirmation,
+)
+from gemini_tui.core.ground.display import FileDiff
+from gemini_tui.core.ground.events import (
+    CallFinished,
+    CallState,
+    CallStateChanged,
+    ConfirmationRequested,
+    EventBus,
+    Notice,
+    ToolCallInfo,
+    ToolOutputChunk,
+)
+from gemini_tui.core.ground.model_api import FunctionCall, FunctionResponse
+from gemini_tui.core.ground.parts import InlineDataPart, TextPart
+from gemini_tui.core.ground.tool_result import ToolErrorKind, ToolResult
+from gemini_tui.core.session.stats import CallDecision, SessionStats
+from gemini_tui.core.tooling.registry import ToolRegistry
+from gemini_tui.core.tooling.tool import BaseTool, CallContext, ToolKind
+
+log = logging.getLogger(__name__)
+
+# Kinds of tool that never change the workspace's files: no checkpoint before them.
+NO_FILE_CHANGES = frozenset({ToolKind.read, ToolKind.search, ToolKind.think, ToolKind.fetch})
+
+# How long a tool may take to notice an abort before its task is cancelled outright.
+ABORT_GRACE_S = 2.0
+
+
+@dataclass
+class _Call:
+    call: FunctionCall
+    tool: BaseTool[Any] | None = None
+    params: Any = None
+    state: CallState = CallState.validating
+    description: str = ""
+    started_at: float = field(default_factory=time.time)
+    ended_at: float | None = None
+    ran_at: float | None = None  # monotonic: when the tool started running (None: it never ran)
+    decision: CallDecision | None = None
+    reviewed: FileDiff | None = None  # the diff the user last saw, for an approved edit
+    modified_note: str = ""  # told to the model when the user changed the content
+    response: FunctionResponse | None = None
+    result: ToolResult | None = None
+    requested_by: str = "model"
+    policy: PolicyDecision | None = None  # what the approval policy answered, and the rule that decided
+
+    def info(self) -> ToolCallInfo:
+        return ToolCallInfo(
+            call_id=self.call.id, name=self.call.name, args=dict(self.call.args), state=self.state,
+            description=self.description, display_name=self.tool.display_name if self.tool else self.call.name,
+            started_at=self.started_at, ended_at=self.ended_at, requested_by=self.requested_by,
+            decision=self.policy.verdict.value if self.policy else "", rule=self.policy.rule if self.policy else "",
+            reason=self.policy.reason if self.policy else "",
+            outcome=self.decision.value if self.decision is not None else None,
+        )
+
+
+def function_response(call: FunctionCall, result: ToolResult, note: str = "") -> FunctionResponse:
+    """`llm_content` as the model receives it: a string as `{"output": ...}`, a failure as `{"error": ...}`,
+    parts passed on beside a short output line."""
+    content = result.llm_content
+    if result.error is not None:
+        text = content if isinstance(content, str) else result.error.message
+        return FunctionResponse(call.id, call.name, {"error": text + note})
+    if isinstance(content, str):
+        return FunctionResponse(call.id, call.name, {"output": content + note})
+    texts = [p.text for p in content if isinstance(p, TextPart)]
+    blobs = tuple(p for p in content if isinstance(p, InlineDataPart))
+    output = "\n".join(texts)
+    if blobs:
+        output = (output + "\n" if output else "") + f"Binary content provided ({len(blobs)} item(s))."
+    return FunctionResponse(call.id, call.name, {"output": output + note}, blobs)
+
+
+class Scheduler:
+    """Runs the calls of one model turn. Read-only calls run concurrently; edits and commands one by one, in
+    the order the model gave. Every call ends with exactly one FunctionResponse.
+
+    Whether a call runs, asks or is refused is the `policy`'s answer alone (with its BeforeTool `hooks`);
+    `interactive=False` (headless) refuses a call the policy would ask about."""
+
+    def __init__(self, registry: ToolRegistry, bus: EventBus, stats: SessionStats, *,
+                 policy: ApprovalPolicy | None = None, approval_mode: ApprovalMode | None = None,
+                 interactive: bool = True, grants: GrantStore | None = None, hooks: Any = None) -> None:
+        self.registry = registry
+        self.bus = bus
+        self.stats = stats
+        self.policy = policy or ApprovalPolicy()
+        if grants is not None:
+            self.policy.grants = grants
+        if approval_mode is not None:
+            self.policy.set_mode(approval_mode)
+        self.interactive = interactive
+        # checkpoints: awaited around every approved call that can change files (edits, commands, MCP tools)
+        self.before_change: Callable[[ToolCallInfo], Awaitable[None]] | None = None
+        self.after_change: Callable[[ToolCallInfo], Awaitable[None]] | None = None
+        self.hooks = hooks  # a core.hooks.Hooks, or None
+
+    @property
+    def approval_mode(self) -> ApprovalMode:
+        return self.policy.mode
+
+    @approval_mode.setter
+    def approval_mode(self, mode: ApprovalMode | str) -> None:
+        self.policy.set_mode(mode)
+
+    @property
+    def grants(self) -> GrantStore:
+        """"allow for the session" and "allow always" (the latter kept in ~/.gemini for this workspace)."""
+        return self.policy.grants  # type: ignore[return-value]
+
+    @property
+    def always_allowed(self) -> set[str]:
+        """Every granted rule in force (session and always)."""
+        return set(self.grants.rules())
+
+    async def run(self, calls: list[FunctionCall], abort_signal: AbortSignal) -> list[FunctionResponse]:
+        records = [_Call(call) for call in calls]
+        await self._schedule(records, abort_signal)
+        return [record.response for record in records if record.response is not None]
+
+    async def run_for_user(self, name: str, args: dict[str, Any], abort_signal: AbortSignal,
+                           requested_by: str = "user") -> ToolResult:
+        """A call the user asked for (`!command`, `/memory add`, an `@path` read): validated, asked and run like
+        the model's own calls, shown by the same events; returns its result."""
+        record = _Call(FunctionCall(f"{requested_by}-{uuid.uuid4().hex[:8]}", name, args), requested_by=requested_by)
+        await self._schedule([record], abort_signal)
+        assert record.result is not None  # every scheduled call ends in _finish
+        return record.result
+
+    async def _schedule(self, records: list[_Call], abort_signal: AbortSignal) -> None:
+        for record in records:
+            self._publish(record)
+        for record in records:
+            self._validate(record)
+        batch: list[_Call] = []
+        for record in records:
+            if record.response is not None:
+                continue
+            if record.tool is not None and record.tool.kind.is_read_only:
+                batch.append(record)
+                continue
+            await self._run_concurrently(batch, abort_signal)
+            batch = []
+            await self._run_one(record, abort_signal)
+        await self._run_concurrently(batch, abort_signal)
+
+    async def _run_concurrently(self, batch: list[_Call], abort_signal: AbortSignal) -> None:
+        if batch:
+            async with asyncio.TaskGroup() as group:
+                for record in batch:
+                    group.create_task(self._run_one(record, abort_signal))
+
+    def _publish(self, record: _Call) -> None:
+        self.bus.publish(CallStateChanged(record.info()))
+
+    def _set(self, record: _Call, state: CallState) -> None:
+        record.state = state
+        if state is CallState.executing:
+            record.ran_at = time.monotonic()
+        if state.is_final:
+            record.ended_at = time.time()
+        self._publish(record)
+
+    def _finish(self, record: _Call, result: ToolResult, state: CallState | None = None) -> None:
+        record.result = result
+        record.response = function_response(record.call, result, record.modified_note)
+        final = state or (CallState.success if result.ok else CallState.error)
+        self._set(record, final)
+        # the tool's own time: not the wait for the user's approval, nor for the calls before it; 0 if it never ran
+        duration_ms = int((time.monotonic() - record.ran_at) * 1000) if record.ran_at is not None else 0
+        # Gemini CLI's tool statistics are the model's calls: what the user ran (`!command`, `@path`, `/memory
+        # add`) is theirs, not a decision about a proposal, and counting it made /stats disagree with the turn
+        if record.requested_by == "model":
+            self.stats.record_call(record.call.name, result.ok, duration_ms, record.decision)
+            if result.ok and isinstance(result.return_display, FileDiff):
+                self.stats.lines_added += result.return_display.lines_added
+                self.stats.lines_removed += result.return_display.lines_removed
+        self.bus.publish(CallFinished(record.info(), result, duration_ms))
+
+    def _validate(self, record: _Call) -> None:
+        if record.call.problem:  # malformed as the model sent it: its own error response, and nothing runs
+            message = f"The call to {record.call.name} could not be read: {record.call.problem}."
+            self._finish(record, ToolResult.failure(ToolErrorKind.invalid_params, message))
+            return
+        tool = self.registry.get(record.call.name)
+        if tool is None:
+            message = self.registry.unknown_tool_message(record.call.name)
+            self._finish(record, ToolResult.failure(ToolErrorKind.tool_not_found, message))
+            return
+        record.tool = tool
+        params = tool.validate_params(record.call.args)
+        if not isinstance(params, tool.Params):
+            self._finish(record, ToolResult(params.message, params.message, params))
+            return
+        record.params = params
+        try:
+            record.description = tool.get_description(params)
+        except Exception as exc:  # a description is cosmetic: never let it fail the call
+            record.description = f"{tool.display_name} ({type(exc).__name__})"
+        self._publish(record)
+
+    async def _run_one(self, record: _Call, abort_signal: AbortSignal) -> None:
+        try:
+            await self._run_one_call(record, abort_signal)
+        except Exception as exc:  # a bug here must still answer the call, or the history sent next is invalid
+            log.exception("scheduling %s failed", record.call.name)
+            if record.response is None:
+                self._finish(record, ToolResult.failure(
+                    ToolErrorKind.execution_failed, f"{record.call.name} failed: {type(exc).__name__}: {exc}"))
+
+    async def _run_one_call(self, record: _Call, abort_signal: AbortSignal) -> None:
+        assert record.tool is not None
+        signal = abort_signal.child()
+        if signal.aborted:
+            self._cancel(record, "The user cancelled the request before this call ran.")
+            return
+        if not await self._approve(record, signal):
+            return
+        self._set(record, CallState.scheduled)
+        changes_files = record.tool.kind not in NO_FILE_CHANGES
+        if changes_files and self.before_change is not None:
+            await self.before_change(record.info())
+        await self._execute(record, signal)
+        if changes_files and self.after_change is not None:
+            await self.after_change(record.info())
+
+    def _cancel(self, record: _Call, message: str) -> None:
+        self._finish(record, ToolResult.failure(ToolErrorKind.cancelled, message), CallState.cancelled)
+
+    def _refuse(self, record: _Call, message: str) -> bool:
+        # refused before anyone decided (a deny rule, plan mode, headless): an error with no decision, as
+        # Gemini CLI counts it; `reject` is kept for a user who said no
+        self._finish(record, ToolResult.failure(ToolErrorKind.not_allowed, message))
+        return False
+
+    async def _approve(self, record: _Call, signal: AbortSignal) -> bool:
+        """Asks the policy (and BeforeTool hooks), then the user when they say so; False when the call ended
+        here (refused, cancelled, or not allowed)."""
+        tool = record.tool
+        assert tool is not None
+        try:
+            needs = tool.needs(record.params)
+        except Exception as exc:  # a tool that cannot say what it needs is not run
+            log.exception("%s could not describe its call", tool.name)
+            return self._refuse(record, f"{tool.name} could not describe what it would do ({exc}); it was not run.")
+        decision = self.policy.decide(tool.name, needs, self.registry.aliases(tool), record.requested_by)
+        if decision.verdict is not Verdict.deny and self.hooks is not None:
+            decision = await self.hooks.before_tool(tool.name, record.call.args, decision, needs)
+        record.policy = decision
+        self._publish(record)
+        if decision.verdict is Verdict.deny:
+            return self._refuse(record, f"{decision.reason or 'Refused.'} (rule: {decision.rule})")
+        if decision.verdict is Verdict.allow:
+            # nobody was asked: no confirmation needed, an approval mode, an allow rule or a grant let it run
+            record.decision = CallDecision.auto_accept
+            return True
+        if not self.interactive:
+            # only a way out that would let this call run: auto_edit covers edits, never commands
+            ways = "--approval-mode auto_edit, --yolo" if needs.edit and not decision.reason else "--yolo"
+            why = f" {decision.reason}" if decision.reason else ""
+            return self._refuse(record, (
+                f'Tool "{tool.name}" needs the user\'s confirmation ({decision.rule}), which is not possible in '
+                f'non-interactive mode with approval mode "{self.approval_mode}". It was not run.{why} The user '
+                f"can allow it with {ways}, or tools.allowed in settings.json."))
+        try:
+            details = await tool.should_confirm_execute(record.params, signal)
+        except Exception as exc:
+            self._finish(record, ToolResult.failure(
+                ToolErrorKind.execution_failed, f"{tool.name} could not prepare its confirmation: {exc}"))
+            return False
+        if details is None:  # nothing to review: the call fails on its own (an edit of a missing text, ...)
+            record.decision = CallDecision.auto_accept  # runs without asking anyone
+            return True
+        if isinstance(details, EditConfirmation):
+            record.reviewed = details.file_diff
+        answer = await self._ask(record, details, signal)
+        if answer is None:  # the turn was cancelled while it waited: nobody answered, so no decision
+            self._cancel(record, "The user cancelled the request while this call awaited approval.")
+            return False
+        return self._apply_decision(record, details, answer, decision)
+
+    async def _ask(self, record: _Call, details: ConfirmationDetails, signal: AbortSignal) -> Decision | None:
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Decision] = loop.create_future()
+        if isinstance(details, EditConfirmation) and details.refresh is not None:
+            inner = details.refresh
+
+            async def refresh() -> FileDiff:
+                # the UI re-reads the file: the diff it shows last is the one an approved edit must match
+                record.reviewed = await inner()
+                return record.reviewed
+
+            details = dataclasses.replace(details, refresh=refresh)
+        self._set(record, CallState.awaiting_approval)
+        self.bus.publish(ConfirmationRequested(record.info(), details, future))
+        aborted = asyncio.ensure_future(signal.wait())
+        try:
+            await asyncio.wait({future, aborted}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            aborted.cancel()
+        if not future.done() or signal.aborted:
+            # a cancelled turn outranks an answer given with it (front ends clear their prompts as they cancel):
+            # nobody decided, and the call does not run
+            future.cancel()
+            return None
+        if future.cancelled():
+            return None
+        return future.result()
+
+    def _apply_decision(self, record: _Call, details: ConfirmationDetails, decision: Decision,
+                        policy: PolicyDecision) -> bool:
+        tool = record.tool
+        assert tool is not None
+        match decision.outcome:
+            case ConfirmationOutcome.cancel:
+                record.decision = CallDecision.reject
+                reason = f" Their message: {decision.feedback}" if decision.feedback else ""
+                self._cancel(record, f"The user rejected this {tool.name} call; it was not run.{reason}")
+                return False
+            case ConfirmationOutcome.proceed_always | ConfirmationOutcome.proceed_always_tool:
+                # what to grant is the policy's answer: the real commands of a line, `edit` for any edit, ...
+                self.grants.grant(policy.grants, GrantScope.session)
+            case ConfirmationOutcome.proceed_always_and_save:
+                try:
+                    self.grants.grant(policy.grants, GrantScope.always)
+                except (GrantStoreError, OSError) as exc:  # it still runs once: the user did allow this call
+                    self.grants.grant(policy.grants, GrantScope.session)
+                    self.bus.publish(Notice(f"Could not save the grant ({exc}); it holds for this session only.",
+                                            "warning"))
+            case ConfirmationOutcome.proceed_always_server if isinstance(details, McpConfirmation):
+                self.grants.grant([f"mcp:{details.server_name}"], GrantScope.session)
+            case ConfirmationOutcome.modify:
+                return self._modify(record, details, decision)
+        record.decision = CallDecision.accept
+        return True
+
+    def _modify(self, record: _Call, details: ConfirmationDetails, decision: Decision) -> bool:
+        tool = record.tool
+        assert tool is not None
+        record.decision = CallDecision.modify
+        original = record.reviewed.original_content if record.reviewed else ""
+        new_params = None
+        if decision.new_content is not None and isinstance(details, EditConfirmation):
+            new_params = tool.with_new_content(record.params, decision.new_content, original)
+        if new_params is None:
+            self._finish(record, ToolResult.failure(
+                ToolErrorKind.not_allowed, f"The user wanted to modify this {tool.name} call, but this tool "
+                "cannot apply modified content; it was not run."))
+            return False
+        record.params = new_params
+        feedback = f" {decision.feedback}" if decision.feedback else ""
+        record.modified_note = (f"\nThe user modified the proposed content before it was applied; the file now "
+                                f"holds their version, not yours.{feedback}")
+        return True
+
+    async def _execute(self, record: _Call, signal: AbortSignal) -> None:
+        tool = record.tool
+        assert tool is not None
+        loop = asyncio.get_running_loop()
+        loop_thread = threading.get_ident()
+
+        def on_output(chunk: str) -> None:
+            event = ToolOutputChunk(record.call.id, chunk)
+            if threading.get_ident() == loop_thread:
+                self.bus.publish(event)
+            else:
+                loop.call_soon_threadsafe(self.bus.publish, event)
+
+        reviewed = record.reviewed.original_content if record.reviewed is not None else None
+        context = CallContext(on_output=on_output, reviewed_content=reviewed)
+        self._set(record, CallState.executing)
+        task = asyncio.ensure_future(tool.execute(record.params, signal, context))
+        aborted = asyncio.ensure_future(signal.wait())
+        try:
+            await asyncio.wait({task, aborted}, return_when=asyncio.FIRST_COMPLETED)
+            if not task.done():
+                # give the tool a moment to stop on its own (a shell kills its process group), then cancel it
+                await asyncio.wait({task}, timeout=ABORT_GRACE_S)
+        except asyncio.CancelledError:
+            signal.abort("the turn was cancelled")  # the tool stops its work (processes, threads) too
+            task.cancel()
+            raise
+        finally:
+            aborted.cancel()
+        if not task.done():
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+            self._cancel(record, f"The user cancelled this {tool.name} call while it ran.")
+            return
+        result = task.result()
+        if signal.aborted and not result.ok:
+            self._finish(record, result, CallState.cancelled)
+            return
+        if self.hooks is not None:
+            result = await self.hooks.after_tool(tool.name, record.call.args, result)
+        self._finish(record, result)

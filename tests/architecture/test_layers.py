@@ -1,0 +1,132 @@
+"""The whole package's import graph, read from the source: no module imports itself back through others, core's
+rooms import each other in one direction only, and no layer reaches up (core never imports app, cli or tools;
+tools never import app or cli; app never imports cli; tools reach core only through its rooms). Imports inside
+functions and under TYPE_CHECKING count: a lazy import is still an arrow."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+FOLDERS = {"gemini_tui": "gemini_tui", "app": "gemini_tui.app", "cli": "gemini_tui.cli", "core": "gemini_tui.core",
+           "tools": "gemini_tui.tools", "styles": "gemini_tui.styles"}
+# Layers may import downwards only; lower number = lower layer.
+LAYERS = {"gemini_tui.core": 0, "gemini_tui.tools": 1, "gemini_tui.app": 2, "gemini_tui.cli": 3}
+
+
+def all_modules() -> dict[str, Path]:
+    found: dict[str, Path] = {}
+    for folder, package in FOLDERS.items():
+        for path in (REPO / folder).rglob("*.py"):
+            parts = path.relative_to(REPO / folder).with_suffix("").parts
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            found[".".join((package, *parts))] = path
+    return found
+
+
+def imports_of(path: Path, known: set[str]) -> set[str]:
+    """The known modules `path` imports anywhere in it (`from pkg import module` names the module)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+        else:
+            continue
+        for name in names:
+            while name and name not in known:  # `a.b.Class` -> `a.b`
+                name = name.rpartition(".")[0]
+            if name:
+                found.add(name)
+    return found
+
+
+def graph() -> dict[str, set[str]]:
+    modules = all_modules()
+    known = set(modules)
+    edges = {name: imports_of(path, known) - {name} for name, path in modules.items()}
+    # a package's own __init__ importing its members is not an arrow back to it
+    return {name: {m for m in targets if not name.startswith(m + ".") or m not in known}
+            for name, targets in edges.items()}
+
+
+def find_cycle(edges: dict[str, set[str]]) -> list[str] | None:
+    state: dict[str, int] = {}
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(edges.get(node, ())):
+            if state.get(nxt) == 1:
+                return [*path[path.index(nxt):], nxt]
+            if nxt not in state and (cycle := visit(nxt)) is not None:
+                return cycle
+        path.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(edges):
+        if node not in state and (cycle := visit(node)) is not None:
+            return cycle
+    return None
+
+
+def room(module: str) -> str | None:
+    """`gemini_tui.core.approvals.policy` -> `approvals`; None outside core's rooms."""
+    parts = module.split(".")
+    return parts[2] if len(parts) > 3 and parts[1] == "core" else None
+
+
+def layer(module: str) -> str | None:
+    return next((top for top in LAYERS if module == top or module.startswith(top + ".")), None)
+
+
+def test_the_graph_is_read_from_the_real_modules() -> None:
+    edges = graph()
+    assert "gemini_tui.core.approvals.policy" in edges["gemini_tui.core.session.scheduler"]
+    assert "gemini_tui.core.tooling.tool" in edges["gemini_tui.tools.read_file"]
+    assert len(edges) > 150
+
+
+def test_no_module_imports_itself_back() -> None:
+    assert find_cycle(graph()) is None
+
+
+def test_cores_rooms_import_in_one_direction() -> None:
+    rooms: dict[str, set[str]] = {}
+    for name, targets in graph().items():
+        if (here := room(name)) is None:
+            continue
+        rooms.setdefault(here, set()).update(r for t in targets if (r := room(t)) not in (None, here))
+    assert set(rooms) >= {"ground", "tooling", "approvals", "session", "persistence", "setup", "models", "mcp",
+                          "processes"}
+    assert not rooms["ground"], "the ground floor imports no room"
+    assert find_cycle(rooms) is None
+
+
+def test_core_holds_only_rooms() -> None:
+    loose = [p.name for p in (REPO / "core").glob("*.py") if p.name != "__init__.py"]
+    assert loose == []
+
+
+@pytest.mark.parametrize("lower", sorted(LAYERS))
+def test_no_layer_reaches_up(lower: str) -> None:
+    for name, targets in graph().items():
+        if layer(name) != lower:
+            continue
+        up = sorted(t for t in targets if (top := layer(t)) is not None and LAYERS[top] > LAYERS[lower])
+        assert not up, f"{name} imports {up}"
+
+
+def test_app_never_imports_cli_and_tools_never_import_app() -> None:
+    for name, targets in graph().items():
+        if name.startswith("gemini_tui.tools."):
+            assert not any(t.startswith(("gemini_tui.app", "gemini_tui.cli")) for t in targets), name
+        if name.startswith("gemini_tui.app."):
+            assert not any(t.startswith("gemini_tui.cli") for t in targets), name
