@@ -581,7 +581,7 @@ class MainScreen(Screen[None]):
     def action_toggle_yolo(self) -> None:
         if not self.ready:
             return
-        from gemini_tui.core.session.scheduler import ApprovalMode
+        from gemini_tui.core.approvals.policy import ApprovalMode
 
         mode = ApprovalMode.default if self.session.approval_mode is ApprovalMode.yolo else ApprovalMode.yolo
         self.set_mode(mode)
