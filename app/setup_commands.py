@@ -27,18 +27,50 @@ async def _auth(session: SessionFace, args: str, context: CommandContext) -> Com
                         f"{' (offline demo model)' if session.is_offline else ''}.")
 
 
-@command("model", "Show the model, or switch it for the next request: /model <name>", "/model [name]")
+@command("model", "Show the model (and what its provider offers), or switch it for the next request: "
+                  "/model <name>, /model <provider>/ lists a provider's models", "/model [name] [--no-tools]")
 async def _model(session: SessionFace, args: str, context: CommandContext) -> CommandResult:
-    if not args:
-        return ShowMarkdown(f"Model: `{session.model_name}`. Switch with `/model <name>` "
-                            "(for example `gemini-2.5-flash`, or `offline`).")
+    from gemini_tui.core.models.providers import is_provider_prefix, split_model_name
+
+    providers = session.settings.model_providers
+    words = args.split()
+    listed = is_provider_prefix(words[0], providers) if words else None
+    current = split_model_name(session.model_name, providers)
+    if not args or listed:
+        text = (f"Model: `{session.model_name}`. Switch with `/model <name>` (for example `gemini-2.5-flash`, "
+                "`ollama/llama3.2`, `openai/gpt-4o-mini`, or `offline`).")
+        provider = listed or (current[0] if current else None)
+        if provider is None:
+            return ShowMarkdown(text)
+        return ShowMarkdown(f"{text}\n\n{await _provider_models(provider, providers)}")
     if session.is_running:
         return ShowNotice("A turn is running: switch the model when it ends.", "error")
+    name = words[0] + (" --no-tools" if "--no-tools" in words[1:] else "")
     try:
-        notice = session.set_model(args.split()[0])
+        notice = session.set_model(name)
     except Exception as exc:  # a bad name (ConfigurationError) is said, the old model stays
         return ShowNotice(f"✗ {exc}", "error")
     return ModelChanged(notice)
+
+
+async def _provider_models(provider_name: str, providers: dict[str, dict[str, object]]) -> str:
+    """What the provider's `/models` endpoint lists, or why it could not be asked."""
+    import os
+
+    from gemini_tui.core.ground.model_api import ModelError
+    from gemini_tui.core.models.openai_compat import OpenAICompatibleModel
+    from gemini_tui.core.models.providers import ProviderError, resolve_provider
+
+    try:
+        provider = resolve_provider(provider_name, providers, os.environ)
+        ids = await OpenAICompatibleModel(provider, "").list_models()
+    except (ProviderError, ModelError) as exc:
+        return f"The models of `{provider_name}` could not be listed: {exc}"
+    if not ids:
+        return f"`{provider.base_url}/models` lists no models."
+    lines = [f"**{provider_name}** (`{provider.base_url}`) offers:", ""]
+    lines += [f"- `{provider_name}/{model_id}`" for model_id in sorted(ids)]
+    return "\n".join(lines)
 
 
 @command("extensions", "Installed extensions and what each contributes")

@@ -6,7 +6,7 @@ import logging
 import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gemini_tui.core.approvals.grants import GrantStore
 from gemini_tui.core.approvals.policy import ApprovalMode, ApprovalPolicy, policy_from_settings
@@ -32,7 +32,11 @@ from gemini_tui.tools.web_search import WebSearchTool
 from gemini_tui.tools.workspace import Workspace
 from gemini_tui.tools.write_file import WriteFileTool
 
+if TYPE_CHECKING:
+    from gemini_tui.core.models.openai_compat import OpenAICompatibleModel
+
 log = logging.getLogger(__name__)
+NO_TOOLS = "--no-tools"  # after an OpenAI-compatible model's name: a chat without tools
 
 
 class ConfigurationError(Exception):
@@ -179,6 +183,8 @@ def build_model(name: str, root: Path, env: Mapping[str, str],
 
     if name == OFFLINE_MODEL_NAME:
         return OfflineModel(root), "Using the offline demo model (-m offline): it follows fixed phrases; try 'help'."
+    if (other := build_openai_compatible(name, env, settings)) is not None:
+        return other, None if other.tools_enabled else f"{other.model_name} is sent no tools (a chat only)."
     if not name.strip() or any(ch.isspace() for ch in name):
         raise ConfigurationError(f"{name!r} is not a model name (from -m, GEMINI_MODEL or model.name).")
     auth = resolve_auth(settings.auth_selected_type if settings else None, env)
@@ -191,6 +197,31 @@ def build_model(name: str, root: Path, env: Mapping[str, str],
     model = GeminiModel(name, auth.api_key, base_url=auth.base_url, vertex=auth.vertex, project=auth.project,
                         location=auth.location)
     return model, auth.note or None
+
+
+def build_openai_compatible(name: str, env: Mapping[str, str],
+                            settings: Settings | None = None) -> OpenAICompatibleModel | None:
+    """`openai/<model>`, `ollama/<model>` or `<provider>/<model>` of `model.providers`: a Chat Completions
+    client (core/models/openai_compat.py); None for any other name. A trailing ` --no-tools` (from `/model`)
+    sends the model no tools."""
+    from gemini_tui.core.models.providers import ProviderError, resolve_provider, split_model_name
+
+    providers = settings.model_providers if settings else {}
+    name, no_tools = name.strip(), False
+    if name.endswith(NO_TOOLS):
+        name, no_tools = name.removesuffix(NO_TOOLS).strip(), True
+    found = split_model_name(name, providers)
+    if found is None:
+        return None
+    if any(ch.isspace() for ch in name):
+        raise ConfigurationError(f"{name!r} is not a model name (from -m, /model or model.name).")
+    from gemini_tui.core.models.openai_compat import OpenAICompatibleModel
+
+    try:
+        provider = resolve_provider(found[0], providers, env)
+    except ProviderError as exc:
+        raise ConfigurationError(f"{exc}.") from exc
+    return OpenAICompatibleModel(provider, found[1], tools=False if no_tools else None)
 
 
 def build_session(root: Path | str | None = None, *, model: str | None = None,

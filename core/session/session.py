@@ -600,7 +600,8 @@ class Session:
         """Before a request: past `model.compressionThreshold` of the context window, large old tool outputs are
         shortened first, and if that is not enough the older turns are summarised by the model (a request of its
         own, with no tools); the newest ~30% stays verbatim and no call is parted from its response."""
-        window = compression.context_window(self.model_name)
+        # a client that knows its window (a local model's, from its server or settings) says so
+        window = getattr(self.model, "context_window", None) or compression.context_window(self.model_name)
         before = compression.estimate_tokens(self.conversation)
         limit = self.settings.compression_threshold * window
         if not force and (before < limit or self._compress_failed == self.conversation.revision):

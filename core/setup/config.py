@@ -72,6 +72,9 @@ class Settings(BaseModel):
     sandbox_network: bool = False  # tools.sandboxNetwork: sandboxed commands may use the network
     checkpointing_enabled: bool = True  # general.checkpointing.enabled: snapshot files before changing tools
     compression_threshold: float = 0.5  # model.compressionThreshold: compress past this share of the window
+    # model.providers: OpenAI-compatible servers by name ({baseUrl, apiKeyEnv, headers, contextWindow, tools}),
+    # reached as `<name>/<model>` (core/models/providers.py)
+    model_providers: dict[str, dict[str, Any]] = Field(default_factory=dict)
     session_retention_enabled: bool = True  # general.sessionRetention.enabled
     session_retention_max_count: int | None = None  # general.sessionRetention.maxCount
     session_retention_max_age: str | None = None  # general.sessionRetention.maxAge ("30d", "12h")
@@ -193,6 +196,22 @@ def _fraction(value: Any) -> float:
     raise ValueError("must be a number above 0 and at most 1 (a share of the context window)")
 
 
+def _providers(value: Any) -> dict[str, dict[str, Any]]:
+    if not isinstance(value, dict):
+        raise ValueError("must be an object of named providers")
+    for name, entry in value.items():
+        if not isinstance(entry, dict):
+            raise ValueError(f"entry {name!r} must be an object (baseUrl, apiKeyEnv, headers)")
+        if "/" in name or not name.strip():
+            raise ValueError(f"provider name {name!r} cannot be empty or contain '/'")
+        for key, kind in (("baseUrl", str), ("apiKeyEnv", str), ("headers", dict), ("contextWindow", int),
+                          ("tools", bool)):
+            if key in entry and (not isinstance(entry[key], kind) or isinstance(entry[key], bool) is not (
+                    kind is bool)):
+                raise ValueError(f"{name}.{key} must be a {kind.__name__}")
+    return {name: dict(entry) for name, entry in value.items()}
+
+
 def _age(value: Any) -> str:
     from gemini_tui.core.persistence.store import parse_age
 
@@ -235,6 +254,7 @@ _KEYS: dict[str, tuple[tuple[str, ...], Callable[[Any], Any]]] = {
     "sandbox_network": (("tools.sandboxNetwork",), _bool),
     "checkpointing_enabled": (("general.checkpointing.enabled", "checkpointing.enabled"), _bool),
     "compression_threshold": (("model.compressionThreshold",), _fraction),
+    "model_providers": (("model.providers",), _providers),
     "session_retention_enabled": (("general.sessionRetention.enabled",), _bool),
     "session_retention_max_count": (("general.sessionRetention.maxCount",), _positive_int),
     "session_retention_max_age": (("general.sessionRetention.maxAge",), _age),
@@ -265,6 +285,7 @@ NEEDS_TRUST: tuple[str, ...] = (
     "tools.allowed", "allowedTools", "hooks", "general.defaultApprovalMode", "tools.webFetchPrivateAddresses",
     "context.includeDirectories",  # would let the file tools reach folders outside the root
     "tools.sandboxNetwork",  # would let sandboxed commands reach the network
+    "model.providers",  # would send the prompts, files and any key named by apiKeyEnv to the project's server
 )
 FOLDER_TRUST_KEY = "security.folderTrust"  # the switch itself: only the user's settings may turn it off
 
@@ -434,6 +455,8 @@ def load_settings(root: Path, home: Path | None = None, env: Mapping[str, str] |
             for event, groups in values["hooks"].items():
                 combined.setdefault(event, []).extend(groups)
             values["hooks"] = combined
+        if "model_providers" in values:  # providers merge by name, as MCP servers do
+            values["model_providers"] = {**merged.get("model_providers", {}), **values["model_providers"]}
         if "include_directories" in values:  # both files' directories are part of the workspace
             values["include_directories"] = list(dict.fromkeys([*merged.get("include_directories", []),
                                                                 *values["include_directories"]]))

@@ -1,0 +1,304 @@
+"""A scripted OpenAI-compatible server on 127.0.0.1: `POST /v1/chat/completions` (streamed as SSE or not) and
+`GET /v1/models`, playing scripted replies in order and recording every request. Like the fake Gemini server,
+it runs its own event loop in a thread, for sync tests, async tests and subprocesses (`OPENAI_BASE_URL`):
+
+    with FakeOpenAIServer() as server:
+        server.script(chat(say("Looking."), calls=[tool("list_directory", dir_path="/r")]), chat(say("Done.")))
+        env = {"OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "test-key"}
+        ... -m openai/test-model ...
+        server.requests[1].tool_messages()  # what the client sent back for the calls
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import threading
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from tests.fakes.gemini_server import _reset
+
+DEFAULT_USAGE = {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}
+_ids = itertools.count(1)
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    name: str
+    args: dict[str, Any]
+    id: str | None = None
+    raw_arguments: str | None = None  # sent instead of json.dumps(args): malformed arguments
+
+
+def tool(name: str, args: dict[str, Any] | None = None, /, *, call_id: str | None = None,
+         raw: str | None = None, **kwargs: Any) -> ToolCall:
+    return ToolCall(name, {**(args or {}), **kwargs}, call_id or f"call_{next(_ids)}", raw)
+
+
+def say(value: str) -> str:
+    return value
+
+
+@dataclass
+class Reply:
+    """One answer. `chunks` are SSE payloads (ChatCompletionChunk JSON); a non-streamed request gets them merged
+    into one ChatCompletion. `status` >= 400 answers `error` as JSON. `cut_after` resets the connection after
+    that many chunks; `raw_events` are sent verbatim as `data:` payloads; `stall_after`/`stall_s` pause;
+    `done` sends the final `data: [DONE]`."""
+
+    chunks: list[dict[str, Any]] = field(default_factory=list)
+    status: int = 200
+    error: Any = None
+    headers: dict[str, str] = field(default_factory=dict)
+    delay_s: float = 0.0
+    cut_after: int | None = None
+    raw_events: list[str] | None = None
+    stall_after: int | None = None
+    stall_s: float = 0.0
+    done: bool = True
+
+
+def _chunk(delta: dict[str, Any] | None, finish: str | None = None, usage: dict[str, Any] | None = None,
+           choices: bool = True) -> dict[str, Any]:
+    body: dict[str, Any] = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 0,
+                            "model": "fake", "choices": []}
+    if choices:
+        body["choices"] = [{"index": 0, "delta": delta or {}, "finish_reason": finish}]
+    if usage is not None:
+        body["usage"] = usage
+    return body
+
+
+def chat(*texts: str, calls: list[ToolCall] | tuple[ToolCall, ...] = (), reasoning: str = "",
+         finish: str | None = None, usage: dict[str, Any] | None = None, pieces: int = 3,
+         interleave: bool = False, cut_after: int | None = None, delay_s: float = 0.0,
+         usage_chunk: bool = True) -> Reply:
+    """A streamed assistant turn: reasoning, then each text as a delta, then the calls, their arguments split
+    into `pieces` deltas each (`interleave`: the calls' pieces alternate, as parallel calls may arrive), then
+    the finish reason, then the usage chunk (`stream_options.include_usage`)."""
+    chunks = [_chunk({"role": "assistant", "content": ""})]
+    if reasoning:
+        chunks.append(_chunk({"reasoning_content": reasoning}))
+    chunks += [_chunk({"content": text}) for text in texts]
+    per_call: list[list[dict[str, Any]]] = []
+    for index, call in enumerate(calls):
+        arguments = call.raw_arguments if call.raw_arguments is not None else json.dumps(call.args)
+        size = max(1, -(-len(arguments) // pieces))
+        parts = [arguments[i:i + size] for i in range(0, len(arguments), size)] or [""]
+        deltas = [{"tool_calls": [{"index": index, "id": call.id, "type": "function",
+                                   "function": {"name": call.name, "arguments": ""}}]}]
+        deltas += [{"tool_calls": [{"index": index, "function": {"arguments": part}}]} for part in parts]
+        per_call.append(deltas)
+    if interleave:
+        for group in itertools.zip_longest(*per_call):
+            chunks += [_chunk(delta) for delta in group if delta is not None]
+    else:
+        chunks += [_chunk(delta) for deltas in per_call for delta in deltas]
+    chunks.append(_chunk({}, finish or ("tool_calls" if calls else "stop")))
+    if usage_chunk:
+        chunks.append(_chunk(None, usage=usage or DEFAULT_USAGE, choices=False))
+    return Reply(chunks=chunks, cut_after=cut_after, delay_s=delay_s)
+
+
+def error(status: int, message: str, *, headers: dict[str, str] | None = None, ollama: bool = False) -> Reply:
+    """An error as OpenAI-style servers send it (`{"error": {"message", "type", "code"}}`), or Ollama's
+    `{"error": "..."}`."""
+    body: Any = {"error": message} if ollama else {"error": {"message": message, "type": "error", "code": status}}
+    return Reply(status=status, error=body, headers=dict(headers or {}))
+
+
+def _merge(chunks: list[dict[str, Any]]) -> dict[str, Any]:
+    """The non-streamed ChatCompletion the chunks add up to."""
+    content, calls, finish, usage = "", {}, "stop", None
+    for chunk in chunks:
+        usage = chunk.get("usage") or usage
+        for choice in chunk.get("choices", []):
+            delta = choice.get("delta", {})
+            content += delta.get("content") or ""
+            for call in delta.get("tool_calls") or []:
+                slot = calls.setdefault(call["index"], {"id": None, "type": "function",
+                                                        "function": {"name": "", "arguments": ""}})
+                slot["id"] = call.get("id") or slot["id"]
+                slot["function"]["name"] += call.get("function", {}).get("name") or ""
+                slot["function"]["arguments"] += call.get("function", {}).get("arguments") or ""
+            finish = choice.get("finish_reason") or finish
+    message: dict[str, Any] = {"role": "assistant", "content": content or None}
+    if calls:
+        message["tool_calls"] = [calls[i] for i in sorted(calls)]
+    return {"id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": "fake",
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+            "usage": usage or DEFAULT_USAGE}
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        return list(self.body.get("messages", []))
+
+    def tool_messages(self) -> list[dict[str, Any]]:
+        return [m for m in self.messages if m.get("role") == "tool"]
+
+    def tool_names(self) -> list[str]:
+        return [t["function"]["name"] for t in self.body.get("tools") or []]
+
+
+class FakeOpenAIServer:
+    """Serves scripted replies in order; when the script runs out it answers "OK."; `models` is what
+    `GET /v1/models` lists."""
+
+    def __init__(self) -> None:
+        self.requests: list[RecordedRequest] = []
+        self.models: list[dict[str, Any]] = [{"id": "test-model", "object": "model", "owned_by": "fake"}]
+        self._script: deque[Reply] = deque()
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._server: asyncio.base_events.Server | None = None
+        self._thread: threading.Thread | None = None
+        self._ready = threading.Event()
+        self._writers: set[asyncio.StreamWriter] = set()
+        self.port = 0
+
+    def start(self) -> FakeOpenAIServer:
+        self._thread = threading.Thread(target=self._serve, name="fake-openai", daemon=True)
+        self._thread.start()
+        if not self._ready.wait(10):
+            raise RuntimeError("fake OpenAI server did not start")
+        return self
+
+    def stop(self) -> None:
+        if self._loop is not None and self._server is not None:
+            loop, server = self._loop, self._server
+
+            async def shutdown() -> None:
+                server.close()
+                for writer in list(self._writers):
+                    writer.transport.abort()
+                handlers = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+                if handlers:
+                    _, pausing = await asyncio.wait(handlers, timeout=0.2)
+                    for task in pausing:
+                        task.cancel()
+                    await asyncio.gather(*pausing, return_exceptions=True)
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(server.wait_closed(), 2)
+                loop.stop()
+
+            asyncio.run_coroutine_threadsafe(shutdown(), loop)
+        if self._thread is not None:
+            self._thread.join(5)
+
+    def __enter__(self) -> FakeOpenAIServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def script(self, *replies: Reply) -> None:
+        with self._lock:
+            self._script.extend(replies)
+
+    @property
+    def chat_requests(self) -> list[RecordedRequest]:
+        return [r for r in self.requests if r.path.endswith("/chat/completions")]
+
+    def _serve(self) -> None:
+        loop = self._loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)
+        self._server = loop.run_until_complete(asyncio.start_server(self._handle, "127.0.0.1", 0))
+        self.port = self._server.sockets[0].getsockname()[1]
+        self._ready.set()
+        try:
+            loop.run_forever()
+        finally:
+            loop.close()
+
+    def _next_reply(self) -> Reply:
+        with self._lock:
+            return self._script.popleft() if self._script else chat(say("OK."))
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._writers.add(writer)
+        try:
+            while await self._handle_one(reader, writer):
+                pass
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        finally:
+            self._writers.discard(writer)
+            with contextlib.suppress(Exception):
+                writer.close()
+
+    @staticmethod
+    async def _send_json(writer: asyncio.StreamWriter, status: int, body: Any, headers: dict[str, str]) -> None:
+        payload = json.dumps(body).encode()
+        extra = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+        writer.write((f"HTTP/1.1 {status} {'OK' if status < 400 else 'Error'}\r\nContent-Type: application/json"
+                      f"\r\n{extra}Content-Length: {len(payload)}\r\n\r\n").encode() + payload)
+        await writer.drain()
+
+    async def _handle_one(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        request_line = await reader.readline()
+        if not request_line:
+            return False
+        method, target, _ = request_line.decode("latin-1").split(" ", 2)
+        headers: dict[str, str] = {}
+        while (line := await reader.readline()) not in (b"\r\n", b"\n", b""):
+            name, _, value = line.decode("latin-1").partition(":")
+            headers[name.strip().lower()] = value.strip()
+        length = int(headers.get("content-length", "0"))
+        raw = await reader.readexactly(length) if length else b""
+        path = urlsplit(target).path
+        self.requests.append(RecordedRequest(method, path, headers, json.loads(raw) if raw else {}))
+        if method == "GET" and path.endswith("/models"):
+            await self._send_json(writer, 200, {"object": "list", "data": self.models}, {})
+            return True
+        if not path.endswith("/chat/completions"):
+            await self._send_json(writer, 404, {"error": {"message": f"no route {path}"}}, {})
+            return True
+        scripted = self._next_reply()
+        if scripted.status >= 400:
+            await self._send_json(writer, scripted.status, scripted.error or {}, scripted.headers)
+            return True
+        if not self.requests[-1].body.get("stream"):
+            if scripted.delay_s:
+                await asyncio.sleep(scripted.delay_s)
+            await self._send_json(writer, 200, _merge(scripted.chunks), scripted.headers)
+            return True
+        extra = "".join(f"{k}: {v}\r\n" for k, v in scripted.headers.items())
+        writer.write(("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n"
+                      f"{extra}\r\n").encode())
+        payloads = scripted.raw_events if scripted.raw_events is not None else [json.dumps(c) for c in scripted.chunks]
+        if scripted.done and scripted.raw_events is None:
+            payloads = [*payloads, "[DONE]"]
+        for number, payload in enumerate(payloads):
+            if scripted.cut_after is not None and number >= scripted.cut_after:
+                _reset(writer)
+                return False
+            if scripted.stall_after is not None and number == scripted.stall_after:
+                await asyncio.sleep(scripted.stall_s)
+            if scripted.delay_s:
+                await asyncio.sleep(scripted.delay_s)
+            event = f"data: {payload}\n\n".encode()
+            writer.write(f"{len(event):x}\r\n".encode() + event + b"\r\n")
+            await writer.drain()
+        if scripted.cut_after is not None:
+            _reset(writer)
+            return False
+        writer.write(b"0\r\n\r\n")
+        await writer.drain()
+        return True
