@@ -27,8 +27,8 @@ async def _auth(session: SessionFace, args: str, context: CommandContext) -> Com
                         f"{' (offline demo model)' if session.is_offline else ''}.")
 
 
-@command("model", "Show the model (and what its provider offers), or switch it for the next request: "
-                  "/model <name>, /model <provider>/ lists a provider's models", "/model [name] [--no-tools]")
+@command("model", "Show the model and what its provider offers, or switch it for the next request: "
+                  "/model <name> [--no-tools]", "/model [name]")
 async def _model(session: SessionFace, args: str, context: CommandContext) -> CommandResult:
     from gemini_tui.core.models.providers import is_provider_prefix, split_model_name
 

@@ -152,7 +152,8 @@ async def test_f1_help_draws_each_command_row_whole(root: Path, tmp_path: Path) 
         assert [row[0] for row in forms[1]] == ["@path", "!command"]
         assert {row[0]: row[1] for row in builtin[1]} == {c.usage: c.help for c in COMMANDS.values()}
         assert builtin[1][[c.name for c in COMMANDS.values()].index("model")] == [
-            "/model [name]", "Show the model, or switch it for the next request: /model <name>"]
+            "/model [name]", "Show the model and what its provider offers, or switch it for the next request: "
+            "/model <name> [--no-tools]"]
         expected = session_commands(main_screen(pilot).session)["pipe"]
         assert expected.startswith("Pick one: a|b|`c` <tag>")
         assert ["/pipe", expected] in custom[1]
