@@ -361,3 +361,81 @@ async def test_declared_headers_reach_the_server(server: FakeOpenAIServer) -> No
     await collect(OpenAICompatibleModel(provider, "m", policy=QUICK))
     assert server.chat_requests[0].headers["x-team"] == "blue"
     assert server.chat_requests[0].headers["authorization"] == "Bearer none"
+
+
+# -- hostile servers -------------------------------------------------------------------------------------------------
+def _odd(rng: random.Random) -> Any:
+    return rng.choice([None, 7, -1, "x", "", [], {}, [1, "a"], {"a": {"b": []}}, True, 1.5, "0"])
+
+
+def _hostile_chunk(rng: random.Random) -> str:
+    """A chunk that is almost right: one field of the usual shapes replaced by something odd."""
+    delta: dict[str, Any] = {"content": "t", "tool_calls": [{"index": 0, "id": "c", "function": {
+        "name": "glob", "arguments": '{"pattern": "*"}'}}]}
+    chunk: dict[str, Any] = {"id": "x", "object": "chat.completion.chunk",
+                             "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}
+    where = rng.choice(["chunk", "choices", "choice", "delta", "content", "tool_calls", "call", "function", "name",
+                        "arguments", "index", "id", "finish", "usage", "reasoning", "not-json"])
+    odd = _odd(rng)
+    match where:
+        case "chunk":
+            return json.dumps(odd)
+        case "choices":
+            chunk["choices"] = odd
+        case "choice":
+            chunk["choices"] = [odd]
+        case "delta":
+            chunk["choices"][0]["delta"] = odd
+        case "content":
+            delta["content"] = odd
+        case "tool_calls":
+            delta["tool_calls"] = odd
+        case "call":
+            delta["tool_calls"] = [odd]
+        case "function":
+            delta["tool_calls"][0]["function"] = odd
+        case "name":
+            delta["tool_calls"][0]["function"]["name"] = odd
+        case "arguments":
+            delta["tool_calls"][0]["function"]["arguments"] = odd
+        case "index":
+            delta["tool_calls"][0]["index"] = odd
+        case "id":
+            delta["tool_calls"][0]["id"] = odd
+        case "finish":
+            chunk["choices"][0]["finish_reason"] = odd
+        case "usage":
+            chunk["usage"] = odd
+        case "reasoning":
+            delta["reasoning_content"] = odd
+        case "not-json":
+            return rng.choice(["{", "<html>", "nan", '{"choices": [', "\x00"])
+    return json.dumps(chunk)
+
+
+async def test_hostile_chunks_end_in_calls_text_or_a_readable_error(server: FakeOpenAIServer) -> None:
+    """Generated streams with one odd chunk: the turn ends with text or whole calls (after a retry, when the
+    stream could not be read), or a ModelError a user can read; never another exception, never a call without
+    a name or with arguments that are not an object."""
+    rng = random.Random(11)
+    model = model_for(server)
+    seen: dict[str, int] = {"call": 0, "retry": 0, "error": 0}
+    for _ in range(150):
+        events = [_hostile_chunk(rng)]
+        finish = json.dumps({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
+        server.script(Reply(raw_events=[*events, finish, "[DONE]"]), chat(say("Recovered.")),
+                      chat(say("Recovered.")))
+        try:
+            chunks = await collect(model)
+        except ModelError as exc:
+            assert exc.kind != "internal", exc.message
+            seen["error"] += 1
+            continue
+        finally:
+            with server._lock:
+                server._script.clear()  # the unused recoveries
+        for call in (c.call for c in chunks if isinstance(c, CallChunk)):
+            assert isinstance(call.name, str) and call.name and isinstance(call.args, dict) and call.id
+            seen["call"] += 1
+        seen["retry"] += any(isinstance(c, RetryChunk) for c in chunks)
+    assert seen["call"] > 0 and seen["retry"] > 0, seen
