@@ -545,6 +545,9 @@ class Session:
                     case UsageChunk(usage=usage):
                         self.stats.model(self.model_name).tokens.add(usage)
                         self.bus.publish(UsageUpdated(self.model_name, usage, self.stats.total_tokens))
+                        if usage.prompt_tokens:  # the server's count beats our estimate for the context share
+                            self.bus.publish(ContextUsed(usage.prompt_tokens + usage.candidates_tokens,
+                                                         self._context_window()))
                     case CutShortChunk(finish_reason=finish):
                         self.bus.publish(Notice(cut_short_message(finish), "warning"))
                     case RetryChunk(attempt=attempt, delay_s=delay, reason=why, discard_partial=discard, kind=kind):
@@ -596,12 +599,15 @@ class Session:
                 self._abort = None
                 self._autosave()
 
+    def _context_window(self) -> int:
+        """A client that knows its window (a local model's, from its server or settings) says so."""
+        return getattr(self.model, "context_window", None) or compression.context_window(self.model_name)
+
     async def _maybe_compress(self, abort: AbortSignal, *, force: bool = False) -> compression.Compression | None:
         """Before a request: past `model.compressionThreshold` of the context window, large old tool outputs are
         shortened first, and if that is not enough the older turns are summarised by the model (a request of its
         own, with no tools); the newest ~30% stays verbatim and no call is parted from its response."""
-        # a client that knows its window (a local model's, from its server or settings) says so
-        window = getattr(self.model, "context_window", None) or compression.context_window(self.model_name)
+        window = self._context_window()
         before = compression.estimate_tokens(self.conversation)
         limit = self.settings.compression_threshold * window
         if not force and (before < limit or self._compress_failed == self.conversation.revision):

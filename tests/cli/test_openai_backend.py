@@ -93,6 +93,23 @@ async def test_compression_uses_the_provider_window(server, root: Path, home: Pa
     await session.close()
 
 
+async def test_usage_feeds_stats_and_the_context_share(server, root: Path, home: Path) -> None:
+    from gemini_tui.core.ground.events import ContextUsed, UsageUpdated
+    from tests.core.conftest import EventLog
+
+    server.models = [{"id": "test-model", "context_length": 4000}]
+    server.script(chat(say("Hi."), usage={"prompt_tokens": 900, "completion_tokens": 100, "total_tokens": 1000}))
+    session = session_for(server, root, home)
+    log = EventLog(session.bus)
+    await session.send("hello")
+    await log.settle()
+    assert session.model.context_window == 4000  # learnt from the server's /models before the first request
+    assert [e.usage.total_tokens for e in log.of(UsageUpdated)] == [1000]
+    assert (log.of(ContextUsed)[-1].tokens, log.of(ContextUsed)[-1].window, log.of(ContextUsed)[-1].percent) == (
+        1000, 4000, 25)
+    await session.close()
+
+
 async def test_repeated_calls_are_stopped_as_a_loop(server, root: Path, home: Path) -> None:
     server.script(*[chat(calls=[tool("list_directory", dir_path=str(root))]) for _ in range(8)])
     session = session_for(server, root, home)
