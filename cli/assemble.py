@@ -204,7 +204,7 @@ def build_openai_compatible(name: str, env: Mapping[str, str],
     """`openai/<model>`, `ollama/<model>` or `<provider>/<model>` of `model.providers`: a Chat Completions
     client (core/models/openai_compat.py); None for any other name. A trailing ` --no-tools` (from `/model`)
     sends the model no tools."""
-    from gemini_tui.core.models.providers import ProviderError, resolve_provider, split_model_name
+    from gemini_tui.core.models.providers import OPENAI_BASE_URL, ProviderError, resolve_provider, split_model_name
 
     providers = settings.model_providers if settings else {}
     name, no_tools = name.strip(), False
@@ -221,6 +221,9 @@ def build_openai_compatible(name: str, env: Mapping[str, str],
         provider = resolve_provider(found[0], providers, env)
     except ProviderError as exc:
         raise ConfigurationError(f"{exc}.") from exc
+    if provider.name == "openai" and provider.base_url == OPENAI_BASE_URL and not provider.api_key:
+        raise ConfigurationError("openai/ models need OPENAI_API_KEY (or OPENAI_BASE_URL for another server, "
+                                 "such as a local one).")
     return OpenAICompatibleModel(provider, found[1], tools=False if no_tools else None)
 
 

@@ -69,6 +69,31 @@ async def test_parallel_calls_run_and_answer_with_matching_ids(server, root: Pat
     await session.close()
 
 
+async def test_a_resumed_session_sends_its_calls_and_answers_back(server, root: Path, home: Path) -> None:
+    (root / "a.txt").write_text("alpha\n")
+    server.script(chat(calls=[tool("read_file", file_path=str(root / "a.txt"), call_id="call_first")]),
+                  chat(say("Read it.")), chat(say("Still here.")))
+    first = session_for(server, root, home)
+    await first.send("read a")
+    await first.close()
+    again = session_for(server, root, home)
+    again.resume("latest")
+    await again.send("and now?")
+    messages = server.chat_requests[-1].messages
+    assert [m["role"] for m in messages] == ["system", "user", "assistant", "tool", "assistant", "user"]
+    assert messages[2]["tool_calls"][0]["id"] == messages[3]["tool_call_id"] == "call_first"
+    assert "alpha" in messages[3]["content"]
+    await again.close()
+
+
+async def test_model_name_from_settings(server, root: Path, home: Path) -> None:
+    (home / ".gemini").mkdir(parents=True, exist_ok=True)
+    (home / ".gemini" / "settings.json").write_text(json.dumps({"model": {"name": "openai/from-settings"}}))
+    session = build_session(root, env=env_for(server), home=home, interactive=False, extensions=["none"])
+    assert isinstance(session.model, OpenAICompatibleModel) and session.model.api_model == "from-settings"
+    await session.close()
+
+
 async def test_approvals_hold_for_this_backend_too(server, root: Path, home: Path) -> None:
     server.script(chat(calls=[tool("write_file", file_path=str(root / "x.txt"), content="x")]), chat(say("No.")))
     session = session_for(server, root, home, mode="default")
@@ -140,6 +165,8 @@ def test_no_tools_and_bad_providers(server, root: Path, home: Path) -> None:
     assert notice and "no tools" in notice
     with pytest.raises(ConfigurationError, match="must be an http"):
         build_model("ollama/x", root, {"OLLAMA_HOST": "ftp://box"}, settings)
+    with pytest.raises(ConfigurationError, match="need OPENAI_API_KEY"):
+        build_model("openai/gpt-4o-mini", root, {}, settings)  # OpenAI itself, without a key
 
 
 def test_providers_from_settings_need_a_trusted_folder(root: Path, home: Path) -> None:
