@@ -494,6 +494,8 @@ class OpenAICompatibleModel:
                     tool_calls = _get(delta, "tool_calls")
                     for tool_delta in tool_calls if isinstance(tool_calls, list) else ():
                         calls.add(tool_delta)
+                    if not tool_calls and (legacy := _get(delta, "function_call")) is not None:
+                        calls.add({"index": 0, "function": legacy})  # the deprecated one-call form, older servers
                 reason = _get(choice, "finish_reason")
                 if isinstance(reason, str) and reason:
                     finish = reason

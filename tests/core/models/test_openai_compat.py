@@ -195,6 +195,17 @@ async def test_calls_without_ids_get_unique_ones(server: FakeOpenAIServer) -> No
     assert [c.name for c in calls] == ["a", "b"] and len({c.id for c in calls}) == 2
 
 
+async def test_the_deprecated_function_call_form(server: FakeOpenAIServer) -> None:
+    pieces = ['{"pat', 'tern": "*.py"}']
+    deltas = [{"function_call": {"name": "glob", "arguments": ""}}] + [{"function_call": {"arguments": p}}
+                                                                      for p in pieces]
+    events = [json.dumps({"choices": [{"index": 0, "delta": d, "finish_reason": None}]}) for d in deltas]
+    events.append(json.dumps({"choices": [{"index": 0, "delta": {}, "finish_reason": "function_call"}]}))
+    server.script(Reply(raw_events=[*events, "[DONE]"]))
+    [call] = [c.call for c in await collect(model_for(server)) if isinstance(c, CallChunk)]
+    assert (call.name, call.args, call.problem) == ("glob", {"pattern": "*.py"}, None)
+
+
 # -- failures --------------------------------------------------------------------------------------------------------
 async def test_a_stream_cut_mid_call_is_retried_and_the_partial_discarded(server: FakeOpenAIServer) -> None:
     cut = chat(say("Looking"), calls=[tool("list_directory", dir_path="/r")], pieces=4)
