@@ -4,6 +4,7 @@ text, reasoning, usage, tool-call deltas split and interleaved (generated cases)
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 import socket
@@ -266,6 +267,19 @@ async def test_a_stalled_stream_hits_the_idle_timeout(server: FakeOpenAIServer) 
     model.idle_timeout_s = 0.3
     chunks = await collect(model)
     assert "stalled" in next(c for c in chunks if isinstance(c, RetryChunk)).reason
+
+
+async def test_the_consumer_s_own_pauses_are_not_the_server_s_silence(server: FakeOpenAIServer) -> None:
+    """A consumer that waits between chunks (a question to the user) longer than the idle timeout: no retry."""
+    server.script(chat(say("one "), say("two "), say("three")))
+    model = model_for(server)
+    model.idle_timeout_s = 0.2
+    got = []
+    async for chunk in model.stream(ask(), AbortSignal()):
+        got.append(chunk)
+        await asyncio.sleep(0.3)
+    assert not any(isinstance(c, RetryChunk) for c in got) and len(server.chat_requests) == 1
+    assert "".join(c.text for c in got if isinstance(c, TextChunk)) == "one two three"
 
 
 async def test_nothing_listening_is_said_at_once() -> None:
