@@ -69,3 +69,23 @@ async def expand_mentions(text: str, read_files: ReadFiles | None,
     return [TextPart(text), TextPart("\n--- Content from referenced files ---\n"), *content,
             *([] if closed else [TextPart("\n" + _END_MARKER)]), *resource_parts,
             *([TextPart("\n" + _END_MARKER)] if resource_parts else [])]
+
+
+def mcp_resource_reader(mcp: object) -> ResourceReader | None:
+    """`@server:uri` mentions of connected MCP servers' resources (read with resources/read)."""
+    owner = getattr(mcp, "resource_owner", None)
+    if owner is None:
+        return None
+
+    async def read(mention: str) -> list[Part]:
+        from gemini_tui.core.mcp.prompts import read_resource
+
+        found = owner(mention)
+        if found is None:
+            raise MentionError(f"@{mention}: no connected MCP server by that name.")
+        try:
+            return await read_resource(*found)
+        except Exception as exc:  # the server's error (unknown URI, ...), said as the mention's
+            raise MentionError(f"@{mention}: the MCP server could not read it ({exc}).") from exc
+
+    return ResourceReader(lambda mention: owner(mention) is not None, read)

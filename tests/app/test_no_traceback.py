@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 from gemini_tui.core.ground.abort import AbortSignal
-from gemini_tui.core.session.session import until_aborted
+from gemini_tui.core.session.abortable import until_aborted
 from tests.app.app_driver import main_screen, make_app, type_and_send, wait_for
 from tests.fakes.scripted_model import ScriptedModel, text
 
