@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: run test lint bench screenshots clean test-local-model
+.PHONY: run test lint typecheck bench screenshots clean test-local-model
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -20,7 +20,15 @@ run: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check gemini_tui app core tools cli styles tests bench screenshots
 
-test: $(STAMP) lint
+# pyright cannot follow setuptools' package-dir mapping (gemini_tui.core = core/, ...): it is given the mapping as a
+# tree of links under build/typecheck, and checks the real folders
+typecheck: $(STAMP)
+	@mkdir -p build/typecheck/gemini_tui
+	@for d in app core tools cli styles; do ln -sfn ../../../$$d build/typecheck/gemini_tui/$$d; done
+	@for f in __init__.py __main__.py; do ln -sf ../../../gemini_tui/$$f build/typecheck/gemini_tui/$$f; done
+	$(BIN)/pyright
+
+test: $(STAMP) lint typecheck
 	$(BIN)/pytest -q $(PYTEST_ARGS)
 
 # The real local model (issue 24): llama-cpp-python's server, compiled once into a wheel kept under .cache/ (git

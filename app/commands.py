@@ -29,7 +29,7 @@ class GeminiCommands(Provider):
             ("Approval mode: cycle", "default → auto_edit → yolo", screen.action_cycle_mode),
             ("Approval mode: toggle yolo", "run every tool without asking", screen.action_toggle_yolo),
             ("Tool history panel", "show or hide every tool call of the session", screen.action_toggle_history),
-            ("Help", "keys and commands", self.app.action_help),
+            ("Help", "keys and commands", self.app.action_help),  # pyright: ignore[reportAttributeAccessIssue]  # the palette opens only in GeminiTuiApp
         ]
         return entries
 

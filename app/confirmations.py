@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 from collections import deque
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from textual.screen import Screen
 
 from gemini_tui.core.ground.confirmation import ConfirmationOutcome, Decision, EditConfirmation
 from gemini_tui.core.ground.events import ConfirmationRequested
@@ -20,7 +22,7 @@ class ConfirmationQueue:
         self.view = view
         self.pending: deque[ConfirmationRequested] = deque()
         self.showing: ConfirmationRequested | None = None
-        self._modal: object | None = None
+        self._modal: Screen[Any] | None = None
 
     def __len__(self) -> int:
         return len(self.pending) + (1 if self.showing is not None else 0)

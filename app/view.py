@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from textual import events
-    from textual.app import App
     from textual.notifications import SeverityLevel
     from textual.screen import Screen
 
@@ -76,6 +75,8 @@ class EventView(ModalHost, Protocol):
 class PaletteActions(Protocol):
     """What the command palette offers besides the slash commands."""
 
+    session: SessionFace
+
     async def run_slash(self, line: str) -> None: ...
     def action_cycle_mode(self) -> None: ...
     def action_toggle_yolo(self) -> None: ...
@@ -90,6 +91,6 @@ class CommandView(Protocol):
     prompt: PromptArea
 
     @property
-    def app(self) -> App[Any]: ...
+    def app(self) -> Any: ...  # the running App: Textual types it through a descriptor a protocol cannot match
     async def show_transcript(self, loaded: Any) -> None: ...
     def run_worker(self, work: Any, *args: Any, **kwargs: Any) -> Any: ...

@@ -263,7 +263,7 @@ def build_session(root: Path | str | None = None, *, model: str | None = None,
     def configured_model(name: str, root: Path, env: Mapping[str, str]) -> tuple[ModelClient, str | None]:
         built, notice = make_model(name, root, env)
         if hasattr(built, "idle_timeout_s"):  # model.streamIdleTimeout, also for a model switched to later
-            built.idle_timeout_s = settings.stream_idle_timeout_s
+            setattr(built, "idle_timeout_s", settings.stream_idle_timeout_s)  # noqa: B010 (not on the protocol)
         return built, notice
 
     client, offline_notice = configured_model(choose_model_name(model, settings, env), root, env)

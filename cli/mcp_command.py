@@ -124,7 +124,9 @@ def server_entry(args: argparse.Namespace) -> dict[str, Any]:
 def add(args: argparse.Namespace, root: Path) -> int:
     path = settings_path(args.scope, root)
     data = read_for_edit(path)
-    servers = data.get("mcpServers") if isinstance(data.get("mcpServers"), dict) else {}
+    servers = data.get("mcpServers")
+    if not isinstance(servers, dict):
+        servers = {}
     existed = args.name in servers
     servers[args.name] = server_entry(args)
     data["mcpServers"] = servers

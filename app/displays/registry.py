@@ -4,6 +4,8 @@ A new display type is one widget class and one `register_display(Type, WidgetCla
 
 from __future__ import annotations
 
+from typing import cast
+
 from textual.widget import Widget
 
 from gemini_tui.app.displays.factories import WidgetFactory, _factories, register_display
@@ -31,7 +33,8 @@ def widget_for(display: object) -> Widget:
 
     shown = clean_value(display)
     if isinstance(display, ShellOutput):  # its output keeps colours and progress-bar redraws; its display parses them
-        shown = dataclasses.replace(shown, output=clean_terminal_text(display.output, keep_sgr=True, keep_cr=True))
+        output = clean_terminal_text(display.output, keep_sgr=True, keep_cr=True)
+        shown = dataclasses.replace(cast(ShellOutput, shown), output=output)
     return factory_for(type(display))(shown)
 
 

@@ -7,6 +7,7 @@ import binascii
 import json
 from typing import TYPE_CHECKING, ClassVar
 
+from textual._path import CSSPathType  # the type Screen.CSS_PATH is declared with
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
 class HistoryDetailsScreen(ModalScreen[None]):
     """One call in full: its arguments, what the model was sent, and its display widget."""
 
-    CSS_PATH: ClassVar[list[str]] = [
+    CSS_PATH: ClassVar[CSSPathType | None] = [
         *(str(stylesheet(name)) for name in ("history.tcss", "displays.tcss", "diff_review.tcss")),
     ]
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -46,7 +46,7 @@ def display_widget(display: object) -> Widget:
 class ToolCallCard(Vertical, can_focus=True):
     """One line per call (state, description, elapsed); Enter or a click expands it to its display widget."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [("enter", "toggle", "Expand/collapse")]
+    BINDINGS: ClassVar[list[BindingType]] = [("enter", "expand", "Expand/collapse")]
 
     def __init__(self, record: CallRecord) -> None:
         super().__init__(classes="call-card")
@@ -97,7 +97,7 @@ class ToolCallCard(Vertical, can_focus=True):
             self.set_class(self.call.state is state, f"-{state.value}")
 
 
-    async def action_toggle(self) -> None:
+    async def action_expand(self) -> None:
         if self.result is None:
             return
         self.expanded = not self.expanded
@@ -109,7 +109,7 @@ class ToolCallCard(Vertical, can_focus=True):
 
     @on(Click)
     async def clicked(self) -> None:
-        await self.action_toggle()
+        await self.action_expand()
 
 
 class TurnBlock(Vertical):
@@ -327,7 +327,7 @@ class ChatPane(VerticalScroll):
             card.refresh_header()
         # a command the user typed (`!ls`, `/memory add`) is run to see its output: its card opens on its own
         if record.result is not None and record.call.requested_by == "user" and not card.expanded:
-            await card.action_toggle()
+            await card.action_expand()
         return card
 
     async def _append(self, widget: Widget) -> None:

@@ -81,7 +81,7 @@ class KeyBar(Static):
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, self.bindings_changed)
         # the text holds the theme's colours: a new theme draws it again, once the new styles are in place
-        self.watch(self.app, "theme", lambda: self.call_after_refresh(self.refresh_keys), init=False)
+        self.watch(self.app, "theme", self._theme_changed, init=False)
         self.refresh_keys()
 
     def on_unmount(self) -> None:
@@ -119,6 +119,9 @@ class KeyBar(Static):
 
     def on_resize(self) -> None:
         self.refresh_keys()
+
+    def _theme_changed(self) -> None:
+        self.call_after_refresh(self.refresh_keys)
 
     def refresh_keys(self) -> None:
         if self.is_attached:  # a modal's bar may be asked after its screen closed

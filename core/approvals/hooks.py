@@ -161,7 +161,8 @@ class Hooks:
     async def _one(self, event: str, hook: dict[str, Any], data: bytes) -> HookAnswer:
         command = hook["command"]
         label = f"hook {event} {hook.get('name') or command}"
-        timeout = hook.get("timeout") if isinstance(hook.get("timeout"), int | float) else DEFAULT_TIMEOUT_MS
+        given = hook.get("timeout")
+        timeout: float = given if isinstance(given, int | float) else DEFAULT_TIMEOUT_MS
         env = {**self.env, "GEMINI_PROJECT_DIR": str(self.cwd), "GEMINI_CLI": "1"}
         try:
             proc = await asyncio.create_subprocess_shell(

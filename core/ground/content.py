@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+from collections.abc import Sequence
 from typing import Any
 
 from gemini_tui.core.ground.model_api import Content, ContentPart, FunctionCall, FunctionResponse, ThoughtPart
@@ -51,7 +52,7 @@ def part_from_json(data: dict[str, Any]) -> ContentPart:
     raise ValueError(f"unknown part in saved chat: {sorted(data)}")
 
 
-def contents_to_json(contents: list[Content]) -> list[dict[str, Any]]:
+def contents_to_json(contents: Sequence[Content]) -> list[dict[str, Any]]:
     return [{"role": c.role, "parts": [part_to_json(p) for p in c.parts]} for c in contents]
 
 

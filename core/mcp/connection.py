@@ -183,9 +183,10 @@ class McpConnection:
 
     async def _list_roots(self, context: Any) -> Any:
         import mcp_types
+        from pydantic import FileUrl
 
         directories = self.roots() if self.roots is not None else [self.root]
-        return mcp_types.ListRootsResult(roots=[mcp_types.Root(uri=d.resolve().as_uri(), name=d.name)
+        return mcp_types.ListRootsResult(roots=[mcp_types.Root(uri=FileUrl(d.resolve().as_uri()), name=d.name)
                                                 for d in directories])
 
     async def roots_changed(self) -> None:
@@ -324,4 +325,4 @@ def _lenient_tool_results(client: Any) -> None:
         raw = await send(method, params, opts)
         return drop_unknown_blocks(raw) if method == "tools/call" else raw
 
-    dispatcher.send_raw_request = send_lenient
+    setattr(dispatcher, "send_raw_request", send_lenient)  # noqa: B010 (a private attribute of the SDK's)

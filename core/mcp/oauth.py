@@ -142,11 +142,13 @@ def oauth_provider(alias: str, config: McpServerConfig, url: str, store: Path,
         return None
     from mcp.client.auth import OAuthClientProvider
     from mcp.shared.auth import OAuthClientMetadata
+    from pydantic import AnyUrl
 
     redirect_uri = settings.get("redirectUri") or f"http://127.0.0.1:{_free_port()}{CALLBACK_PATH}"
     scopes = settings.get("scopes")
     metadata = OAuthClientMetadata(
-        client_name="gemini-tui", redirect_uris=[redirect_uri], grant_types=["authorization_code", "refresh_token"],
+        client_name="gemini-tui", redirect_uris=[AnyUrl(redirect_uri)],
+        grant_types=["authorization_code", "refresh_token"],
         response_types=["code"], scope=" ".join(scopes) if isinstance(scopes, list) and scopes else None,
         token_endpoint_auth_method="client_secret_post" if settings.get("clientSecret") else "none")
     storage = FileTokenStorage(store, url)

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import os
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -215,7 +215,7 @@ class McpManager:
 
 
 @contextlib.asynccontextmanager
-async def connected(manager: McpManager, timeout_s: float | None = None) -> Any:
+async def connected(manager: McpManager, timeout_s: float | None = None) -> AsyncIterator[McpManager]:
     """`async with connected(manager):` starts, waits (bounded) and closes: for headless runs and tests."""
     await manager.wait_ready(timeout_s)
     try:

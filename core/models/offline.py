@@ -81,8 +81,8 @@ class OfflineModel:
         ]
 
     def _abs(self, path: str) -> str:
-        path = Path(_unquote(path)).expanduser()  # `read ~/x`: the user's home, as in a shell
-        return str(path if path.is_absolute() else (self.root / path))
+        where = Path(_unquote(path)).expanduser()  # `read ~/x`: the user's home, as in a shell
+        return str(where if where.is_absolute() else (self.root / where))
 
     def _search(self, match: re.Match[str]) -> tuple[str, dict[str, Any]]:
         args: dict[str, Any] = {"pattern": _unquote(match.group(1))}

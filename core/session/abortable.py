@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from gemini_tui.core.ground.abort import AbortSignal, finished_unless_aborted
 
@@ -55,6 +55,6 @@ async def until_aborted(stream: AsyncIterator[T], abort: AbortSignal) -> AsyncIt
                 await aclose()
 
 
-def _retrieve_outcome(future: asyncio.Future[object]) -> None:
+def _retrieve_outcome(future: asyncio.Future[Any]) -> None:
     if not future.cancelled():
         future.exception()

@@ -4,10 +4,10 @@ given when it is built. Front ends use `SessionFace` and the events on its bus, 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from gemini_tui.core.approvals.grants import GrantStore
@@ -44,7 +44,8 @@ class SessionFace(Protocol):
     """One conversation, as every front end sees it. Everything it shows comes from the events on `bus`."""
 
     bus: EventBus
-    session_id: str
+    @property
+    def session_id(self) -> str: ...
     root: Path
     stats: SessionStats
     sandbox: Sandbox  # how commands run: `describe()` for the status line, `explain()` for /about
@@ -52,10 +53,13 @@ class SessionFace(Protocol):
     policy: ApprovalPolicy  # the approval policy's rules (for /permissions), with where each came from
     grants: GrantStore  # "allow for the session" / "allow always" grants: /permissions lists and revokes them
     auth: Auth | None  # how Gemini is reached, for `/auth`
-    commands: Mapping[str, CustomCommand]  # custom commands (files, extensions, MCP prompts) by name
-    extensions: Sequence[Extension]  # for `/extensions`
-    include_dirs: Sequence[Path]  # the workspace's directories beside the root
-    resumed: LoadedSession | None  # a resumed session's transcript, for the front end to redraw what the user saw
+    commands: dict[str, CustomCommand]  # custom commands (files, extensions, MCP prompts) by name
+    extensions: list[Extension]  # for `/extensions`
+    include_dirs: list[Path]  # the workspace's directories beside the root
+    @property
+    def resumed(self) -> LoadedSession | None:
+        """A resumed session's transcript, for the front end to redraw what the user saw."""
+        ...
 
     # -- what it is ----------------------------------------------------------------------------------------------
     @property
@@ -130,7 +134,10 @@ class SessionFace(Protocol):
     def list_chats(self) -> list[str]: ...
 
     # -- saved sessions, checkpoints, compression -------------------------------------------------------------------
-    prompt_marks: list[PromptMark]  # every prompt's text and where it starts in the conversation (for /rewind)
+    @property
+    def prompt_marks(self) -> list[PromptMark]:
+        """Every prompt's text and where it starts in the conversation (for /rewind)."""
+        ...
     def resume(self, which: str = "latest") -> LoadedSession: ...
     def list_sessions(self) -> list[SessionSummary]: ...
     def transcript(self) -> LoadedSession | None:
@@ -155,9 +162,6 @@ class ToolDiscovery(Protocol):
 
 
 class DiscoveryResult(Protocol):
-    def resource_mentions(self) -> dict[str, str]:
-        """MCP resources a prompt may mention: `server:uri` -> name (for completion after `@`)."""
-        ...
     @property
     def tools(self) -> Sequence[BaseTool]: ...
     @property
@@ -169,5 +173,6 @@ class McpServers(Protocol):
 
     def start(self) -> None: ...
     async def wait_ready(self, timeout_s: float | None = None) -> bool: ...
+    commands: dict[str, Any] | None  # the session's commands: servers' prompts join them
     async def close(self) -> None: ...
     def resource_mentions(self) -> dict[str, str]: ...

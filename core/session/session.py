@@ -305,9 +305,9 @@ class Session:
             sandbox = getattr(self, "sandbox", None)
             if sandbox is not None:  # commands in the sandbox may write there too, like in the root
                 sandbox.add_writable([added])
-            if self.mcp is not None and hasattr(self.mcp, "roots_changed"):  # servers see the new root
+            if (roots_changed := getattr(self.mcp, "roots_changed", None)) is not None:  # servers see the new root
                 with contextlib.suppress(RuntimeError):  # no running loop: they ask for roots when they need them
-                    task = asyncio.get_running_loop().create_task(self.mcp.roots_changed())
+                    task = asyncio.get_running_loop().create_task(roots_changed())
                     self._background.add(task)
                     task.add_done_callback(self._background.discard)
         return added
@@ -327,9 +327,9 @@ class Session:
             return None
         abort = self._abort = AbortSignal()
         try:
-            if hasattr(command, "expand"):  # an MCP prompt: the server writes the messages
+            if (server_expand := getattr(command, "expand", None)) is not None:  # an MCP prompt: the server writes
                 try:
-                    parts = await command.expand(args)
+                    parts = await server_expand(args)
                 except Exception as exc:  # bad arguments, a server gone or failing: said, nothing sent
                     raise CommandError(str(exc) or type(exc).__name__) from exc
             else:
@@ -350,10 +350,10 @@ class Session:
     async def _prompt_parts(self, prompt: str | list[Part], abort: AbortSignal) -> list[ContentPart]:
         if not isinstance(prompt, str):
             return list(prompt)
-        reader = None
-        if "read_many_files" in self.registry:
-            async def reader(args: dict[str, Any]) -> ToolResult:
-                return await self.scheduler.run_for_user("read_many_files", args, abort, requested_by="mention")
+        async def read_files(args: dict[str, Any]) -> ToolResult:
+            return await self.scheduler.run_for_user("read_many_files", args, abort, requested_by="mention")
+
+        reader = read_files if "read_many_files" in self.registry else None
         expanded = await expand_mentions(prompt, reader, mcp_resource_reader(self.mcp))
         return [TextPart(expanded)] if isinstance(expanded, str) else list(expanded)
 

@@ -152,7 +152,7 @@ def test_expanded_card(snap_compare: Any, fixed_root: Path, tmp_path: Path) -> N
         bus.publish(CallFinished(shell, ToolResult("a\nb", ShellOutput("ls", ".", "notes.md\nsrc\n", 0)), 12))
         await wait_for(pilot, lambda: main_screen(pilot).chat.cards)
         card = main_screen(pilot).chat.cards["c1"]
-        await card.action_toggle()
+        await card.action_expand()
 
     assert snap_compare(app_for(fixed_root, tmp_path, ScriptedModel()), terminal_size=SIZE,
                         run_before=steps(expand))

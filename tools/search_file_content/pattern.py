@@ -156,7 +156,7 @@ def _parse(source: str) -> list[tuple[object, object]] | None:
     """The stdlib's own parse tree of the pattern, or None if its private parser is not there (or raises
     something else than re.error, which compile reports)."""
     try:
-        from re import _parser as parser
+        from re import _parser as parser  # pyright: ignore[reportAttributeAccessIssue]  # private, there since 3.11
     except ImportError:
         return None
     try:
@@ -172,7 +172,7 @@ def _required_literals(items: list[tuple[object, object]] | None) -> tuple[bytes
     (exact about what is optional): the longest run of the pattern, or one per alternative of a top-level
     `a|b`. Empty when there is no such set."""
     try:
-        from re import _constants as codes
+        from re import _constants as codes  # pyright: ignore[reportAttributeAccessIssue]  # private, there since 3.11
     except ImportError:
         return ()
     if items is None:

@@ -12,7 +12,7 @@ import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar, Literal
+from typing import ClassVar, Literal, cast
 
 from pydantic import Field
 
@@ -164,7 +164,8 @@ class SearchFileContentTool(BaseTool[SearchParams]):
     async def find(self, search_dir: Path, pattern: GrepPattern, include: IncludeGlob | None,
                    abort_signal: AbortSignal) -> _Found:
         """Candidates from the chosen engine (falling back when it cannot answer), then the lines, in order."""
-        order: list[Engine] = [self.engine] if self.engine else ["rg", "git", "python"]
+        everyone: list[Engine] = ["rg", "git", "python"]
+        order: list[Engine] = everyone if self.engine is None else [cast(Engine, self.engine)]
         for engine in order:
             try:
                 if engine == "rg":

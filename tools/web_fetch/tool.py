@@ -232,7 +232,7 @@ class WebFetchTool(BaseTool[WebFetchParams]):
         headers = {"User-Agent": "gemini-tui web_fetch (+https://github.com/google-gemini/gemini-cli)",
                    "Accept": "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.5"}
         transport = httpx2.AsyncHTTPTransport()
-        transport._pool._network_backend = _CheckedBackend(self, transport._pool._network_backend)
+        transport._pool._network_backend = _CheckedBackend(self, transport._pool._network_backend)  # pyright: ignore[reportAttributeAccessIssue]
         async with httpx2.AsyncClient(timeout=timeout, follow_redirects=False, headers=headers,
                                       transport=transport) as client:
             work = asyncio.ensure_future(asyncio.gather(*(self._fetch_bounded(client, u) for u in urls)))

@@ -141,7 +141,7 @@ def _brace(pattern: str, start: int) -> tuple[int, list[str]]:
 
 def expand_braces(glob: str) -> list[str]:
     """`src/**/*.{ts,tsx}` -> [`src/**/*.ts`, `src/**/*.tsx`]; nested braces are expanded too."""
-    depth = 0
+    depth = open_at = 0
     for i, char in enumerate(glob):
         if char == "{":
             if depth == 0:

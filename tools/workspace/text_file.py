@@ -46,8 +46,8 @@ def decode_text(data: bytes) -> TextFile:
         bom, encoding = found
         text = data[len(bom):].decode(encoding, errors="replace")
     else:
-        bom = b""
-        for encoding in ("utf-8", "cp1252", "latin-1"):
+        bom, text, encoding = b"", "", "latin-1"
+        for encoding in ("utf-8", "cp1252", "latin-1"):  # latin-1 decodes any bytes: the loop always breaks
             try:
                 text = data.decode(encoding)
                 break
