@@ -96,11 +96,11 @@ def test_every_command_in_help_reads_as_written_built_in_and_custom() -> None:
 
 def readme_keys_section() -> str:
     text = README.read_text(encoding="utf-8")
-    return text[text.index("### Keys"):]
+    return text[text.index("## Keys"):]
 
 
 def test_the_readme_keys_table_is_the_help_keys_table() -> None:
-    readme = [[token.content for token in row] for row in section_table(readme_keys_section(), "### Keys")]
+    readme = [[token.content for token in row] for row in section_table(readme_keys_section(), "## Keys")]
     shown = [[token.content for token in row] for row in section_table(help_markdown(), "## Keys")]
     assert readme == shown  # same keys, same meaning, same order
     assert readme[1:] == [list(row) for row in KEYS]
@@ -119,7 +119,7 @@ def key_name(key: str) -> str:
 
 
 def test_every_key_the_app_binds_is_in_the_keys_table() -> None:
-    names = {child.content for row in section_table(readme_keys_section(), "### Keys")[1:] for cell in row
+    names = {child.content for row in section_table(readme_keys_section(), "## Keys")[1:] for cell in row
              for child in cell.children or [] if child.type == "code_inline"}
     owners: list[Any] = [GeminiApp, MainScreen, ConfirmBar, DiffReviewScreen, HistoryPanel]
     missing = []
