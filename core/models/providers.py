@@ -107,7 +107,9 @@ def resolve_provider(name: str, providers: Mapping[str, Any] | None, env: Mappin
     base_url = base_url.strip().rstrip("/")
     if not base_url.startswith(("http://", "https://")):
         raise ProviderError(f"the base URL of provider {name} must be an http(s) URL, not {base_url!r}")
-    headers = config.get("headers") if isinstance(config.get("headers"), dict) else {}
+    headers = config.get("headers")
+    if not isinstance(headers, dict):
+        headers = {}
     return Provider(
         name=name, base_url=base_url, api_key=(env.get(key_env) or None) if key_env else None, key_env=key_env,
         headers={str(k): str(v) for k, v in headers.items()},

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import shutil
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
@@ -44,13 +45,16 @@ def main(argv: list[str] | None = None) -> int:
 
 @pytest.fixture
 def fixed_root(tmp_path: Path) -> Iterator[Path]:
-    """A root at the same path on every run: the status line shows it."""
+    """A root at the same path on every run: the status line shows it. Held under a lock, so two test runs on one
+    machine (two checkouts) do not empty each other's root mid-test."""
     root = Path("/tmp/gemini-tui-snapshots/project")
-    shutil.rmtree(root.parent, ignore_errors=True)
-    root.mkdir(parents=True)
-    (root / "notes.md").write_text("".join(f"line {i}\n" for i in range(1, 21)))
-    yield root
-    shutil.rmtree(root.parent, ignore_errors=True)
+    with open("/tmp/gemini-tui-snapshots.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        shutil.rmtree(root.parent, ignore_errors=True)
+        root.mkdir(parents=True)
+        (root / "notes.md").write_text("".join(f"line {i}\n" for i in range(1, 21)))
+        yield root
+        shutil.rmtree(root.parent, ignore_errors=True)
 
 
 def app_for(root: Path, tmp_path: Path, model: ScriptedModel) -> GeminiApp:
