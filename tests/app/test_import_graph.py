@@ -7,6 +7,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from tests.architecture.test_layers import find_cycle
+
 APP = Path(__file__).resolve().parents[2] / "app"
 PACKAGE = "gemini_tui.app"
 ENTRY = f"{PACKAGE}.main"
@@ -51,28 +53,6 @@ def app_graph(lazy: bool = True) -> dict[str, set[str]]:
     modules = {module_name(path): path for path in APP.rglob("*.py")}
     return {name: {m for m in imported_modules(path, lazy) if m in modules and m != name}
             for name, path in modules.items()}
-
-
-def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
-    state: dict[str, int] = {}  # 1: on the current path, 2: done
-    path: list[str] = []
-
-    def visit(node: str) -> list[str] | None:
-        state[node] = 1
-        path.append(node)
-        for nxt in sorted(graph[node]):
-            if state.get(nxt) == 1:
-                return [*path[path.index(nxt):], nxt]
-            if nxt not in state and (cycle := visit(nxt)) is not None:
-                return cycle
-        path.pop()
-        state[node] = 2
-        return None
-
-    for node in sorted(graph):
-        if node not in state and (cycle := visit(node)) is not None:
-            return cycle
-    return None
 
 
 def test_the_graph_is_read_from_the_real_modules() -> None:
