@@ -272,6 +272,8 @@ def build_session(root: Path | str | None = None, *, model: str | None = None,
     workspace = Workspace(root, setup.include_dirs)
     sessions: list[Session] = []  # save_memory is built before the session whose memory it must refresh
     command_sandbox = build_command_sandbox(settings, root, env, sandbox, setup.include_dirs)
+    policy.sandboxed = command_sandbox.active
+    policy.extra_roots = [Path(p) for p in setup.include_dirs]
     registry = build_registry(settings, workspace, env, lambda: [s.reload_memory() for s in sessions],
                               command_sandbox)
     bus = bus or EventBus()

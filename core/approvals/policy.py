@@ -23,9 +23,12 @@ from gemini_tui.core.tooling.needs import CallNeeds
 from gemini_tui.core.tooling.rule_names import mcp_names, mcp_server_names
 
 if TYPE_CHECKING:
+    from gemini_tui.core.approvals.command_effects import LineEffects
     from gemini_tui.core.processes.shell_commands import Command, ShellAnalysis
 
 SHELL_TOOL = "run_shell_command"
+REDIRECTION_SETTING = "tools.shell.allowRedirection"
+CHANGED_CODE_RULE = "runs code the model changed"
 EDIT_TOOLS = frozenset({"write_file", "replace"})
 READ_ONLY_RULE = "read-only tool"  # the rule that lets a call run because it needs no confirmation at all
 EDIT_GRANT = "edit"  # one grant for every edit tool: "allow edits for this session" means write_file and replace
@@ -64,6 +67,7 @@ class Decision:
     rule: str
     reason: str = ""
     grants: tuple[str, ...] = ()
+    remedy: str = ""  # what would let it run when nobody can be asked (headless); "" for the usual ways
 
     def describe(self) -> str:
         return f"{self.verdict}: {self.rule}" + (f" — {self.reason}" if self.reason else "")
@@ -126,7 +130,20 @@ def rules_from(setting: str, entries: Iterable[str], origins: Mapping[str, str] 
 
 # -- protected paths -----------------------------------------------------------------------------------------------
 PROTECTED_DIRS = {".git": "it is git's own directory (hooks and config run code)",
-                  ".gemini": "it holds settings that decide what runs without asking"}
+                  ".gemini": "it holds settings that decide what runs without asking",
+                  ".husky": "it holds git hooks, which run code", ".githooks": "it holds git hooks, which run code"}
+# in the user's home: files a shell, git or ssh reads and runs (a write there runs code later, outside any rule)
+HOME_PROTECTED = {
+    ".bashrc": "a shell start-up file", ".bash_profile": "a shell start-up file", ".bash_login": "a shell start-up "
+    "file", ".bash_logout": "a shell start-up file", ".profile": "a shell start-up file", ".zshrc": "a shell "
+    "start-up file", ".zshenv": "a shell start-up file", ".zprofile": "a shell start-up file", ".zlogin": "a shell "
+    "start-up file", ".zlogout": "a shell start-up file", ".kshrc": "a shell start-up file", ".mkshrc": "a shell "
+    "start-up file", ".cshrc": "a shell start-up file", ".tcshrc": "a shell start-up file", ".inputrc": "a shell "
+    "start-up file", ".config/fish": "a shell start-up folder", ".gitconfig": "git's configuration (aliases and "
+    "programs it runs)", ".config/git": "git's configuration (aliases and programs it runs)",
+    ".ssh": "ssh's keys and configuration (ProxyCommand runs programs)", ".gemini": "your settings, grants and "
+    "memory", ".config/environment.d": "the session's environment", ".pam_environment": "the session's environment",
+}
 
 
 @dataclass(frozen=True)
@@ -149,22 +166,38 @@ class ProtectedPaths:
                 return reason
         return None
 
+    def hooks_folder(self) -> str | None:
+        """The folder `core.hooksPath` names (read from git), when it is set."""
+        from gemini_tui.core.processes.capabilities.judge import hooks_path
+
+        return hooks_path(str(self.root))
+
     def _why(self, path: Path) -> str | None:
         home = os.path.normpath(self.gemini_home)
         if str(path) == home or str(path).startswith(home + os.sep):
             return f"protected path {_home_relative(str(path))}: ~/.gemini holds your settings, grants and memory"
+        user_home = os.path.normpath(os.path.expanduser("~"))
+        if user_home not in ("", "/") and str(path).startswith(user_home + os.sep):
+            inside = str(path)[len(user_home) + 1:]
+            for name, what in HOME_PROTECTED.items():
+                if inside.lower() == name.lower() or inside.lower().startswith(name.lower() + "/"):
+                    return f"protected path ~/{inside}: {what}"
+        hooks = self.hooks_folder()
+        if hooks and (str(path) == hooks or str(path).startswith(hooks.rstrip(os.sep) + os.sep)):
+            return (f"protected path {_home_relative(str(path))}: the folder core.hooksPath names holds git hooks, "
+                    "which run code")
         try:  # inside the root only the part below it counts (a root may itself sit under some .git)
             parts = path.relative_to(self.root).parts
         except ValueError:
             parts = path.parts
         for index, part in enumerate(parts):
-            if part in PROTECTED_DIRS:
+            if part.lower() in PROTECTED_DIRS:
                 shown = "/".join(parts[index:index + 3])
-                return f"protected path {shown}: {PROTECTED_DIRS[part]}"
-        if path.name in self.context_files:
+                return f"protected path {shown}: {PROTECTED_DIRS[part.lower()]}"
+        if path.name in self.context_files or path.name.lower() in {n.lower() for n in self.context_files}:
             return (f"protected path {path.name}: a context file, read into the model's instructions "
                     "(it could tell the model to run anything)")
-        if path.name == ".geminiignore":
+        if path.name.lower() == ".geminiignore":
             return "protected path .geminiignore: it decides what the tools may see"
         return None
 
@@ -190,6 +223,36 @@ class ApprovalPolicy:
     disable_yolo: Rule | None = None  # security.disableYoloMode
     protected: ProtectedPaths | None = None
     grants: GrantSource = field(default_factory=_memory_grants)
+    allow_redirection: bool = False  # tools.shell.allowRedirection: covered commands may write inside the roots
+    extra_roots: list[Path] = field(default_factory=list)  # context.includeDirectories: reads there are covered
+    sandboxed: bool = False  # commands run in the sandbox: project code the model changed runs contained
+    unreviewed: dict[str, None] = field(default_factory=dict)  # files the model changed that nobody reviewed
+
+    # -- what the model changed -----------------------------------------------------------------------------
+    def after_call(self, needs: CallNeeds, decision: Decision, reviewed: bool) -> None:
+        """A call ran: edits nobody reviewed are remembered (a test runner that would run them asks again);
+        the user approving a command that listed them has now seen the list."""
+        if needs.edit and not reviewed:
+            for path in needs.writes:
+                self.unreviewed[self._shown_path(path)] = None
+        if reviewed and decision.rule.startswith(CHANGED_CODE_RULE):
+            self.unreviewed.clear()
+
+    def _shown_path(self, path: str) -> str:
+        root = str(self.protected.root) if self.protected is not None else os.getcwd()
+        return os.path.relpath(path, root) if path.startswith(root.rstrip(os.sep) + os.sep) else path
+
+    def _roots(self) -> list[str]:
+        root = str(self.protected.root) if self.protected is not None else os.getcwd()
+        return [root, *(str(p) for p in self.extra_roots)]
+
+    def _effects(self, needs: CallNeeds) -> LineEffects | None:
+        if needs.shell is None:
+            return None
+        from gemini_tui.core.approvals.command_effects import line_effects
+
+        roots = self._roots()
+        return line_effects(needs.shell, needs.cwd or roots[0], roots[0])
 
     # -- modes --------------------------------------------------------------------------------------------------
     def set_mode(self, mode: ApprovalMode | str) -> None:
@@ -220,7 +283,8 @@ class ApprovalPolicy:
             return Decision(Verdict.deny, "approval mode plan", (
                 f"Plan mode is on: only read-only tools run, and {tool} would change something. It was not "
                 "run. Describe the change in your plan instead; the user leaves plan mode to apply it."))
-        denied = self._denied(tool, names, needs)
+        effects = self._effects(needs)
+        denied = self._denied(tool, names, needs, effects)
         if denied is not None:
             return denied
         if requested_by == "user" and shell is None:
@@ -233,11 +297,13 @@ class ApprovalPolicy:
             if opaque is not None:
                 return opaque if opaque.verdict is Verdict.deny else Decision(
                     opaque.verdict, opaque.rule, opaque.reason, grants)
-        protected = self._protected(needs)
+        protected = self._protected(needs, effects)
         if protected is not None:
             if self.mode is ApprovalMode.yolo:
                 return Decision(Verdict.allow, "approval mode yolo", protected)
-            return Decision(Verdict.ask, protected.split(":", 1)[0], _sentence(protected), grants)
+            return Decision(Verdict.ask, protected.split(":", 1)[0], _sentence(protected), grants,
+                            remedy="--yolo (no rule or grant lifts a protected path; only the user's own "
+                                   "approval does)")
         if self.mode is ApprovalMode.yolo:
             return Decision(Verdict.allow, "approval mode yolo")
         if self.mode is ApprovalMode.auto_edit and needs.edit:
@@ -245,12 +311,20 @@ class ApprovalPolicy:
         if needs.trusted_server and needs.mcp_server:
             return Decision(Verdict.allow, f"mcpServers.{needs.mcp_server}.trust")
         covered = self._covered(tool, names, needs)
+        if covered is not None and effects is not None:
+            problem = self._coverage_problem(needs, effects)
+            if problem is not None:
+                kind, sentence = problem
+                remedy = (f"{REDIRECTION_SETTING} (writes inside the workspace) or --yolo"
+                          if kind == "writes a file" else "--yolo")
+                return Decision(Verdict.ask, f"{kind} (not covered by {covered})", sentence, grants, remedy)
         if covered is not None:
             return Decision(Verdict.allow, covered)
         return Decision(Verdict.ask, f"approval mode {self.mode}", "", grants)
 
     # -- the parts of decide ------------------------------------------------------------------------------------
-    def _denied(self, tool: str, names: set[str], needs: CallNeeds) -> Decision | None:
+    def _denied(self, tool: str, names: set[str], needs: CallNeeds,
+                effects: LineEffects | None = None) -> Decision | None:
         if needs.mcp_server and (refusal := self.server_refusal(needs.mcp_server)):
             return Decision(Verdict.deny, refusal.removeprefix("excluded by ").removeprefix("not in "),
                             f"MCP server {needs.mcp_server} is {refusal}; {tool} was not run.")
@@ -260,22 +334,39 @@ class ApprovalPolicy:
         # tools.core for whole tools is the registry's business (a tool it names not is never registered)
         if needs.shell is None:
             return None
-        for command in needs.shell.commands:
-            for rule in self._shell_rules(self.exclude, names):
+        deny_rules = self._shell_rules(self.exclude, names)
+        inner = [c for line in (effects.visible_lines() if effects else []) for c in _analyze(line).commands]
+        for command in [*needs.shell.commands, *inner]:
+            for rule in deny_rules:
                 if _matches(command, rule[1], exact=True):
                     return Decision(Verdict.deny, rule[0].describe(), (
                         f"Command '{_shown(command)}'{_via(command)} is blocked by {rule[0].describe()}. "
                         "It was not run."))
+        if deny_rules and self.mode is ApprovalMode.yolo and effects is not None:
+            hidden = effects.hidden_code()
+            if hidden:
+                command, why = hidden[0]
+                rule = deny_rules[0][0].describe()
+                return Decision(Verdict.deny, f"hidden command under yolo ({rule})", (
+                    f"Refused under yolo while a deny list is set: {_lower(why)}, so what it runs cannot be "
+                    f"checked against {rule}. It was not run. A deny list is not a sandbox: run the command in "
+                    "plain steps the rules can see, or use --sandbox to contain yolo."))
         core_prefixes = self._shell_rules(self.core or [], names)
         if self.core is not None and core_prefixes and not any(
                 r.argument is None and r.tool in names for r in self.core):
-            for command in needs.shell.commands:
+            for command in [*needs.shell.commands, *inner]:
                 if command.wrapper:
                     continue
                 if not any(_matches(command, prefix, exact=False, allow=True) for _, prefix in core_prefixes):
                     return Decision(Verdict.deny, "tools.core", (
                         f"Command '{_shown(command)}'{_via(command)} is not among the commands tools.core "
                         "allows. It was not run."))
+            for command, why in (effects.hidden_code() if effects else []):
+                if command.wrapper or why.endswith(("the project's own code", "standard input)")):
+                    continue  # a runner tools.core names runs the project's code: that is what it was named for
+                return Decision(Verdict.deny, "tools.core", (
+                    f"{why[:1].upper() + why[1:]}: tools.core allows `{command.name}`, not the other code it "
+                    "would run. It was not run."))
             if needs.shell.opaque:
                 construct = needs.shell.opaque[0].construct
                 return Decision(Verdict.deny, "tools.core", (
@@ -288,7 +379,8 @@ class ApprovalPolicy:
         deny = self._shell_rules(self.exclude, names)
         possible = [(command, rule) for command in shell.commands for rule, prefix in deny
                     if _matches(command, prefix, exact=False)]
-        constructs = [o.construct for o in shell.opaque]
+        visible_ok = self.mode is ApprovalMode.yolo
+        constructs = [o.construct for o in shell.opaque if not (visible_ok and o.visible)]
         if possible:
             constructs.append(f"arguments computed at run time ({_shown(possible[0][0])})")
         if not constructs:
@@ -304,26 +396,51 @@ class ApprovalPolicy:
         return Decision(Verdict.ask, f"opaque command: {named}",
                         f"It holds {named}: what it runs is only known when it runs, so it always asks.")
 
-    def _protected(self, needs: CallNeeds) -> str | None:
+    def _protected(self, needs: CallNeeds, effects: LineEffects | None = None) -> str | None:
         if self.protected is None:
             return None
         for path in needs.writes:
             if reason := self.protected.why(path):
                 return reason
         shell = needs.shell
-        if shell is None:
+        if shell is None or effects is None:
             return None
         cwd = Path(needs.cwd) if needs.cwd else None
-        for target in shell.writes:
+        for target, how in effects.writes():
             if target is None:
-                return "a write to a path computed at run time: it could be a protected file"
+                return f"a write to a path computed at run time ({how}): it could be a protected file"
             if reason := self.protected.why(target, cwd):
                 return reason
             if shell.changes_directory and not os.path.isabs(target):
                 return "a write after cd: the path it lands on could be a protected file"
-        for word in shell.path_words:
-            if reason := self.protected.why(word, cwd):
-                return reason
+        for command, found in effects.commands:
+            if not found.unknown:
+                continue
+            for word in command.words[1:]:  # a program the table does not know may write any path it is given
+                if word and not word.startswith("-") and (reason := self.protected.why(word, cwd)):
+                    return reason
+        return None
+
+    def _coverage_problem(self, needs: CallNeeds, effects: LineEffects) -> tuple[str, str] | None:
+        from gemini_tui.core.approvals.command_effects import coverage_problem, writes_problem
+
+        assert needs.shell is not None
+        roots = self._roots()
+        cwd = needs.cwd or roots[0]
+        problem = writes_problem(effects.redirects, roots, cwd, self.allow_redirection,
+                                 needs.shell.changes_directory)
+        if problem is not None:
+            return problem
+        unreviewed = list(self.unreviewed)
+        for command, found in effects.commands:
+            if command.wrapper:
+                problem = writes_problem(found.writes, roots, cwd, self.allow_redirection,
+                                         needs.shell.changes_directory)
+            else:
+                problem = coverage_problem(command, found, roots, cwd, self.allow_redirection, unreviewed,
+                                           self.sandboxed, needs.shell.changes_directory)
+            if problem is not None:
+                return problem
         return None
 
     def _covered(self, tool: str, names: set[str], needs: CallNeeds) -> str | None:
@@ -396,6 +513,8 @@ def policy_from_settings(settings: Any, root: Path, *, grants: GrantSource | Non
         disable_yolo=Rule("security.disableYoloMode", "true") if getattr(settings, "disable_yolo_mode", False)
         else None,
         protected=ProtectedPaths(Path(root), Path(settings.gemini_dir), tuple(settings.context_file_names)),
+        allow_redirection=bool(getattr(settings, "shell_allow_redirection", False)),
+        extra_roots=[Path(root, p).expanduser() for p in getattr(settings, "include_directories", []) or []],
         grants=grants if grants is not None else _memory_grants(),  # an empty store is falsy (it has a len)
     )
 
@@ -434,6 +553,16 @@ def _matches(command: Command, prefix: tuple[str, ...], *, exact: bool, allow: b
         elif word != wanted:
             return False
     return True
+
+
+def _analyze(line: str) -> ShellAnalysis:
+    from gemini_tui.core.processes.shell_commands import analyze
+
+    return analyze(line)
+
+
+def _lower(text: str) -> str:
+    return text[:1].lower() + text[1:] if text[:2] != text[:2].upper() else text
 
 
 def _shown(command: Command) -> str:

@@ -15,6 +15,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from gemini_tui.core.processes.capabilities.table import variable_runs_code
+from gemini_tui.core.processes.capabilities.words import Form, Part
+
 MAX_DEPTH = 6  # scripts inside scripts (bash -c "eval '...'") deeper than this are opaque
 
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "ash", "yash", "csh", "tcsh", "rbash"})
@@ -32,13 +35,8 @@ OPAQUE_COMMANDS = {
     "eval": "eval", "source": "source", ".": "source (.)", "trap": "trap", "alias": "alias",
     "enable": "enable", "fc": "fc", "coproc": "coproc", "watch": "watch (runs its arguments through sh -c)",
     "parallel": "parallel", "script": "script -c", "su": "su",
+    "shopt": "shopt (changes how words expand)",
 }
-# variables whose value decides which program runs or what the shell executes on its own
-DANGEROUS_VARIABLES = frozenset({"PATH", "BASH_ENV", "ENV", "LD_PRELOAD", "LD_LIBRARY_PATH", "IFS",
-                                 "PROMPT_COMMAND", "PS4", "SHELLOPTS", "BASHOPTS", "BASH_FUNC", "GIT_EXEC_PATH",
-                                 "GIT_SSH_COMMAND", "GIT_PAGER", "PAGER", "EDITOR", "VISUAL", "GIT_EDITOR",
-                                 "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_GLOBAL", "GIT_CONFIG", "GIT_DIR",
-                                 "PYTHONSTARTUP", "PYTHONPATH", "NODE_OPTIONS", "PERL5OPT", "RUBYOPT"})
 RESERVED_WORDS = frozenset({"if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until",
                             "do", "done", "in", "function", "time", "{", "}", "!", "[[", "]]", "coproc"})
 # commands that only read: their arguments naming a protected file are no write (redirections still count)
@@ -59,6 +57,8 @@ class Command:
     text: str
     via: str = ""
     wrapper: bool = False
+    forms: tuple[Form | None, ...] = field(default=(), compare=False)  # each word's parts, expanded when judged
+    prefix: tuple[str | None, ...] = field(default=(), compare=False)  # git's options before its subcommand
 
     @property
     def name(self) -> str | None:
@@ -79,6 +79,7 @@ class Opaque:
 
     construct: str
     text: str
+    visible: bool = False  # the commands it runs were read too (`sh -c 'ls'`, `find -exec`): judged by themselves
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,8 @@ class ShellAnalysis:
     writes: tuple[str | None, ...]  # redirection targets written (None: a target computed at run time)
     path_words: tuple[str, ...]  # literal arguments of commands that may write what they name
     changes_directory: bool = False
+    write_forms: tuple[Form | None, ...] = ()  # each redirection target's parts (parallel to `writes`)
+    assigned: frozenset[str] = frozenset()  # variables the line sets: their value is only known when it runs
 
     def command_names(self) -> tuple[str, ...]:
         """The real commands of the line for "allow for this session": wrappers' commands, never keywords."""
@@ -129,7 +132,8 @@ def analyze(source: str) -> ShellAnalysis:
     walker = _Walker()
     walker.script(source, depth=0, via="")
     return ShellAnalysis(source, tuple(walker.commands), tuple(dict.fromkeys(walker.opaque)),
-                         tuple(walker.writes), tuple(dict.fromkeys(walker.path_words)), walker.changes_directory)
+                         tuple(walker.writes), tuple(dict.fromkeys(walker.path_words)), walker.changes_directory,
+                         tuple(walker.write_forms), frozenset(walker.assigned))
 
 
 def command_words(rule_argument: str) -> tuple[str, ...] | None:
@@ -231,6 +235,51 @@ def _literal(node: Any, pattern: list[str]) -> str | None:
     return None
 
 
+def word_form(node: Any) -> Form | None:
+    """The word's parts for `capabilities.words.expand` (None when the parser gave no word)."""
+    parts: list[Part] = []
+    _form(node, parts, quoted=False)
+    return tuple(parts)
+
+
+_SIMPLE_EXPANSION = re.compile(r"^\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?$")
+
+
+def _form(node: Any, parts: list[Part], quoted: bool) -> None:
+    kind = node.type
+    text = node.text.decode("utf-8", "replace")
+    if kind in ("word", "number"):
+        for match in re.finditer(r"\\(.)|([^\\]+)|\\$", text, re.S):
+            if match.group(1) is not None:
+                if match.group(1) != "\n":
+                    parts.append(Part("lit", match.group(1), True))
+            elif match.group(2) is not None:
+                parts.append(Part("lit", match.group(2), quoted))
+    elif kind == "raw_string":
+        parts.append(Part("lit", text[1:-1], True))
+    elif kind == "ansi_c_string":
+        parts.append(Part("lit", ansi_c(text[2:-1]), True))
+    elif kind in ("string", "translated_string"):
+        for child in node.children:
+            if child.type == "string_content":
+                parts.append(Part("lit", _unescape_double(child.text.decode("utf-8", "replace")), True))
+            elif child.type in ('"', '$"', "$"):
+                continue
+            else:
+                _form(child, parts, quoted=True)
+    elif kind in ("simple_expansion", "expansion"):
+        match = _SIMPLE_EXPANSION.match(text)
+        parts.append(Part("var", match.group(1), quoted) if match else Part("dyn", text, quoted))
+    elif kind in ("concatenation", "command_name"):
+        for child in node.children:
+            if child.is_named or child.type not in ("concatenation",):
+                _form(child, parts, quoted)
+    elif not node.is_named and kind in ("{", "}", ",", "[", "]"):
+        parts.append(Part("lit", text, quoted))
+    else:
+        parts.append(Part("dyn", text, quoted))
+
+
 # -- walking the tree ----------------------------------------------------------------------------------------------
 _WRITE_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
 _ARITHMETIC = frozenset({"arithmetic_expansion"})
@@ -242,13 +291,15 @@ class _Walker:
     commands: list[Command] = field(default_factory=list)
     opaque: list[Opaque] = field(default_factory=list)
     writes: list[str | None] = field(default_factory=list)
+    write_forms: list[Form | None] = field(default_factory=list)
     path_words: list[str] = field(default_factory=list)
+    assigned: set[str] = field(default_factory=set)
     changes_directory: bool = False
     home: str = field(default_factory=lambda: os.path.expanduser("~"))
 
-    def flag(self, construct: str, node_or_text: Any) -> None:
+    def flag(self, construct: str, node_or_text: Any, visible: bool = False) -> None:
         text = node_or_text if isinstance(node_or_text, str) else node_or_text.text.decode("utf-8", "replace")
-        self.opaque.append(Opaque(construct, " ".join(text.split())[:120]))
+        self.opaque.append(Opaque(construct, " ".join(text.split())[:120], visible))
 
     def script(self, source: str, depth: int, via: str) -> None:
         if depth > MAX_DEPTH:
@@ -256,7 +307,7 @@ class _Walker:
             return
         if _joins_words(source):
             # bash removes a backslash-newline inside a word (`r\<newline>m`); tree-sitter splits the word there
-            self.flag("a line continuation inside a word", source)
+            self.flag("a line continuation inside a word", source, visible=True)
             self.script(_remove_continuations(source), depth + 1, via)
         tree = parse(source)
         if tree.root_node.has_error:
@@ -272,7 +323,7 @@ class _Walker:
             return
         if kind == "function_definition":
             name = node.child_by_field_name("name")
-            self.flag(f"function definition {name.text.decode() if name else ''}".strip(), node)
+            self.flag(f"function definition {name.text.decode() if name else ''}".strip(), node, visible=True)
         elif kind == "redirected_statement":
             body = node.child_by_field_name("body")
             for child in node.children:
@@ -298,11 +349,31 @@ class _Walker:
 
     def assignment(self, node: Any) -> None:
         for name in _descendants(node, "variable_name"):
-            if name.text.decode() in DANGEROUS_VARIABLES and name.parent is not None and (
+            if name.parent is not None and (
                     name.parent.type == "variable_assignment" or node.type == "declaration_command"):
-                self.flag(f"setting {name.text.decode()}", node)
+                self.set_variable(name.text.decode(), node)
         for value in _descendants(node, "variable_assignment"):
             self.path_candidates(value.children[-1:])
+
+    def variables_set(self, name: str, words: tuple[str | None, ...], text: str) -> None:
+        """`read X`, `mapfile X`, `printf -v X`: builtins that set the variables they name."""
+        args = words[1:]
+        if name == "printf":
+            index = args.index("-v") if "-v" in args else -1
+            names = [args[index + 1]] if 0 <= index < len(args) - 1 else [None]
+        else:
+            names = [w for w in args if w is None or not w.startswith("-")]
+        for variable in names:
+            if variable is None:
+                self.flag(f"{name} setting a variable named at run time", text)
+            else:
+                self.set_variable(variable.split("[", 1)[0], text)
+
+    def set_variable(self, variable: str, node_or_text: Any) -> None:
+        """The line sets `variable`: its value is unknown from here on, and some variables run code."""
+        self.assigned.add(variable)
+        if (why := variable_runs_code(variable)) is not None:
+            self.flag(f"setting {variable} ({why})", node_or_text)
 
     def redirect(self, child: Any, body: Any, depth: int, via: str) -> None:
         if child.type == "file_redirect":
@@ -313,6 +384,7 @@ class _Walker:
                 if operator == ">&" and destination.type == "number":
                     return  # 2>&1: a descriptor, not a file
                 self.writes.append(literal(destination, self.home))
+                self.write_forms.append(word_form(destination))
         elif child.type in ("heredoc_redirect", "herestring_redirect") and body is not None:
             self.fed_text(body, child, depth, via)
 
@@ -379,7 +451,7 @@ class _Walker:
         text = node.text.decode("utf-8", "replace")
         if name_node is None or not words:
             return
-        self.run(words, text, depth, via, node)
+        self.run(words, text, depth, via, node, tuple(word_form(w) for w in words_nodes))
 
     def visit_substitutions(self, node: Any, depth: int, via: str) -> None:
         """Commands inside `$(...)`, backticks and `<(...)` run too."""
@@ -392,22 +464,31 @@ class _Walker:
             else:
                 self.visit_substitutions(child, depth, via)
 
-    def run(self, words: tuple[str | None, ...], text: str, depth: int, via: str, node: Any = None) -> None:
+    def run(self, words: tuple[str | None, ...], text: str, depth: int, via: str, node: Any = None,
+            forms: tuple[Form | None, ...] = ()) -> None:
         """Records `words` as a command and looks into what it runs in turn."""
         name = os.path.basename(words[0]) if words[0] else None
+        if len(forms) != len(words):
+            forms = tuple((Part("lit", w, True),) if w is not None else None for w in words)
         if name is None:
             self.flag("a command name computed at run time", text)
-            self.commands.append(Command(words, text, via))
+            self.commands.append(Command(words, text, via, forms=forms))
             return
         if words[0] in RESERVED_WORDS - {"time", "coproc"}:
             self.flag(f"the keyword {words[0]} where a command should be", text)
+        prefix: tuple[str | None, ...] = ()
         if name == "git":
-            words, opaque = git_words(words)
+            kept, opaque = git_words(words)
             if opaque:
                 self.flag(opaque, text)
+            prefix = words[1:len(words) - len(kept) + 1]
+            forms = (forms[0], *forms[len(words) - len(kept) + 1:]) if kept is not words else forms
+            words = kept
         inner = wrapped_command(name, words)
         transparent = inner is not None and inner[0] < len(words) and name in TRANSPARENT
-        self.commands.append(Command(words, text, via, wrapper=transparent))
+        self.commands.append(Command(words, text, via, wrapper=transparent, forms=forms, prefix=prefix))
+        if name in ("read", "mapfile", "readarray") or (name == "printf" and "-v" in words):
+            self.variables_set(name, words, text)
         if name == "git":
             self.git(words, text)
         if name == "let" and any(w is None or re.search(r"[A-Za-z_]", w) for w in words[1:]):
@@ -416,7 +497,10 @@ class _Walker:
             self.flag(OPAQUE_COMMANDS[name], text)
             rest = [w for w in words[1:] if w is not None]
             if name == "eval" and len(rest) == len(words) - 1:
+                before = len(self.opaque)
                 self.script(" ".join(rest), depth + 1, "eval")
+                if not any(o.construct == "a part the parser cannot read" for o in self.opaque[before:]):
+                    self.opaque[before - 1] = Opaque("eval", self.opaque[before - 1].text, True)
             elif name in ("coproc", "watch"):
                 for start in range(1, len(words)):  # coproc [NAME] command: either reading may be the one
                     if words[start] is not None:
@@ -426,14 +510,17 @@ class _Walker:
             self.path_words.extend(w for w in words[1:] if w)
             if any(w is None for w in words[1:]):
                 self.writes.append(None)  # a directory computed at run time: later relative writes are unknown
+                self.write_forms.append(None)
         elif name not in READ_ONLY_COMMANDS:
             self.path_words.extend(w for w in words[1:] if w and not w.startswith("-"))
         if inner is not None:
             start, construct = inner
             if construct:
-                self.flag(construct, text)
+                self.flag(construct, text, visible=construct.startswith("xargs running"))
             if start < len(words):
-                self.run(words[start:], text, depth, name if not via else f"{via} {name}")
+                self.run(words[start:], text, depth, name if not via else f"{via} {name}", None, forms[start:])
+            elif name in ("chroot", "unshare", "sudo", "doas", "nsenter", "runuser"):
+                self.flag(f"{name} starting a shell", text)
             return
         if name in SHELLS:
             self.shell(name, words, text, depth, node)
@@ -456,8 +543,10 @@ class _Walker:
             elif rest[0] is None:
                 self.flag(f"{name} -c with a script computed at run time", text)
             else:
-                self.flag(f"{name} -c", text)
+                before = len(self.opaque)
                 self.script(rest[0], depth + 1, f"{name} -c")
+                readable = not any(o.construct == "a part the parser cannot read" for o in self.opaque[before:])
+                self.flag(f"{name} -c", text, visible=readable)
         elif rest and rest[0] not in ("--version", "--help"):
             self.flag(f"{name} running a script file", text)
         elif not rest and not _informational(words[1:]):
@@ -531,6 +620,7 @@ class _Walker:
         rest = set(words[2:])
         if sub == "config" and not rest & {"--get", "--get-all", "--get-regexp", "-l", "--list", "get", "list"}:
             self.writes.append(".git/config")  # aliases, hooksPath, pager: a later git command runs them
+            self.write_forms.append((Part("lit", ".git/config", True),))
         runs = {("bisect", "run"), ("rebase", "-x"), ("rebase", "--exec"), ("submodule", "foreach"),
                 ("difftool", "-x"), ("difftool", "--extcmd"), ("filter-branch", None), ("filter-repo", None),
                 ("mergetool", None)}
@@ -542,7 +632,7 @@ class _Walker:
     def find(self, words: tuple[str | None, ...], text: str, depth: int) -> None:
         for index, word in enumerate(words):
             if word in ("-exec", "-execdir", "-ok", "-okdir"):
-                self.flag(f"find {word}", text)
+                self.flag(f"find {word}", text, visible=True)
                 end = next((i for i in range(index + 1, len(words)) if words[i] in (";", "+")), len(words))
                 if end > index + 1:
                     self.run(words[index + 1:end], text, depth, f"find {word}")
@@ -570,6 +660,18 @@ _WRAPPERS: dict[str, tuple[frozenset[str], int]] = {
     "setsid": (frozenset(), 0), "chronic": (frozenset(), 0), "unbuffer": (frozenset(), 0),
     "busybox": (frozenset(), 0), "taskset": (frozenset(), 1), "chrt": (frozenset(), 1),
     "caffeinate": (frozenset({"-t", "-w"}), 0),
+    "flock": (frozenset({"-w", "--timeout", "-E", "--conflict-exit-code"}), 1),
+    "setarch": (frozenset(), 1), "linux32": (frozenset(), 0), "linux64": (frozenset(), 0),
+    "prlimit": (frozenset({"-p", "--pid"}), 0),
+    "strace": (frozenset({"-o", "-e", "-p", "-s", "-u", "-E", "-O", "-P", "-I", "-b", "-a", "-X", "-S"}), 0),
+    "ltrace": (frozenset({"-o", "-e", "-p", "-s", "-u", "-a", "-n", "-x", "-A", "-D", "-F", "-l", "-w"}), 0),
+    "chroot": (frozenset({"--userspec", "--groups"}), 1),
+    "unshare": (frozenset({"--map-user", "--map-group", "--map-users", "--map-groups", "-S", "--setuid", "-G",
+                           "--setgid", "-R", "--root", "-w", "--wd", "--propagation", "--setgroups"}), 0),
+    "nsenter": (frozenset({"-t", "--target", "-S", "--setuid", "-G", "--setgid", "-r", "-w"}), 0),
+    "runuser": (frozenset({"-u", "--user", "-g", "--group", "-G"}), 0),
+    "fakeroot": (frozenset({"-l", "--lib", "--faked", "-s", "-i"}), 0),
+    "numactl": (frozenset(), 0), "catchsegv": (frozenset(), 0),
 }
 _OPTIONAL_VALUE = {"xargs": ("-i", "-e", "-l")}  # attached-only optional values (`-i{}`)
 
@@ -591,13 +693,17 @@ def wrapped_command(name: str, words: tuple[str | None, ...]) -> tuple[int, str]
             break
         if name == "command" and word in ("-v", "-V"):
             return len(words), ""  # only looks the name up
+        if name == "flock" and word in ("-c", "--command"):
+            return len(words), "flock -c (runs a shell command)"
+        if name in ("runuser", "su") and word in ("-c", "--command", "-l", "--login"):
+            return len(words), f"{name} {word}"
         if name in ("sudo", "doas") and word in ("-s", "-i", "--shell", "--login", "-e", "--edit"):
             return len(words), f"{name} {word}"
         if name == "env" and (word.startswith(("-S", "--split-string", "-P")) or word == "--default-signal"):
             return len(words), f"env {word}"
         if name == "env" and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", word):
-            if word.split("=", 1)[0] in DANGEROUS_VARIABLES:
-                construct = f"env setting {word.split('=', 1)[0]}"
+            if (why := variable_runs_code(word.split("=", 1)[0])) is not None:
+                construct = f"env setting {word.split('=', 1)[0]} ({why})"
             index += 1
             continue
         if word.startswith("-") and word != "-":
@@ -611,6 +717,8 @@ def wrapped_command(name: str, words: tuple[str | None, ...]) -> tuple[int, str]
             continue
         break
     index += positional
+    while name == "setarch" and index < len(words) and (words[index] or "").startswith("-"):
+        index += 1  # setarch ARCH [options] command
     if name == "xargs" and index >= len(words):
         return None  # xargs alone runs echo
     return index, construct

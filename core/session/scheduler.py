@@ -38,6 +38,7 @@ from gemini_tui.core.ground.model_api import FunctionCall, FunctionResponse
 from gemini_tui.core.ground.parts import InlineDataPart, TextPart
 from gemini_tui.core.ground.tool_result import ToolErrorKind, ToolResult
 from gemini_tui.core.session.stats import CallDecision, SessionStats
+from gemini_tui.core.tooling.needs import CallNeeds
 from gemini_tui.core.tooling.registry import ToolRegistry
 from gemini_tui.core.tooling.tool import BaseTool, CallContext, ToolKind
 
@@ -67,6 +68,7 @@ class _Call:
     result: ToolResult | None = None
     requested_by: str = "model"
     policy: PolicyDecision | None = None  # what the approval policy answered, and the rule that decided
+    needs: CallNeeds | None = None  # what the tool said the call needs (the policy remembers unreviewed edits)
 
     def info(self) -> ToolCallInfo:
         return ToolCallInfo(
@@ -197,6 +199,9 @@ class Scheduler:
         # add`) is theirs, not a decision about a proposal, and counting it made /stats disagree with the turn
         if record.requested_by == "model":
             self.stats.record_call(record.call.name, result.ok, duration_ms, record.decision)
+            if result.ok and record.needs is not None and record.policy is not None:
+                self.policy.after_call(record.needs, record.policy, record.decision in (
+                    CallDecision.accept, CallDecision.modify))
             if result.ok and isinstance(result.return_display, FileDiff):
                 self.stats.lines_added += result.return_display.lines_added
                 self.stats.lines_removed += result.return_display.lines_removed
@@ -272,6 +277,7 @@ class Scheduler:
         if decision.verdict is not Verdict.deny and self.hooks is not None:
             decision = await self.hooks.before_tool(tool.name, record.call.args, decision, needs)
         record.policy = decision
+        record.needs = needs
         self._publish(record)
         if decision.verdict is Verdict.deny:
             return self._refuse(record, f"{decision.reason or 'Refused.'} (rule: {decision.rule})")
@@ -282,11 +288,12 @@ class Scheduler:
         if not self.interactive:
             # only a way out that would let this call run: auto_edit covers edits, never commands
             ways = "--approval-mode auto_edit, --yolo" if needs.edit and not decision.reason else "--yolo"
+            ways = decision.remedy or f"{ways}, or tools.allowed in settings.json"
             why = f" {decision.reason}" if decision.reason else ""
             return self._refuse(record, (
                 f'Tool "{tool.name}" needs the user\'s confirmation ({decision.rule}), which is not possible in '
                 f'non-interactive mode with approval mode "{self.approval_mode}". It was not run.{why} The user '
-                f"can allow it with {ways}, or tools.allowed in settings.json."))
+                f"can allow it with {ways}."))
         try:
             details = await tool.should_confirm_execute(record.params, signal)
         except Exception as exc:

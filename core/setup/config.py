@@ -70,6 +70,7 @@ class Settings(BaseModel):
     withheld: list[str] = Field(default_factory=list)  # "<file>: <key>" not applied: the folder is not trusted
     sandbox: bool | str | None = None  # tools.sandbox: true or "bwrap" runs commands in bubblewrap (core/sandbox.py)
     sandbox_network: bool = False  # tools.sandboxNetwork: sandboxed commands may use the network
+    shell_allow_redirection: bool = False  # tools.shell.allowRedirection: covered commands may write in the root
     checkpointing_enabled: bool = True  # general.checkpointing.enabled: snapshot files before changing tools
     compression_threshold: float = 0.5  # model.compressionThreshold: compress past this share of the window
     # model.providers: OpenAI-compatible servers by name ({baseUrl, apiKeyEnv, headers, contextWindow, tools,
@@ -253,6 +254,7 @@ _KEYS: dict[str, tuple[tuple[str, ...], Callable[[Any], Any]]] = {
     "disable_always_allow": (("security.disableAlwaysAllow",), _bool),
     "sandbox": (("tools.sandbox", "sandbox"), _bool_or_str),
     "sandbox_network": (("tools.sandboxNetwork",), _bool),
+    "shell_allow_redirection": (("tools.shell.allowRedirection",), _bool),
     "checkpointing_enabled": (("general.checkpointing.enabled", "checkpointing.enabled"), _bool),
     "compression_threshold": (("model.compressionThreshold",), _fraction),
     "model_providers": (("model.providers",), _providers),
@@ -287,6 +289,7 @@ NEEDS_TRUST: tuple[str, ...] = (
     "context.includeDirectories",  # would let the file tools reach folders outside the root
     "tools.sandboxNetwork",  # would let sandboxed commands reach the network
     "model.providers",  # would send the prompts, files and any key named by apiKeyEnv to the project's server
+    "tools.shell.allowRedirection",  # would let allowed commands write files unasked
 )
 FOLDER_TRUST_KEY = "security.folderTrust"  # the switch itself: only the user's settings may turn it off
 

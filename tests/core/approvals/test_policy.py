@@ -107,8 +107,10 @@ async def test_protected_files_ask_and_say_why_and_yolo_writes_them(root: Path, 
 
 
 async def test_shell_writes_to_protected_paths_ask(root: Path, home: Path) -> None:
+    # tools.shell.allowRedirection lets covered commands write inside the root: never to a protected path
     settings(home, {"tools": {"allowed": ["run_shell_command(echo)", "run_shell_command(cp)",
-                                          "run_shell_command(cd)", "run_shell_command(tee)"]}})
+                                          "run_shell_command(cd)", "run_shell_command(tee)"],
+                              "shell": {"allowRedirection": True}}})
     (root / ".git" / "hooks").mkdir(parents=True)
     lines = ["echo x > .git/hooks/pre-commit", "echo x >> GEMINI.md", "cp /dev/null .gemini/settings.json",
              "echo x | tee .geminiignore", "cd .git/hooks && echo x > pre-commit", "cd sub; echo x > a",

@@ -128,7 +128,8 @@ RULE_SETS: dict[str, tuple[dict[str, object], ApprovalMode]] = {
     "allow-list (tools.allowed, default)": (
         {"tools": {"allowed": ["run_shell_command(ls)", "run_shell_command(echo)", "run_shell_command(cat)",
                                "run_shell_command(git status)", "run_shell_command(find)", "run_shell_command(test)",
-                               "run_shell_command(true)", "run_shell_command(false)", "run_shell_command(printf)"]}},
+                               "run_shell_command(true)", "run_shell_command(false)", "run_shell_command(printf)"],
+                   "shell": {"allowRedirection": True}}},  # the control line writes CONTROL inside the root
         ApprovalMode.default),
     "strict tools.core under yolo": (
         {"tools": {"core": ["run_shell_command(ls)", "run_shell_command(echo)", "run_shell_command(cat)",
