@@ -28,7 +28,7 @@ typecheck: $(STAMP)
 	@for f in __init__.py __main__.py; do ln -sf ../../../gemini_tui/$$f build/typecheck/gemini_tui/$$f; done
 	$(BIN)/pyright
 
-test: $(STAMP) lint typecheck
+test: $(STAMP) lint typecheck system-tools
 	$(BIN)/pytest -q $(PYTEST_ARGS)
 
 # The real local model (issue 24): llama-cpp-python's server, compiled once into a wheel kept under .cache/ (git
@@ -61,3 +61,14 @@ screenshots: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
+
+# Programs the shell-capability tests run for real (tests/core/approvals/test_capabilities_live.py): Debian
+# packages, installed as root only when one is missing
+CAPABILITY_TOOLS := rg:ripgrep strace:strace zip:zip sqlite3:sqlite3 vim:vim ed:ed ssh:openssh-client \
+	less:less make:make flock:util-linux prlimit:util-linux setarch:util-linux
+.PHONY: system-tools
+system-tools:
+	@missing=""; for pair in $(CAPABILITY_TOOLS); do command -v $${pair%%:*} >/dev/null 2>&1 || \
+		missing="$$missing $${pair#*:}"; done; \
+	if [ -n "$$missing" ]; then apt-get install -y $$missing || \
+		(apt-get update && apt-get install -y $$missing); fi

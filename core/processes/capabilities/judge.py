@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import shlex
 import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -187,6 +188,9 @@ class _Judge:
                 names = [(option, value if has_value else None)]
             elif spec.flags is not None and text in spec.flags:
                 continue
+            elif len(text) > 2 and (text + "=" in spec.code or text in spec.code or text in spec.writes
+                                    or text in spec.values or text in spec.commands):
+                names = [(text, None)]  # a short option of several letters (`zip -TT`, `find -fprint`)
             else:
                 names = []
                 for at in range(1, len(text)):
@@ -483,6 +487,8 @@ class _Judge:
                 end = next((i for i in range(index, len(tokens)) if tokens[i].text in (";", "+")), len(tokens))
                 inner = " ".join(t.text or "…" for t in tokens[index:end])
                 self.effects.code.append(f"`find {text}` runs `{inner}`")
+                if all(t.text is not None for t in tokens[index:end]):
+                    self.effects.visible.append(shlex.join(t.text or "" for t in tokens[index:end]))
                 index = end + 1
             elif text in writes:
                 self.write(tokens[index].text if index < len(tokens) else None, f"`find {text}`")

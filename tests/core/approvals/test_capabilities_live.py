@@ -1,0 +1,309 @@
+"""The capability judgement through the real Session, scheduler, policy and shell tool, with real bash: families
+generated as wrappers x programs x write options x code options x environment assignments x path spellings.
+
+Every line leaves a harmless effect if it runs (a file outside the root, a file in a fake home's protected
+places, a marker made by the other code it runs, a victim file deleted). In default, auto_edit and plan mode,
+with the program allowed by tools.allowed, no effect appears; under yolo with no rules every effect appears (the
+corpus is live bash, not lines that would fail anyway); under yolo with a deny list, a hidden inner command is
+refused and a visible one is judged by itself."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shutil
+import subprocess
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from gemini_tui.core.approvals.policy import ApprovalMode
+from tests.fakes.scripted_model import ScriptedModel, call, scripted_session, text
+
+NEEDED = ("git", "flock", "setarch", "prlimit", "strace", "tar", "sed", "find", "sort", "rg", "zip", "make",
+          "python3", "sqlite3", "vim", "ed", "ssh", "less", "awk")
+WRAPPERS = ["", "env ", "command ", "nice ", "timeout 9 ", "nohup ", "stdbuf -o0 ", "flock lockfile ",
+            f"setarch {platform.machine()} ", "prlimit --nofile=256 ", "strace -f -o /dev/null "]
+WRAPPER_RULES = ["flock", "setarch", "prlimit", "strace"]
+# program rule -> a line writing {P}; `word` spellings fit wherever a word goes, `quoted` inside a sed script
+WRITERS = {
+    "sort": "sort -o {P} README.md", "git diff": "git diff --output={P}", "git log": "git log -1 --output={P}",
+    "find": "find README.md -fprint {P}", "echo": "echo x > {P}", "printf": "printf x >> {P}",
+    "shuf": "shuf -o {P} README.md", "cp": "cp README.md {P}", "tee": "echo x | tee {P}",
+    "sed": "sed -n \"w {P}\" README.md",
+}
+# how a path is spelled -> (spelling with {N} for a fresh name, where the file lands relative to (root, home,
+# outside)); `$OUTSIDE` is set in the environment
+SPELLINGS = {
+    "absolute outside": ("{outside}/{N}", "outside"), "$VAR outside": ("$OUTSIDE/{N}", "outside"),
+    "${VAR} outside": ("${OUTSIDE}/{N}", "outside"), "relative .. outside": ("../outside/{N}", "outside"),
+    "~ home": ("~/{N}", "home"), "~ start-up file": ("~/.bashrc", "home"), "$HOME profile": ("$HOME/.profile", "home"),
+    "${HOME} gitconfig": ("${HOME}/.gitconfig", "home"), "~ ssh": ("~/.ssh/{N}", "home"),
+    "$PWD .gemini": ("$PWD/.gemini/{N}", "root"), "~+ .gemini": ("~+/.gemini/{N}", "root"),
+    "glob .git": (".gi?/description", "root"), "context file": ("GEMINI.md", "root"),
+    "~+ .husky": ("~+/.husky/{N}", "root"),
+}
+NO_TILDE = {"sed"}  # inside a quoted sed script bash expands $VAR but not ~ or globs
+QUOTED_SPELLINGS = {"absolute outside", "$VAR outside", "${VAR} outside", "relative .. outside", "$HOME profile",
+                    "${HOME} gitconfig", "$PWD .gemini"}
+
+# runs other code -> (rule(s) that allow the program, line making marker {M}); {M} is an absolute path
+CODE = {
+    "GIT_EXTERNAL_DIFF": (["git diff"], "GIT_EXTERNAL_DIFF='touch {M};:' {W}git diff"),
+    "GIT_CONFIG_* fsmonitor": (["git status"], "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor "
+                                               "GIT_CONFIG_VALUE_0='touch {M};false' {W}git status"),
+    "git -c fsmonitor": (["git status"], "{W}git -c core.fsmonitor='touch {M};false' status"),
+    "git --git-dir other repository": (["git status"], "{W}git --git-dir=vendor/x --work-tree=. status"),
+    "git -C nested repository": (["git status"], "{W}git -C vendor/nested status"),
+    "sed e": (["sed"], "{W}sed -n '1e touch {M}' README.md"),
+    "rg --pre": (["rg"], "{W}rg --pre {S} foo README.md"),
+    "LESSOPEN": (["less"], "LESSOPEN='|touch {M}; cat %s' {W}less README.md"),
+    "tar --checkpoint-action": (["tar"], "{W}tar --checkpoint=1 --checkpoint-action=exec='touch {M}' -cf "
+                                         "/dev/null README.md"),
+    "tar --to-command": (["tar"], "{W}tar --to-command='touch {M}' -xf a.tar"),
+    "printf -v PATH": (["printf", "ls"], "printf -v PATH '%s' \"$PWD/bin{K}:$PATH\"; {W}ls"),
+    "read PATH": (["read", "ls"], "read -r PATH <<< \"$PWD/bin{K}:$PATH\"; {W}ls"),
+    "PATH assignment": (["ls"], "PATH=\"$PWD/bin{K}:$PATH\" {W}ls"),
+    "BASH_ENV": (["bash"], "BASH_ENV={S} {W}bash -c true"),
+    "zip -TT": (["zip"], "{W}zip -q -T -TT 'touch {M};:' out.zip README.md"),
+    "awk system": (["awk"], "{W}awk 'BEGIN{system(\"touch {M}\")}'"),
+    "find -exec": (["find"], "{W}find README.md -exec touch {M} \\;"),
+}
+VISIBLE = {"tar --checkpoint-action", "tar --to-command", "find -exec", "zip -TT"}  # its inner command can be read
+
+
+def _git(root: Path, *args: str) -> None:
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t", "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(root)}
+    subprocess.run(["git", *args], cwd=root, check=True, env=env, capture_output=True)
+
+
+@pytest.fixture
+def scene(root: Path, tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
+    missing = [name for name in NEEDED if shutil.which(name) is None]
+    assert not missing, f"make test installs these: {missing}"
+    user = tmp_path / "user"
+    (user / ".ssh").mkdir(parents=True)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    monkeypatch.setenv("HOME", str(user))
+    monkeypatch.setenv("OUTSIDE", str(outside))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", "/dev/null")  # lines that overwrite ~/.gitconfig must not break git
+    (root / "README.md").write_text("foo\n")
+    (root / ".gemini").mkdir()
+    (root / ".husky").mkdir()
+    _git(root, "init", "-q", ".")
+    _git(root, "add", "README.md")
+    _git(root, "commit", "-q", "-m", "x")
+    (root / "README.md").write_text("foo changed\n")  # git diff has something to show
+    return {"root": root, "user": user, "outside": outside, "home": home}
+
+
+def _settings(home: Path, data: dict[str, object]) -> None:
+    (home / ".gemini").mkdir(exist_ok=True)
+    (home / ".gemini" / "settings.json").write_text(json.dumps(data))
+
+
+async def run_lines(scene: dict[str, Path], lines: list[str], mode: ApprovalMode,
+                    settings: dict[str, object]) -> list[dict[str, object]]:
+    _settings(scene["home"], settings)
+    model = ScriptedModel().add([call("run_shell_command", command=line) for line in lines]).add(text("done"))
+    session = scripted_session(scene["root"], model, scene["home"], approval_mode=mode, interactive=False)
+    try:
+        await session.send("go")
+    finally:
+        await session.close()
+    user = [c for c in model.requests[-1].contents if c.role == "user" and c.parts][-1]
+    return [part.response for part in user.parts]  # type: ignore[union-attr]
+
+
+# -- writes --------------------------------------------------------------------------------------------------------
+def write_corpus(scene: dict[str, Path]) -> list[tuple[str, str, Path]]:
+    """(rule, line, the file it makes or changes) for wrappers x writers x spellings."""
+    cases: list[tuple[str, str, Path]] = []
+    bases = {"outside": scene["outside"], "home": scene["user"], "root": scene["root"]}
+    number = 0
+    for rule, template in WRITERS.items():
+        for label, (spelling, where) in SPELLINGS.items():
+            if rule in NO_TILDE and label not in QUOTED_SPELLINGS:
+                continue
+            if "={P}" in template and (label == "glob .git" or "~" in label):
+                continue  # bash expands neither a glob nor ~ glued to `--output=`: the line would write nothing
+            for wrapper in (WRAPPERS if label in ("absolute outside", "~ start-up file") else [""]):
+                number += 1
+                name = f"w{number}"
+                shown = spelling.replace("{N}", name).replace("{outside}", str(scene["outside"]))
+                relative = shown.split("/", 1)[1] if "/" in shown and not shown.startswith(("/", "..")) else shown
+                if shown.startswith("/"):
+                    target = Path(shown)
+                elif shown.startswith(".."):
+                    target = scene["outside"] / name
+                elif label == "glob .git":
+                    target = scene["root"] / ".git" / "description"
+                else:
+                    target = bases[where] / relative
+                if label in ("~ start-up file", "$HOME profile", "${HOME} gitconfig", "context file"):
+                    target = target.parent / target.name  # an existing victim: its content changes
+                line = template.replace("{P}", shown)
+                cases.append((rule, wrapper + line if not line.startswith("echo x |") else
+                              f"echo x | {wrapper}tee {shown}", target))
+    return cases
+
+
+def _state(path: Path) -> str | None:
+    try:
+        return path.read_text()
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return None
+
+
+def _prepare_victims(scene: dict[str, Path]) -> None:
+    for victim in (scene["user"] / ".bashrc", scene["user"] / ".profile", scene["user"] / ".gitconfig",
+                   scene["root"] / "GEMINI.md"):
+        victim.write_text("victim\n")
+    for name in ("GEMINI.md",):
+        (scene["root"] / name).write_text("victim\n")
+
+
+@pytest.mark.parametrize("mode", [ApprovalMode.default, ApprovalMode.auto_edit, ApprovalMode.plan, ApprovalMode.yolo])
+async def test_writes_outside_and_to_protected_paths_never_run_unasked(scene: dict[str, Path],
+                                                                      mode: ApprovalMode) -> None:
+    _prepare_victims(scene)
+    cases = write_corpus(scene)
+    assert len(cases) >= 150
+    before = {target: _state(target) for _, _, target in cases}
+    rules = sorted({rule for rule, _, _ in cases} | set(WRAPPER_RULES))
+    settings: dict[str, object] = {"tools": {"allowed": [f"run_shell_command({r})" for r in rules],
+                                             "shell": {"allowRedirection": True}}}
+    if mode is ApprovalMode.yolo:
+        settings = {}  # yolo runs everything: every effect must appear (the corpus is live)
+    responses = await run_lines(scene, [line for _, line, _ in cases], mode, settings)
+    changed = [line for (_, line, target) in cases if _state(target) != before[target]]
+    if mode is ApprovalMode.yolo:
+        unchanged = [line for (_, line, target) in cases if _state(target) == before[target]]
+        assert unchanged == [], unchanged[:5]
+    else:
+        assert changed == [], changed[:5]
+        ran = [line for (_, line, _), r in zip(cases, responses, strict=True) if "error" not in r]
+        assert ran == [], ran[:5]
+
+
+# -- other code ----------------------------------------------------------------------------------------------------
+def code_corpus(scene: dict[str, Path]) -> list[tuple[str, list[str], str, Path]]:
+    """(family, rules, line, marker) for wrappers x code options x environment assignments."""
+    root = scene["root"]
+    (root / "vendor").mkdir(exist_ok=True)
+    cases = []
+    number = 0
+    for position, (family, (rules, template)) in enumerate(CODE.items()):
+        # every family bare and through two wrappers in turn; the first two through every wrapper
+        wrappers = WRAPPERS if position < 2 else ["", *{WRAPPERS[1 + (position * 2 + k) % (len(WRAPPERS) - 1)]
+                                                           for k in range(2)}]
+        for wrapper in wrappers:
+            number += 1
+            marker = root / f"MARK_{number}"
+            script = root / f"script_{number}.sh"
+            script.write_text(f"#!/bin/sh\ntouch {marker}\ncat \"$1\" 2>/dev/null\n")
+            script.chmod(0o755)
+            fake_bin = root / f"bin{number}"
+            fake_bin.mkdir()
+            (fake_bin / "ls").write_text(f"#!/bin/sh\ntouch {marker}\n")
+            (fake_bin / "ls").chmod(0o755)
+            line = (template.replace("{M}", str(marker)).replace("{S}", str(script)).replace("{W}", wrapper)
+                    .replace("{K}", str(number)))
+            if family == "git --git-dir other repository":
+                line = line.replace("vendor/x", f"vendor/x{number}")
+                _bare_repository(root / "vendor" / f"x{number}", marker)
+            if family == "git -C nested repository":
+                line = line.replace("vendor/nested", f"vendor/nested{number}")
+                _nested_repository(root / "vendor" / f"nested{number}", marker)
+            cases.append((family, rules, line, marker))
+    return cases
+
+
+def _bare_repository(folder: Path, marker: Path) -> None:
+    """A repository folder shipped in a clone (HEAD, objects/, refs/, config with core.fsmonitor)."""
+    subprocess.run(["git", "init", "-q", "--bare", str(folder)], check=True, capture_output=True)
+    subprocess.run(["git", "--git-dir", str(folder), "config", "core.bare", "false"], check=True)
+    subprocess.run(["git", "--git-dir", str(folder), "config", "core.fsmonitor", f"touch {marker};false"],
+                   check=True)
+
+
+def _nested_repository(folder: Path, marker: Path) -> None:
+    folder.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(folder)], check=True, capture_output=True)
+    subprocess.run(["git", "-C", str(folder), "config", "core.fsmonitor", f"touch {marker};false"], check=True)
+
+
+def _tar(root: Path) -> None:
+    with tarfile.open(root / "a.tar", "w") as archive:
+        archive.add(root / "README.md", arcname="README.md")
+
+
+@pytest.mark.parametrize("mode", [ApprovalMode.default, ApprovalMode.auto_edit, ApprovalMode.plan, ApprovalMode.yolo,
+                                  "yolo with a deny list", "tools.core under yolo"])
+async def test_other_code_never_runs_through_an_allowed_program(scene: dict[str, Path], mode: object) -> None:
+    _tar(scene["root"])
+    cases = code_corpus(scene)
+    assert len(cases) >= 60
+    rules = sorted({r for _, rs, _, _ in cases for r in rs} | set(WRAPPER_RULES))
+    listed = [f"run_shell_command({r})" for r in rules]
+    settings: dict[str, object] = {"tools": {"allowed": listed}}
+    run_mode = ApprovalMode.yolo
+    if mode == "yolo with a deny list":
+        settings = {"tools": {"exclude": ["run_shell_command(rm)"]}}
+    elif mode == "tools.core under yolo":
+        settings = {"tools": {"core": listed}}
+    elif mode is ApprovalMode.yolo:
+        settings = {}
+    else:
+        run_mode = mode  # type: ignore[assignment]
+    responses = await run_lines(scene, [line for _, _, line, _ in cases], run_mode, settings)
+    ran = {family for family, _, _, marker in cases if marker.exists()}
+    if mode is ApprovalMode.yolo:
+        dead = [line for _, _, line, marker in cases if not marker.exists()]
+        assert dead == [], dead[:5]
+    elif mode == "yolo with a deny list":
+        assert ran == VISIBLE  # a visible inner command (touch) is judged by itself; nothing hidden ran
+        refused = [r["error"] for (family, _, _, _), r in zip(cases, responses, strict=True)
+                   if family not in VISIBLE]
+        assert all("not run" in e for e in refused)
+        assert any("deny list is not a sandbox" in e for e in refused)
+    else:
+        assert ran == set(), ran
+        assert all("error" in r for r in responses)
+
+
+# -- deny lists under yolo -------------------------------------------------------------------------------------------
+DENY_VISIBLE = ["{W}rm {V}", "find {V} -exec rm {} \\;", "echo {V} | xargs rm", "sh -c 'rm {V}'",
+                "tar --to-command='rm {V}' -xf a.tar", "flock lockfile rm {V}", "timeout 9 rm {V}",
+                "bash -c 'timeout 9 rm {V}'"]
+DENY_HIDDEN = {"make": "make -f mk{N}", "python3 script": "python3 py{N}.py", "bash script": "bash sh{N}.sh",
+               "vim": "vim -e -s -c '!rm {V}' -c 'qa!'", "ed": "printf '!rm {V}\\nq\\n' | ed -s",
+               "sqlite3": "sqlite3 :memory: '.shell rm {V}'",
+               "ssh ProxyCommand": "ssh -o ProxyCommand='rm {V}' -o BatchMode=yes x 2>/dev/null; true"}
+
+
+async def test_a_deny_list_under_yolo_judges_visible_inner_commands_and_refuses_hidden_ones(
+        scene: dict[str, Path]) -> None:
+    root = scene["root"]
+    _tar(root)
+    lines, victims = [], []
+    for number, template in enumerate([*(t.replace("{W}", w) for t in DENY_VISIBLE[:1] for w in WRAPPERS),
+                                       *DENY_VISIBLE[1:], *DENY_HIDDEN.values()]):
+        victim = root / f"victim_{number}"
+        victim.write_text("keep\n")
+        (root / f"mk{number}").write_text(f"all:\n\trm {victim}\n")
+        (root / f"py{number}.py").write_text(f"import os\nos.remove({str(victim)!r})\n")
+        (root / f"sh{number}.sh").write_text(f"rm {victim}\n")
+        lines.append(template.replace("{V}", str(victim)).replace("{N}", str(number)))
+        victims.append(victim)
+    responses = await run_lines(scene, lines, ApprovalMode.yolo, {"tools": {"exclude": ["run_shell_command(rm)"]}})
+    kept = [line for line, victim in zip(lines, victims, strict=True) if victim.exists()]
+    assert kept == lines
+    hidden = responses[-len(DENY_HIDDEN):]
+    assert all("deny list is not a sandbox" in r["error"] for r in hidden), hidden
+    await run_lines(scene, lines, ApprovalMode.yolo, {})  # no deny list: every line deletes its victim
+    assert [line for line, victim in zip(lines, victims, strict=True) if victim.exists()] == []
