@@ -392,7 +392,8 @@ class ApprovalPolicy:
                 return None  # yolo and nothing forbidden: it runs
             return Decision(Verdict.deny, f"opaque command under yolo ({deny_rules[0].describe()})", (
                 f"Refused under yolo: the command holds {named}, which could run a command that "
-                f"{deny_rules[0].describe()} forbids. It was not run; run it in plain steps the rules can see."))
+                f"{deny_rules[0].describe()} forbids. It was not run; run it in plain steps the rules can see. A deny "
+                "list is not a sandbox: --sandbox contains yolo."))
         return Decision(Verdict.ask, f"opaque command: {named}",
                         f"It holds {named}: what it runs is only known when it runs, so it always asks.")
 

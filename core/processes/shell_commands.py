@@ -197,6 +197,17 @@ def literal(node: Any, home: str = "") -> str | None:
     return value
 
 
+_NOT_PLAIN = re.compile(r"[\\*?\[{~$`'\"]")
+
+
+def _plain(node: Any) -> str | None:
+    """A bare word with nothing bash would change (the common case), fast; None otherwise."""
+    if node.type != "word" or node.child_count:
+        return None
+    text = node.text.decode("utf-8", "replace")
+    return None if _NOT_PLAIN.search(text) else text
+
+
 def _literal(node: Any, pattern: list[str]) -> str | None:
     kind = node.type
     text = node.text.decode("utf-8", "replace")
@@ -237,11 +248,15 @@ def _literal(node: Any, pattern: list[str]) -> str | None:
 
 def word_form(node: Any) -> Form | None:
     """The word's parts for `capabilities.words.expand` (None when the parser gave no word)."""
+    plain = _plain(node)
+    if plain is not None:
+        return (Part("lit", plain, False),)
     parts: list[Part] = []
     _form(node, parts, quoted=False)
     return tuple(parts)
 
 
+_ESCAPES = re.compile(r"\\(.)|([^\\]+)|\\$", re.S)
 _SIMPLE_EXPANSION = re.compile(r"^\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?$")
 
 
@@ -249,7 +264,7 @@ def _form(node: Any, parts: list[Part], quoted: bool) -> None:
     kind = node.type
     text = node.text.decode("utf-8", "replace")
     if kind in ("word", "number"):
-        for match in re.finditer(r"\\(.)|([^\\]+)|\\$", text, re.S):
+        for match in _ESCAPES.finditer(text):
             if match.group(1) is not None:
                 if match.group(1) != "\n":
                     parts.append(Part("lit", match.group(1), True))
@@ -442,15 +457,17 @@ class _Walker:
             elif child.is_named and child.type != "comment":
                 words_nodes.append(child)
         for child in words_nodes:
+            if child.child_count == 0:
+                continue  # a plain word: nothing inside it runs or computes
             self.visit_substitutions(child, depth, via)
             if child.type in _ARITHMETIC or _has(child, tuple(_ARITHMETIC)):
                 self.arithmetic(child)
             if any(c.type == "@" for c in _descendants(child, "expansion") for c in c.children):
                 self.flag("a ${var@...} transformation", child)
-        words = tuple(literal(w, self.home) for w in words_nodes)
         text = node.text.decode("utf-8", "replace")
-        if name_node is None or not words:
+        if name_node is None or not words_nodes:
             return
+        words = tuple(_plain(w) or literal(w, self.home) for w in words_nodes)
         self.run(words, text, depth, via, node, tuple(word_form(w) for w in words_nodes))
 
     def visit_substitutions(self, node: Any, depth: int, via: str) -> None:

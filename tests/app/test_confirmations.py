@@ -57,8 +57,8 @@ async def test_command_rejected_with_reason_tells_the_model(root: Path, tmp_path
 
 
 async def test_allow_for_session_skips_later_confirmations(root: Path, tmp_path: Path) -> None:
-    model = (ScriptedModel().add(call("run_shell_command", command="echo one > one.txt")).add(text("1"))
-             .add(call("run_shell_command", command="echo two > two.txt")).add(text("2")))
+    model = (ScriptedModel().add(call("run_shell_command", command="touch one.txt")).add(text("1"))
+             .add(call("run_shell_command", command="touch two.txt")).add(text("2")))
     app = make_app(root, tmp_path, model)
     async with app.run_test(size=(110, 32)) as pilot:
         screen = main_screen(pilot)

@@ -65,30 +65,30 @@ def test_typing_ahead_answers_nothing_and_stays_in_the_prompt(root: Path, tmp_pa
 def test_allow_always_survives_a_restart_and_permissions_revokes(root: Path, tmp_path: Path,
                                                                  server: FakeGeminiServer) -> None:
     server.script(
-        reply(call("run_shell_command", command="echo one > one.txt")), reply(text("First done.")),
-        reply(call("run_shell_command", command="echo two > two.txt")), reply(text("Second done.")),
-        reply(call("run_shell_command", command="echo three > three.txt")), reply(text("Third refused.")),
+        reply(call("run_shell_command", command="touch one.txt")), reply(text("First done.")),
+        reply(call("run_shell_command", command="touch two.txt")), reply(text("Second done.")),
+        reply(call("run_shell_command", command="touch three.txt")), reply(text("Third refused.")),
     )
     with start_app(root, tmp_path, server) as terminal:
         send(terminal, "first")
-        terminal.wait_for("A always allow echo here")
+        terminal.wait_for("A always allow touch here")
         terminal.keys("A")
         terminal.wait_for("First done.")
         terminal.keys("C-c", "C-c")  # quit; the next process must find the grant on disk
         wait_until(lambda: subprocess.run(["tmux", "has-session", "-t", terminal.name],
                                           capture_output=True).returncode != 0)
     grants = json.loads((tmp_path / "home" / ".gemini" / "grants.json").read_text())
-    assert [g["rule"] for g in grants["workspaces"][str(root)]] == ["run_shell_command(echo)"]
+    assert [g["rule"] for g in grants["workspaces"][str(root)]] == ["run_shell_command(touch)"]
     with start_app(root, tmp_path, server) as terminal:  # a new process: the grant holds without asking
         send(terminal, "second")
         terminal.wait_for("Second done.")
         assert (root / "two.txt").exists()
         send(terminal, "/permissions")
-        terminal.wait_for("always:run_shell_command(echo)")
+        terminal.wait_for("always:run_shell_command(touch)")
         send(terminal, "/permissions revoke 1")
-        terminal.wait_for("Revoked: run_shell_command(echo)")
+        terminal.wait_for("Revoked: run_shell_command(touch)")
         send(terminal, "third")
-        terminal.wait_for("echo three > three.txt")
+        terminal.wait_for("touch three.txt")
         time.sleep(GRACE)
         assert not (root / "three.txt").exists()
         terminal.keys("Escape")

@@ -24,12 +24,18 @@ class Part(NamedTuple):
 Form = tuple[Part, ...]
 
 _GLOB_CHARS = frozenset("*?[")
+_SPECIAL = re.compile(r"[*?\[{~=]")
 _SPLIT = re.compile(r"[ \t\n]+")
 
 
 def expand(form: Form, env: Mapping[str, str], cwd: str, assigned: frozenset[str] = frozenset(),
            changes_directory: bool = False) -> list[str] | None:
     """The words `form` expands to, as bash would now; None when it depends on what runs first."""
+    if all(part.kind == "lit" for part in form):  # the common case: plain text, nothing for bash to expand
+        plain = "".join(part.text for part in form)
+        if all(part.quoted for part in form) or not _SPECIAL.search(
+                "".join(part.text for part in form if not part.quoted)):
+            return [plain]
     chars: list[tuple[str, bool, bool]] = []  # (char, brace-able, glob-able)
     for index, part in enumerate(form):
         if part.kind == "dyn":
