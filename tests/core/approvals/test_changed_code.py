@@ -104,3 +104,21 @@ async def test_in_the_sandbox_the_runner_runs_contained(root: Path, home: Path) 
     ], ApprovalMode.auto_edit, sandbox=True)
     assert "error" not in responses[1], responses[1]
     assert marker.exists()
+
+
+async def test_headless_refusals_name_only_what_would_let_the_call_run(root: Path, home: Path) -> None:
+    # issue 22 finding 7: tools.allowed never lifts a protected path, so its refusal must not suggest it
+    _settings(home, ["echo"])
+    responses, _ = await _run(root, home, [
+        call("write_file", file_path=str(root / "GEMINI.md"), content="x"),
+        call("run_shell_command", command="echo x > notes.txt"),
+        call("run_shell_command", command="echo x > GEMINI.md"),
+    ], ApprovalMode.auto_edit)
+    protected_edit, redirect, protected_shell = (r["error"] for r in responses)
+    for refusal in (protected_edit, protected_shell):
+        assert "protected path GEMINI.md" in refusal
+        ways = refusal.split("The user can allow it with", 1)[1]
+        assert "--yolo" in ways and "tools.allowed" not in ways, ways
+    ways = redirect.split("The user can allow it with", 1)[1]
+    assert "tools.shell.allowRedirection" in ways and "tools.allowed" not in ways, ways
+    assert not (root / "GEMINI.md").exists() and not (root / "notes.txt").exists()
