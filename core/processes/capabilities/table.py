@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -53,10 +54,10 @@ def _set(text: str) -> frozenset[str]:
 
 
 def P(values: str = "", flags: str | None = None, writes: str = "", write_flags: dict[str, str] | None = None,
-      code: dict[str, str] | None = None, commands: str = "", **rest: object) -> Program:
+      code: dict[str, str] | None = None, commands: str = "", **rest: Any) -> Program:
     """A table row, options as space-separated words."""
     return Program(values=_set(values), flags=None if flags is None else _set(flags), writes=_set(writes),
-                   write_flags=write_flags or {}, code=code or {}, commands=_set(commands), **rest)  # type: ignore[arg-type]
+                   write_flags=write_flags or {}, code=code or {}, commands=_set(commands), **rest)
 
 
 READER = P()  # reads its arguments, no option writes or runs code
@@ -109,11 +110,10 @@ _GIT_NET = {"--upload-pack=": "names the program run on the other side (locally,
             "--exec=": "names the receive-pack program", "-c=": "sets a configuration that can name a program",
             "--config=": "sets a configuration that can name a program",
             "--template=": "copies hooks from a template folder"}
-_GIT_HOOKS = "runs the repository's hooks"
 
 
 def _git_sub(flags: str = "", values: str = "", writes: str = "", code: dict[str, str] | None = None,
-             **rest: object) -> Program:
+             **rest: Any) -> Program:
     return P(values=values, flags=flags + " -h --help -q --quiet -v --verbose", writes=writes, code=code, **rest)
 
 
