@@ -131,7 +131,7 @@ def write_corpus(scene: dict[str, Path]) -> list[tuple[str, str, Path]]:
                 continue
             if "={P}" in template and (label == "glob .git" or "~" in label):
                 continue  # bash expands neither a glob nor ~ glued to `--output=`: the line would write nothing
-            for wrapper in (WRAPPERS if label in ("absolute outside", "~ start-up file") else [""]):
+            for wrapper in (WRAPPERS if label == "absolute outside" else [""]):
                 number += 1
                 name = f"w{number}"
                 shown = spelling.replace("{N}", name).replace("{outside}", str(scene["outside"]))
