@@ -378,7 +378,7 @@ class ApprovalPolicy:
         """Opaque lines ask; under yolo they are refused when any deny rule could apply."""
         deny = self._shell_rules(self.exclude, names)
         possible = [(command, rule) for command in shell.commands for rule, prefix in deny
-                    if _matches(command, prefix, exact=False)]
+                    if _matches(command, prefix, exact=False) or _fed_words(command, prefix)]
         visible_ok = self.mode is ApprovalMode.yolo
         constructs = [o.construct for o in shell.opaque if not (visible_ok and o.visible)]
         if possible:
@@ -554,6 +554,15 @@ def _matches(command: Command, prefix: tuple[str, ...], *, exact: bool, allow: b
         elif word != wanted:
             return False
     return True
+
+
+def _fed_words(command: Command, prefix: tuple[str, ...]) -> bool:
+    """`xargs git`: the words xargs adds from its input could complete a deny rule (`git push`)."""
+    if "xargs" not in command.via.split() or not command.words or command.words[0] is None:
+        return False
+    words = [w for w in command.words if w is not None]
+    return os.path.basename(words[0]) == os.path.basename(prefix[0]) and tuple(words[1:]) == prefix[
+        1:len(words)]
 
 
 def _analyze(line: str) -> ShellAnalysis:

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from gemini_tui.core.processes.capabilities.table import SAFE_GIT_CONFIG, Program, lookup
+from gemini_tui.core.processes.capabilities.table import SAFE_GIT_CONFIG, SHELL_NAMES, Program, lookup
 from gemini_tui.core.processes.capabilities.words import expand
 
 if TYPE_CHECKING:
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 HARMLESS_DEVICES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/tty", "/dev/zero",
                               "/dev/random", "/dev/urandom", "-"})
+SHELLS = SHELL_NAMES
 INFORMATIONAL = frozenset({"--version", "-V", "--help", "-h", "-version", "version", "help"})
 _UNKNOWN_OPTION = "{label} with option {option}, which the table does not know: it could write or run code"
 _SED_FLAGS = frozenset({"--posix", "--debug", "--sandbox", "--null-data", "--separate", "--unbuffered",
@@ -100,6 +101,8 @@ class _Judge:
         tokens = self.tokens()
         if tokens and all(t.text in INFORMATIONAL for t in tokens) and spec.special != "wrapper":
             return self.effects  # `python3 --version`, `make --help`
+        if self.name in SHELLS and self.shell_script(tokens):
+            return self.effects  # `sh -c '...'`: the walker read the script; its commands are judged themselves
         if spec.special:
             getattr(self, f"special_{spec.special}")(tokens)
         elif spec.subcommands is not None:
@@ -107,6 +110,23 @@ class _Judge:
         else:
             self.generic(spec, tokens, self.label)
         return self.effects
+
+    def shell_script(self, tokens: list[_Token]) -> bool:
+        """`bash -c 'script'` with the script written out: record it as a visible command line."""
+        for at, token in enumerate(tokens):
+            text = token.text
+            if text is None:
+                return False
+            if not text.startswith("-") or text == "-":
+                return False
+            if not text.startswith("--") and "c" in text[1:]:
+                rest = tokens[at + 1:]
+                if not rest or rest[0].text is None:
+                    return False
+                self.effects.visible.append(rest[0].text)
+                self.effects.code.append(f"{self.label} -c runs `{rest[0].text}`")
+                return True
+        return False
 
     def subcommand(self, spec: Program, tokens: list[_Token]) -> None:
         assert spec.subcommands is not None
@@ -485,10 +505,12 @@ class _Judge:
             in_predicates = True
             if text in ("-exec", "-execdir", "-ok", "-okdir"):
                 end = next((i for i in range(index, len(tokens)) if tokens[i].text in (";", "+")), len(tokens))
-                inner = " ".join(t.text or "…" for t in tokens[index:end])
-                self.effects.code.append(f"`find {text}` runs `{inner}`")
                 if all(t.text is not None for t in tokens[index:end]):
-                    self.effects.visible.append(shlex.join(t.text or "" for t in tokens[index:end]))
+                    inner = shlex.join(t.text or "" for t in tokens[index:end])
+                    self.effects.visible.append(inner)  # the walker reads it as a command too
+                else:
+                    inner = " ".join(t.text or "…" for t in tokens[index:end])
+                self.effects.code.append(f"`find {text}` runs `{inner}`")
                 index = end + 1
             elif text in writes:
                 self.write(tokens[index].text if index < len(tokens) else None, f"`find {text}`")

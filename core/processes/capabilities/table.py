@@ -266,6 +266,8 @@ GO = P(positional="none", runs=_PROJECT, project=True,
                               values="-f -mod"),
                     "fmt": P(positional="write", flags="-n -x"), "vet": _runner()})
 
+SHELL_NAMES = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "rbash"})
+
 # -- interpreters and tools that run code the table cannot see ----------------------------------------------------
 _SCRIPT = P(runs="runs a program it is given (a script file, inline code or its standard input)", project=True,
             positional="script")

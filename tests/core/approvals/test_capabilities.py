@@ -149,3 +149,26 @@ def test_every_table_row_is_consistent() -> None:
             assert all(why is not None for why in row.code.values()), name
             if row.project:
                 assert row.runs, name
+
+
+YOLO_WITH_DENY = {  # line -> verdict under yolo with `rm` and `git push` excluded
+    "echo push | xargs git": "deny", "echo x | xargs git status": "allow", "echo a | xargs ls": "allow",
+    "echo a | xargs rm": "deny", "timeout 5 ls": "allow", "timeout 5 rm x": "deny", "sh -c 'ls'": "allow",
+    "sh -c 'rm x'": "deny", "bash -c \"$X\"": "deny", "find . -exec ls {} \\;": "allow",
+    "find . -exec rm {} \\;": "deny", "tar --to-command='rm x' -xf a.tar": "deny",
+    "tar --to-command='cat' -xf a.tar": "allow", "make": "deny", "python3 x.py": "deny", "vim x": "deny",
+    "ssh host": "deny", "sqlite3 db": "deny", "sed -n '1e ls' f": "deny", "rg --pre ./x foo": "deny",
+    "flock f rm x": "deny", "flock f ls": "allow", "mytool x": "allow", "git status": "allow",
+}
+
+
+@pytest.mark.parametrize("line", list(YOLO_WITH_DENY))
+def test_a_deny_list_under_yolo_judges_what_it_can_see(project: Path, line: str) -> None:
+    policy = ApprovalPolicy(exclude=rules_from("tools.exclude", ["run_shell_command(rm)",
+                                                                 "run_shell_command(git push)"]),
+                            protected=ProtectedPaths(project, Path(os.environ["HOME"]) / ".gemini"))
+    policy.set_mode(ApprovalMode.yolo)
+    decision = decide(policy, line, project)
+    assert decision.verdict == YOLO_WITH_DENY[line], (line, decision)  # type: ignore[attr-defined]
+    if decision.verdict == "deny" and "rm" not in line and "push" not in line:  # type: ignore[attr-defined]
+        assert "not a sandbox" in decision.reason, decision  # type: ignore[attr-defined]
