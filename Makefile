@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: run test lint typecheck bench screenshots clean test-local-model
+.PHONY: run test lint typecheck bench screenshots clean test-local-model node-deps
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -28,7 +28,19 @@ typecheck: $(STAMP)
 	@for f in __init__.py __main__.py; do ln -sf ../../../gemini_tui/$$f build/typecheck/gemini_tui/$$f; done
 	$(BIN)/pyright
 
-test: $(STAMP) lint typecheck system-tools
+# npm packages the tests run side by side with (pinned; one line each), in a git-ignored folder of the checkout
+NODE_DIR := .cache/node
+NODE_PACKAGES := @google/gemini-cli@0.61.0
+NODE_STAMP := $(NODE_DIR)/.installed-$(shell echo '$(NODE_PACKAGES)' | cksum | cut -d' ' -f1)
+
+$(NODE_STAMP):
+	mkdir -p $(NODE_DIR)
+	npm install --prefix $(NODE_DIR) --no-save --no-audit --no-fund --loglevel=error $(NODE_PACKAGES)
+	touch $(NODE_STAMP)
+
+node-deps: $(NODE_STAMP)
+
+test: $(STAMP) lint typecheck system-tools node-deps
 	$(BIN)/pytest -q $(PYTEST_ARGS)
 
 # The real local model (issue 24): llama-cpp-python's server, compiled once into a wheel kept under .cache/ (git

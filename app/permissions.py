@@ -43,6 +43,11 @@ def _policy_rules(session: SessionFace) -> list[str]:
         for rule in getattr(policy, attr, None) or []:
             where = f"{rule.source}: {rule.setting}" if rule.source else rule.setting
             rows.append(f"- `{_cell(rule.text)}`: {effect} (from {_cell(where)})")
+    files = getattr(policy, "files", None)
+    for rule in files.rules if files else []:
+        where = f"{rule.describe().split(' (', 1)[0]}"
+        effect = {"allow": "runs without asking", "deny": "denied", "ask_user": "asks"}.get(rule.decision, "")
+        rows.append(f"- `{_cell(rule.text)}`: {effect}, priority {rule.priority:.3f} (from {_cell(where)})")
     for event, groups in (getattr(settings, "hooks", None) or {}).items():
         for group in groups:
             commands = ", ".join(str(h.get("command", "")) for h in group.get("hooks", []) if isinstance(h, dict))
@@ -63,7 +68,7 @@ def permissions_markdown(session: SessionFace) -> str:
     if settings.withheld:
         lines.append("Not applied until you trust it:")
         lines += [f"- `{_cell(item)}`" for item in settings.withheld]
-    lines += ["", "**Rules from settings**", ""]
+    lines += ["", "**Rules from settings and policy files**", ""]
     rows = _policy_rules(session)
     for alias, server in settings.mcp_servers.items():
         if server.trust:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from gemini_tui.core.approvals.grants import GrantStore
 from gemini_tui.core.approvals.policy import ApprovalMode, ApprovalPolicy, policy_from_settings
+from gemini_tui.core.approvals.policy_files import load_for_settings
 from gemini_tui.core.ground.events import EventBus, Notice
 from gemini_tui.core.ground.model_api import ModelClient
 from gemini_tui.core.processes.sandbox import Sandbox, build_sandbox, sandbox_request
@@ -250,8 +251,9 @@ def build_session(root: Path | str | None = None, *, model: str | None = None,
     setup = load_user_setup(settings, root, extensions, include_directories)
     settings = setup.settings
     mode = ApprovalMode(approval_mode or settings.default_approval_mode or ApprovalMode.default)
+    files = load_for_settings(settings, root, [(e.name, e.path / "policies") for e in setup.extensions])
     policy = policy_from_settings(settings, root, grants=GrantStore(root, settings.gemini_dir),
-                                  allowed_mcp_server_names=allowed_mcp_server_names)
+                                  allowed_mcp_server_names=allowed_mcp_server_names, files=files)
     try:
         policy.set_mode(mode)
     except PermissionError as exc:  # security.disableYoloMode and --yolo: refuse to start rather than run unasked
@@ -277,7 +279,7 @@ def build_session(root: Path | str | None = None, *, model: str | None = None,
     registry = build_registry(settings, workspace, env, lambda: [s.reload_memory() for s in sessions],
                               command_sandbox)
     bus = bus or EventBus()
-    notices = [Notice(text, "warning") for text in [*settings.notices, *setup.notices]]
+    notices = [Notice(text, "warning") for text in [*settings.notices, *setup.notices, *files.notices]]
     if command_sandbox.problem is not None:
         notices.append(Notice(f"Shell commands will be refused: {command_sandbox.problem}", "error"))
     if offline_notice:

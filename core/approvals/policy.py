@@ -7,7 +7,8 @@ scheduler asks `ApprovalPolicy.decide` and never decides itself. Order, first ma
 servers) refuse; 3. read-only tools run; 4. what cannot be judged before it runs (opaque shell constructs)
 asks, and under yolo is refused when a deny rule could apply; 5. protected paths ask (yolo runs them);
 6. yolo runs everything else; auto_edit runs edits; 7. `tools.allowed`, trusted MCP servers and grants run
-what they cover; 8. everything else asks."""
+what they cover; 8. everything else asks. Rules of policy files (`core.approvals.policy_files`) come in where
+their priority puts them among the settings keys, as in Gemini CLI."""
 
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from gemini_tui.core.approvals import policy_files
+from gemini_tui.core.approvals.policy_files import SETTINGS_PRIORITY, FileMatch, FilePolicy
 from gemini_tui.core.tooling.needs import CallNeeds
 from gemini_tui.core.tooling.rule_names import mcp_names, mcp_server_names
 
@@ -253,6 +256,7 @@ class ApprovalPolicy:
 
         roots = self._roots()
         return line_effects(needs.shell, needs.cwd or roots[0], roots[0])
+    files: FilePolicy | None = None  # the rules of policy files (user, admin, extensions)
 
     # -- modes --------------------------------------------------------------------------------------------------
     def set_mode(self, mode: ApprovalMode | str) -> None:
@@ -274,7 +278,8 @@ class ApprovalPolicy:
         return None
 
     # -- one call -----------------------------------------------------------------------------------------------
-    def decide(self, tool: str, needs: CallNeeds, aliases: Iterable[str] = (), requested_by: str = "model") -> Decision:
+    def decide(self, tool: str, needs: CallNeeds, aliases: Iterable[str] = (), requested_by: str = "model", *,
+               args: Mapping[str, Any] | None = None, interactive: bool = True) -> Decision:
         names = {tool, *aliases}
         if needs.mcp_server and needs.mcp_tool:
             names |= mcp_names(needs.mcp_server, needs.mcp_tool)
@@ -283,10 +288,16 @@ class ApprovalPolicy:
             return Decision(Verdict.deny, "approval mode plan", (
                 f"Plan mode is on: only read-only tools run, and {tool} would change something. It was not "
                 "run. Describe the change in your plan instead; the user leaves plan mode to apply it."))
+        from_files = self._file_match(tool, aliases, needs, args, interactive, requested_by)
+        if from_files is not None and from_files.priority > SETTINGS_PRIORITY["mcp.excluded"]:
+            return self._file_decision(tool, from_files, needs)
         effects = self._effects(needs)
         denied = self._denied(tool, names, needs, effects)
         if denied is not None:
             return denied
+        if from_files is not None and (from_files.priority > SETTINGS_PRIORITY["tools.allowed"]
+                                       or not self._settings_cover(tool, names, needs)):
+            return self._file_decision(tool, from_files, needs)
         if requested_by == "user" and shell is None:
             return Decision(Verdict.allow, "requested by the user")  # `/memory add`: typing it was the consent
         if needs.read_only and not needs.writes:
@@ -323,6 +334,44 @@ class ApprovalPolicy:
         return Decision(Verdict.ask, f"approval mode {self.mode}", "", grants)
 
     # -- the parts of decide ------------------------------------------------------------------------------------
+    def _file_match(self, tool: str, aliases: Iterable[str], needs: CallNeeds, args: Mapping[str, Any] | None,
+                    interactive: bool, requested_by: str) -> FileMatch | None:
+        if not self.files or (requested_by == "user" and needs.shell is None):
+            return None
+        server = needs.mcp_server if needs.mcp_tool else None
+        names = [f"mcp_{server}_{needs.mcp_tool}"] if server else [tool, *aliases]
+        if args is None and needs.shell is not None:
+            args = {"command": needs.shell.source}
+        parts = [command.text for command in needs.shell.commands] if needs.shell is not None else []
+        return self.files.match(names, args, server, str(self.mode), interactive=interactive, subcommands=parts)
+
+    def _file_decision(self, tool: str, found: FileMatch, needs: CallNeeds) -> Decision:
+        rule = found.describe()
+        if found.decision == "deny":
+            message = found.rule.deny_message if found.rule is not None else None
+            return Decision(Verdict.deny, rule, message or f"{tool} is denied by {rule}. It was not run.")
+        if found.decision == "ask_user":
+            return Decision(Verdict.ask, rule, found.reason)
+        if needs.shell is not None and needs.shell.opaque:
+            named = "; ".join(dict.fromkeys(o.construct for o in needs.shell.opaque))
+            return Decision(Verdict.ask, f"opaque command: {named}",
+                            f"It holds {named}: what it runs is only known when it runs, so it always asks.")
+        protected = self._protected(needs)
+        if protected is not None and self.mode is not ApprovalMode.yolo:
+            return Decision(Verdict.ask, protected.split(":", 1)[0], _sentence(protected))
+        return Decision(Verdict.allow, rule)
+
+    def _settings_cover(self, tool: str, names: set[str], needs: CallNeeds) -> bool:
+        """Whether a settings key that outranks a user policy rule below it lets the call run (grants do not)."""
+        if needs.trusted_server and needs.mcp_server:
+            return True
+        grants = self.grants
+        try:
+            self.grants = _NO_GRANTS
+            return self._covered(tool, names, needs) is not None
+        finally:
+            self.grants = grants
+
     def _denied(self, tool: str, names: set[str], needs: CallNeeds,
                 effects: LineEffects | None = None) -> Decision | None:
         if needs.mcp_server and (refusal := self.server_refusal(needs.mcp_server)):
@@ -495,9 +544,23 @@ class ApprovalPolicy:
         return found
 
 
+class _NoGrantSource:
+    @property
+    def grants(self) -> list[Any]:
+        return []
+
+    def grant(self, rules: Iterable[str], scope: Any) -> list[Any]:
+        return []
+
+
+_NO_GRANTS = _NoGrantSource()
+
+
 def policy_from_settings(settings: Any, root: Path, *, grants: GrantSource | None = None,
-                         allowed_mcp_server_names: Iterable[str] | None = None) -> ApprovalPolicy:
-    """The policy the settings describe (`core.config.Settings`), with `--allowed-mcp-server-names`."""
+                         allowed_mcp_server_names: Iterable[str] | None = None,
+                         files: FilePolicy | None = None) -> ApprovalPolicy:
+    """The policy the settings describe (`core.config.Settings`), with `--allowed-mcp-server-names`; the
+    policy files are read unless `files` is given."""
     origins: Mapping[str, Mapping[str, str]] = getattr(settings, "origins", {}) or {}
     mcp_allowed = None
     if allowed_mcp_server_names is not None:
@@ -517,6 +580,7 @@ def policy_from_settings(settings: Any, root: Path, *, grants: GrantSource | Non
         allow_redirection=bool(getattr(settings, "shell_allow_redirection", False)),
         extra_roots=[Path(root, p).expanduser() for p in getattr(settings, "include_directories", []) or []],
         grants=grants if grants is not None else _memory_grants(),  # an empty store is falsy (it has a len)
+        files=files if files is not None else policy_files.load_for_settings(settings, root),
     )
 
 

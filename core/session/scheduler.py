@@ -273,7 +273,8 @@ class Scheduler:
         except Exception as exc:  # a tool that cannot say what it needs is not run
             log.exception("%s could not describe its call", tool.name)
             return self._refuse(record, f"{tool.name} could not describe what it would do ({exc}); it was not run.")
-        decision = self.policy.decide(tool.name, needs, self.registry.aliases(tool), record.requested_by)
+        decision = self.policy.decide(tool.name, needs, self.registry.aliases(tool), record.requested_by,
+                                      args=record.call.args, interactive=self.interactive)
         if decision.verdict is not Verdict.deny and self.hooks is not None:
             decision = await self.hooks.before_tool(tool.name, record.call.args, decision, needs)
         record.policy = decision
