@@ -195,6 +195,34 @@ async def _permissions(session: SessionFace, args: str, context: CommandContext)
             return ShowNotice("Usage: /permissions [revoke <number|key|all>]", "error")
 
 
+@command("skills", "Agent Skills found (SKILL.md folders); enable or disable one for this session",
+         "/skills [list|enable <name>|disable <name>]")
+async def _skills(session: SessionFace, args: str, context: CommandContext) -> CommandResult:
+    from dataclasses import replace
+
+    found = getattr(session, "skills", None)
+    sub, _, name = args.strip().partition(" ")
+    if found is None:
+        return ShowNotice("This session has no skills.", "error")
+    match sub:
+        case "" | "list":
+            if not found.skills:
+                return ShowMarkdown("No skills found (SKILL.md folders in .gemini/skills, .agents/skills, "
+                                    "~/.gemini/skills, ~/.agents/skills or extensions).")
+            rows = [f"- **{s.name}** ({'disabled' if s.disabled else 'enabled'}, {s.origin}): {s.description}  \n"
+                    f"  `{s.location}`" for s in found.skills]
+            return ShowMarkdown("**Agent Skills**\n\n" + "\n".join(rows))
+        case "enable" | "disable":
+            skill = found.get(name.strip())
+            if skill is None:
+                return ShowNotice(f"No skill {name.strip()!r}; see /skills.", "error")
+            found.skills[found.skills.index(skill)] = replace(skill, disabled=sub == "disable")
+            return ShowNotice(f"Skill {skill.name} {sub}d for this session (gemini-tui skills {sub} {skill.name} "
+                              "saves it).")
+        case _:
+            return ShowNotice("Usage: /skills [list|enable <name>|disable <name>]", "error")
+
+
 @command("quit", "Leave gemini-tui")
 async def _quit(session: SessionFace, args: str, context: CommandContext) -> CommandResult:
     return Quit()

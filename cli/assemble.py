@@ -278,6 +278,10 @@ def build_session(root: Path | str | None = None, *, model: str | None = None,
     policy.extra_roots = [Path(p) for p in setup.include_dirs]
     registry = build_registry(settings, workspace, env, lambda: [s.reload_memory() for s in sessions],
                               command_sandbox)
+    if setup.skills.enabled:  # activating one widens the workspace to its folder
+        from gemini_tui.tools.activate_skill import ActivateSkillTool
+
+        registry.register(ActivateSkillTool(setup.skills, lambda folder: sessions[0].add_directory(str(folder))))
     bus = bus or EventBus()
     notices = [Notice(text, "warning") for text in [*settings.notices, *setup.notices, *files.notices]]
     if command_sandbox.problem is not None:

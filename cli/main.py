@@ -103,6 +103,10 @@ def main(argv: list[str] | None = None) -> int:
         from gemini_tui.cli.mcp_command import main as mcp_main
 
         return mcp_main(arguments[1:])
+    if arguments[:1] == ["skills"]:  # `gemini-tui skills list|install|uninstall|enable|disable`, as `gemini skills`
+        from gemini_tui.cli.skills_command import main as skills_main
+
+        return skills_main(arguments[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.list_extensions:

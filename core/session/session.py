@@ -48,6 +48,7 @@ from gemini_tui.core.session.state import SessionState
 from gemini_tui.core.session.stats import SessionStats
 from gemini_tui.core.setup.config import Settings
 from gemini_tui.core.setup.context import Memory
+from gemini_tui.core.setup.skills import ACTIVATE_SKILL, SkillSet, system_section
 from gemini_tui.core.tooling.registry import ToolRegistry
 from gemini_tui.core.tooling.tool import BaseTool
 
@@ -110,6 +111,7 @@ class Session:
         self.extensions: list[Extension] = list(setup.extensions) if setup else []
         self.commands: dict[str, CustomCommand] = dict(setup.commands) if setup else {}
         self.include_dirs: list[Path] = list(setup.include_dirs) if setup else []
+        self.skills: SkillSet = setup.skills if setup else SkillSet()
         extra_context = [(path, ext.path) for ext in self.extensions for path in ext.context_files]
         if self.mcp is not None:
             self.mcp.commands = self.commands  # servers' prompts join as `/server:prompt`
@@ -234,7 +236,10 @@ class Session:
     reload_memory = refresh_memory
 
     def system_instruction(self) -> str:
-        return self.context.system_instruction()
+        prompt = self.context.system_instruction()
+        if self.skills.enabled and self.registry.get(ACTIVATE_SKILL) is not None:  # Agent Skills, as Gemini CLI
+            prompt = f"{prompt}\n{system_section(self.skills.enabled, self.model_name)}\n"
+        return prompt
 
     async def add_memory(self, fact: str) -> ToolOutcome:
         """`/memory add`: save_memory through the scheduler (shown and asked like any call); the tool re-reads

@@ -88,6 +88,8 @@ class Settings(BaseModel):
     origins: dict[str, dict[str, str]] = Field(default_factory=dict)
     ui_theme: str | None = None  # ui.theme: the app's Textual theme (/theme sets and saves it)
     ui_notifications: bool = True  # ui.notifications: bell + OSC 9 when an approval or an answer waits
+    skills_enabled: bool = True  # skills.enabled: Agent Skills are discovered and offered (core/setup/skills.py)
+    skills_disabled: list[str] = Field(default_factory=list)  # skills.disabled: names never offered
     home: Path = Field(default_factory=lambda: gemini_home())
     files: list[Path] = Field(default_factory=list)  # the settings files that were read
     notices: list[str] = Field(default_factory=list)
@@ -265,8 +267,10 @@ _KEYS: dict[str, tuple[tuple[str, ...], Callable[[Any], Any]]] = {
     "mcp_excluded": (("mcp.excluded",), _str_list),
     "ui_theme": (("ui.theme",), _str),
     "ui_notifications": (("ui.notifications",), _bool),
+    "skills_enabled": (("skills.enabled",), _bool),
+    "skills_disabled": (("skills.disabled",), _str_list),
 }
-_SECTIONS = ("tools", "model", "context", "general", "security", "checkpointing", "mcp")
+_SECTIONS = ("tools", "model", "context", "general", "security", "checkpointing", "mcp", "skills")
 # Gemini CLI's usual sections that change nothing here: read silently, never a notice
 _QUIET = ("general", "privacy", "telemetry", "ui")
 # list settings whose rules carry the file they came from (the policy names it when a rule decides)

@@ -10,6 +10,7 @@ from pathlib import Path
 from gemini_tui.core.setup.config import Settings
 from gemini_tui.core.setup.custom_commands import CustomCommand, load_custom_commands
 from gemini_tui.core.setup.extensions import Extension, apply, find_extensions, select
+from gemini_tui.core.setup.skills import SkillSet, load_skills
 
 
 @dataclass
@@ -19,6 +20,7 @@ class UserSetup:
     commands: dict[str, CustomCommand] = field(default_factory=dict)
     include_dirs: list[Path] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
+    skills: SkillSet = field(default_factory=SkillSet)  # Agent Skills (core/setup/skills.py)
 
 
 def include_directories(settings: Settings, root: Path, extra: Sequence[str] = ()) -> tuple[list[Path], list[str]]:
@@ -56,5 +58,6 @@ def load_user_setup(settings: Settings, root: Path, wanted_extensions: Sequence[
             notices.append(f"{project}: commands of an untrusted folder are not loaded.")
     commands, command_notices = load_custom_commands(folders)
     directories, directory_notices = include_directories(settings, root, include)
+    skills = load_skills(settings, root, [(e.name, e.path / "skills") for e in extensions])
     return UserSetup(apply(settings, extensions), extensions, commands, directories,
-                     [*notices, *command_notices, *directory_notices])
+                     [*notices, *command_notices, *directory_notices, *skills.notices], skills)
