@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from gemini_tui.core.ground.abort import AbortSignal
 from gemini_tui.core.ground.events import ContextUsed, HistoryCompressed, Notice
@@ -17,7 +18,7 @@ from gemini_tui.core.ground.model_api import (
     TextChunk,
     UsageChunk,
 )
-from gemini_tui.core.session import compression
+from gemini_tui.core.session import compression, hook_points
 from gemini_tui.core.session.abortable import until_aborted
 from gemini_tui.core.session.state import SessionState
 from gemini_tui.core.session.stats import SessionStats
@@ -33,6 +34,7 @@ class Compressor:
         self.threshold = threshold
         self.model = model
         self._failed_at = -1  # the conversation revision at which compression could not help
+        self.hooks: Any = None  # the session's hooks: PreCompress fires before a compression
 
     def context_window(self) -> int:
         """A client that knows its window (a local model's, from its server or settings) says so."""
@@ -55,6 +57,7 @@ class Compressor:
             self._failed_at = conversation.revision
             bus.publish(ContextUsed(before, window))
             return None
+        await hook_points.pre_compress(self.hooks, "manual" if force else "auto")
         shortened, changed = compression.shorten_old_outputs(conversation, split)
         summarised = False
         if changed and (compression.estimate_tokens(shortened) < limit and not force):

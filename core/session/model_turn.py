@@ -34,6 +34,7 @@ from gemini_tui.core.ground.model_api import (
     UsageChunk,
 )
 from gemini_tui.core.ground.parts import TextPart
+from gemini_tui.core.session import hook_points
 from gemini_tui.core.session.abortable import until_aborted
 from gemini_tui.core.session.compressor import Compressor, ms_since
 from gemini_tui.core.session.loop_detection import LoopDetector
@@ -57,6 +58,7 @@ class ModelTurn:
         self.instruction = instruction
         self.interactive = interactive
         self.reply_was_empty = False  # the last reply had no text and no calls
+        self.hooks: Any = None  # the session's hooks (core.approvals.hooks.Hooks): model events fire here
         self._declared: tuple[tuple[tuple[int, str], ...], tuple[dict[str, Any], ...]] | None = None
 
     def declarations(self) -> tuple[dict[str, Any], ...]:
@@ -78,7 +80,7 @@ class ModelTurn:
         started = time.monotonic()
         stopped: tuple[TurnEndReason, str] | None = None
         try:
-            async for chunk in until_aborted(model.stream(request, abort), abort):
+            async for chunk in until_aborted(hook_points.model_stream(self.hooks, model, request, abort), abort):
                 if abort.aborted:
                     break
                 match chunk:
@@ -114,6 +116,9 @@ class ModelTurn:
                             parts, calls = [], []
                         bus.publish(Retrying(attempt, delay, why, discard))
         except ModelError as exc:
+            if exc.kind == hook_points.HOOK_BLOCKED:  # a BeforeModel hook said no: the turn ends, quietly
+                bus.publish(Notice(exc.message, "warning"))
+                return TurnEndReason.completed, ""
             self.stats.record_request(model.model_name, ms_since(started), exc.kind)
             bus.publish(ErrorOccurred(exc.message, exc.kind))
             state.conversation.keep_partial(parts)

@@ -36,7 +36,7 @@ from gemini_tui.core.ground.events import (
 )
 from gemini_tui.core.ground.model_api import FunctionCall, FunctionResponse
 from gemini_tui.core.ground.parts import InlineDataPart, TextPart
-from gemini_tui.core.ground.tool_result import ToolErrorKind, ToolResult
+from gemini_tui.core.ground.tool_result import ToolError, ToolErrorKind, ToolResult
 from gemini_tui.core.session.stats import CallDecision, SessionStats
 from gemini_tui.core.tooling.needs import CallNeeds
 from gemini_tui.core.tooling.registry import ToolRegistry
@@ -49,6 +49,9 @@ NO_FILE_CHANGES = frozenset({ToolKind.read, ToolKind.search, ToolKind.think, Too
 
 # How long a tool may take to notice an abort before its task is cancelled outright.
 ABORT_GRACE_S = 2.0
+
+
+HOOK_INPUT_NOTE = "[System] Tool input parameters were modified by a hook before execution."
 
 
 @dataclass
@@ -69,6 +72,7 @@ class _Call:
     requested_by: str = "model"
     policy: PolicyDecision | None = None  # what the approval policy answered, and the rule that decided
     needs: CallNeeds | None = None  # what the tool said the call needs (the policy remembers unreviewed edits)
+    hook_changed_input: bool = False  # a BeforeTool hook rewrote the arguments (the model is told)
 
     def info(self) -> ToolCallInfo:
         return ToolCallInfo(
@@ -121,6 +125,7 @@ class Scheduler:
         self.before_change: Callable[[ToolCallInfo], Awaitable[None]] | None = None
         self.after_change: Callable[[ToolCallInfo], Awaitable[None]] | None = None
         self.hooks = hooks  # a core.hooks.Hooks, or None
+        self._notes: set[asyncio.Future[Any]] = set()  # Notification hooks still running
 
     @property
     def approval_mode(self) -> ApprovalMode:
@@ -257,6 +262,20 @@ class Scheduler:
     def _cancel(self, record: _Call, message: str) -> None:
         self._finish(record, ToolResult.failure(ToolErrorKind.cancelled, message), CallState.cancelled)
 
+    def _take_hook_input(self, record: _Call, changed: dict[str, Any]) -> str | None:
+        """A BeforeTool hook's `tool_input` merged over the model's arguments; why not, when they are invalid."""
+        tool = record.tool
+        assert tool is not None
+        merged = {**record.call.args, **changed}
+        params = tool.validate_params(merged)
+        if isinstance(params, ToolError):
+            return f"A BeforeTool hook changed the arguments into invalid ones: {params.message}"
+        record.call.args.clear()
+        record.call.args.update(merged)
+        record.params = params
+        record.hook_changed_input = True
+        return None
+
     def _refuse(self, record: _Call, message: str) -> bool:
         # refused before anyone decided (a deny rule, plan mode, headless): an error with no decision, as
         # Gemini CLI counts it; `reject` is kept for a user who said no
@@ -277,10 +296,20 @@ class Scheduler:
                                       args=record.call.args, interactive=self.interactive)
         if decision.verdict is not Verdict.deny and self.hooks is not None:
             decision = await self.hooks.before_tool(tool.name, record.call.args, decision, needs)
+            changed = self.hooks.last_tool_input
+            if decision.verdict is not Verdict.deny and isinstance(changed, dict) and changed:
+                refused = self._take_hook_input(record, changed)  # the hook rewrote the arguments
+                if refused is not None:
+                    return self._refuse(record, refused)
+                needs = tool.needs(record.params)
+                decision = self.policy.decide(tool.name, needs, self.registry.aliases(tool), record.requested_by,
+                                              args=record.call.args, interactive=self.interactive)
         record.policy = decision
         record.needs = needs
         self._publish(record)
         if decision.verdict is Verdict.deny:
+            if decision.rule.startswith("hook "):  # the hook's own words, as Gemini CLI gives them
+                return self._refuse(record, decision.reason)
             return self._refuse(record, f"{decision.reason or 'Refused.'} (rule: {decision.rule})")
         if decision.verdict is Verdict.allow:
             # nobody was asked: no confirmation needed, an approval mode, an allow rule or a grant let it run
@@ -325,6 +354,13 @@ class Scheduler:
 
             details = dataclasses.replace(details, refresh=refresh)
         self._set(record, CallState.awaiting_approval)
+        if self.hooks is not None and self.hooks.has("Notification"):  # observes only: never waited for
+            note = asyncio.ensure_future(self.hooks.fire("Notification", {
+                "notification_type": "ToolPermission", "message": f"Permission needed for {record.call.name}",
+                "details": {"tool_name": record.call.name, "tool_input": dict(record.call.args)}},
+                "ToolPermission"))
+            self._notes.add(note)
+            note.add_done_callback(self._notes.discard)
         self.bus.publish(ConfirmationRequested(record.info(), details, future))
         aborted = asyncio.ensure_future(signal.wait())
         try:
@@ -424,6 +460,8 @@ class Scheduler:
         if signal.aborted and not result.ok:
             self._finish(record, result, CallState.cancelled)
             return
+        if record.hook_changed_input and result.ok and isinstance(result.llm_content, str):
+            result = dataclasses.replace(result, llm_content=f"{result.llm_content}\n\n{HOOK_INPUT_NOTE}")
         if self.hooks is not None:
             result = await self.hooks.after_tool(tool.name, record.call.args, result)
         self._finish(record, result)

@@ -30,7 +30,7 @@ from gemini_tui.core.persistence.records import CheckpointRecord, LoadedSession,
 from gemini_tui.core.persistence.shadow_repo import RestorePlan
 from gemini_tui.core.persistence.store import SessionStore, SessionSummary
 from gemini_tui.core.processes.sandbox import Sandbox
-from gemini_tui.core.session import compression
+from gemini_tui.core.session import compression, hook_points
 from gemini_tui.core.session.abortable import unless_aborted
 from gemini_tui.core.session.autosave import Autosave
 from gemini_tui.core.session.compressor import Compressor
@@ -126,6 +126,7 @@ class Session:
         self.rewind = Rewind(state)
         self.autosave = Autosave(state, lambda: self.model_name)
         self.chats = SavedChats(state, self.autosave)
+        hook_points.attach(self)  # the hooks' notices, and their model and compression events
         for notice in notices:
             state.notice(notice)
 
@@ -224,6 +225,7 @@ class Session:
     async def close(self) -> None:
         """Disconnects MCP servers and ends a discovery still running; called once when the front end exits."""
         await self.services.close()
+        await hook_points.session_end(self, "exit")
 
     # -- memory (GEMINI.md) ----------------------------------------------------------------------------------
     @property
@@ -268,9 +270,12 @@ class Session:
             self.bus.publish(TurnStarted(prompt_id, shown))
             try:
                 parts = await self._prompt_parts(prompt, abort)
-                state.conversation.append_user(parts)
-                state.autosave()
-                reason, message = await self._run(abort)
+                gate = await hook_points.before_agent(self, parts, shown)
+                if gate.keep:
+                    state.conversation.append_user(gate.parts)
+                    state.autosave()
+                reason, message = gate.end or await hook_points.after_agent(self, shown, await self._run(abort),
+                                                                            abort)
             except MentionError as exc:
                 # nothing was sent: the prompt stays out of the conversation
                 reason, message = ((TurnEndReason.cancelled, "Request cancelled.") if abort.aborted
@@ -416,6 +421,9 @@ class Session:
             responses = await self.scheduler.run(calls, abort)
             self.state.conversation.append_responses(responses)
             self.state.autosave()
+            if (stopped := hook_points.stop_requested(self)) is not None:  # a tool hook's continue: false
+                self.bus.publish(Notice(stopped[1], "warning"))
+                return stopped
             if abort.aborted:
                 return TurnEndReason.cancelled, "Request cancelled."
         message = (f"Stopped after {self.max_turns} model turns for one prompt (model.maxSessionTurns). "
@@ -480,6 +488,7 @@ class Session:
     def clear(self) -> None:
         """Forgets the conversation (`/clear`) and starts a new saved session; approvals and stats stay."""
         self.state.conversation.clear()
+        hook_points.on_clear(self)
         self.autosave.resumed = None
         self.state.prompt_marks = []
         if self.state.checkpointer is not None:

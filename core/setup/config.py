@@ -310,7 +310,7 @@ def _lookup(data: dict[str, Any], dotted: str) -> tuple[bool, Any]:
 def interpret(data: dict[str, Any], path: Path, notices: list[str]) -> dict[str, Any]:
     """The settings one file sets, by field name. Bad values and unknown keys become notices."""
     values: dict[str, Any] = {}
-    used: set[str] = {"mcpServers", "$schema", FOLDER_TRUST_KEY, "hooks", *_QUIET}
+    used: set[str] = {"mcpServers", "$schema", FOLDER_TRUST_KEY, "hooks", "hooksConfig", *_QUIET}
     if isinstance(data.get("model"), str):  # the oldest spelling: "model": "gemini-2.5-flash"
         values["model_name"] = data["model"]
         used.add("model")
@@ -330,7 +330,7 @@ def interpret(data: dict[str, Any], path: Path, notices: list[str]) -> dict[str,
     if "hooks" in data:
         from gemini_tui.core.approvals.hooks import read_hooks
 
-        values["hooks"] = read_hooks(data["hooks"], path, notices)
+        values["hooks"] = read_hooks(data["hooks"], path, notices, data.get("hooksConfig"))
     servers = data.get("mcpServers")
     if servers is not None:
         values["mcp_servers"] = _mcp_servers(servers, path, notices)
