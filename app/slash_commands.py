@@ -67,7 +67,8 @@ async def _mcp(session: SessionFace, args: str, context: CommandContext) -> Comm
     lines = ["**MCP servers**", ""]
     for server, status in sorted(context.mcp_status.items()):
         detail = f" ({status.message})" if status.message else ""
-        lines.append(f"- **{server}**: {status.state.value}, {status.tool_count} tool(s){detail}")
+        speaks = f", protocol {status.protocol}" if getattr(status, "protocol", "") else ""
+        lines.append(f"- **{server}**: {status.state.value}{speaks}, {status.tool_count} tool(s){detail}")
         lines.extend(f"  - `{name}`" for name in sorted(by_server.get(server, [])))
         prompts, resources = session.mcp_offers(server)
         if prompts:

@@ -157,7 +157,7 @@ def describe(config: Any) -> str:
     return f"{where} ({transport})"
 
 
-async def _statuses(root: Path) -> list[tuple[str, str, bool]]:
+async def _statuses(root: Path) -> list[tuple[str, str, bool, str]]:
     from gemini_tui.core.mcp import McpManager
     from gemini_tui.core.tooling.registry import ToolRegistry
 
@@ -171,8 +171,8 @@ async def _statuses(root: Path) -> list[tuple[str, str, bool]]:
         await manager.close()
     from gemini_tui.core.ground.events import McpServerState
 
-    return [(alias, describe(config), manager.connections[alias].state is not McpServerState.failed)
-            for alias, config in settings.mcp_servers.items()]
+    return [(alias, describe(config), manager.connections[alias].state is not McpServerState.failed,
+             manager.status(alias).protocol) for alias, config in settings.mcp_servers.items()]
 
 
 def list_servers(root: Path) -> int:
@@ -181,8 +181,9 @@ def list_servers(root: Path) -> int:
         print("No MCP servers configured.")
         return 0
     print("Configured MCP servers:\n")
-    for alias, where, ok in found:
-        print(f"{'✓' if ok else '✗'} {alias}: {where} - {'Connected' if ok else 'Disconnected'}")
+    for alias, where, ok, protocol in found:
+        speaks = f", protocol {protocol}" if protocol else ""
+        print(f"{'✓' if ok else '✗'} {alias}: {where} - {'Connected' if ok else 'Disconnected'}{speaks}")
     return 0
 
 

@@ -175,6 +175,7 @@ class McpServerStatusChanged:
     state: McpServerState
     tool_count: int = 0
     message: str = ""  # the reason when failed; skipped tools when connected
+    protocol: str = ""  # the protocol version the server speaks and its era, once connected
 
 
 class TurnEndReason(StrEnum):

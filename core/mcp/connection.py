@@ -29,6 +29,22 @@ def transport_of(config: McpServerConfig) -> str:
     return "http" if config.http_url else "sse" if config.url else "stdio"
 
 
+HANDSHAKE = "handshake"  # the `initialize` era (protocol versions up to 2025-11-25)
+
+
+def era_of(version: str) -> str:
+    """How /mcp names a negotiated protocol version: "2026-07-28 (modern)" or "2025-06-18 (handshake)"."""
+    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+    if not version:
+        return ""
+    return f"{version} ({'modern' if version in MODERN_PROTOCOL_VERSIONS else HANDSHAKE})"
+
+
+class _HandshakeRefused(Exception):
+    """The server answered `initialize` with an error: it may speak only the modern protocol."""
+
+
 class McpUnavailable(Exception):
     """The server is not connected (it failed, crashed or was closed): the call never reached it."""
 
@@ -76,6 +92,8 @@ class McpConnection:
         self._stop = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._errlog: TextIO | None = None
+        self.protocol = ""  # the negotiated protocol version, once connected
+        self.listening = False  # a modern connection listens on the subscriptions bus for list changes
 
     @property
     def transport(self) -> str:
@@ -216,37 +234,30 @@ class McpConnection:
             self._ready.set()
 
     async def _run(self) -> None:
-        from mcp import Client
-
+        """The handshake first (every Gemini CLI-era server speaks it; with it a server may ask for roots and
+        sends list_changed as plain notifications). A server that refuses it is started again on a fresh
+        transport (a new process for stdio) in the modern protocol, where list changes come on the bus."""
         deadline = asyncio.get_running_loop().call_later(self.connect_timeout_s, self._missed_deadline)
         try:
-            async with contextlib.AsyncExitStack() as stack:
-                async with asyncio.timeout(self.connect_timeout_s) as window:
-                    client = await stack.enter_async_context(
-                        Client(self._transport(), read_timeout_seconds=self.call_timeout_s,
-                               message_handler=self._on_message, list_roots_callback=self._list_roots,
-                               # the initialize handshake every Gemini CLI-era server speaks; with it the
-                               # server may ask for roots and sends list_changed as plain notifications
-                               mode="legacy"))
-                    self.tools = await self._list_tools(client)
-                    self.prompts = await self._list(client, "prompts")
-                    self.resources = await self._list(client, "resources")
-                    if self.state is McpServerState.failed:  # the deadline passed just now
-                        raise TimeoutError
-                    window.reschedule(None)
-                    deadline.cancel()
-                    _lenient_tool_results(client)
-                    self._client = client
-                    self._set(McpServerState.connected)
-                    self._ready.set()
-                    await self._hold(client)
+            async with asyncio.timeout(self.connect_timeout_s) as window:
+                try:
+                    await self._session("legacy", window, deadline)
+                except BaseException as exc:  # the SDK's task groups wrap it in an exception group
+                    refused = _found(exc, _HandshakeRefused)
+                    if refused is None:
+                        raise
+                    log.info("MCP server %s refused the handshake (%s); trying the modern protocol", self.alias,
+                             refused)
+                    self._close_errlog()
+                    await self._session("auto", window, deadline)
         except asyncio.CancelledError:
             raise
         except TimeoutError:
             self._fail(f"did not connect within {self.connect_timeout_s:g} s")
         except BaseException as exc:  # anything the transport throws: the server failed, the app goes on
             log.info("MCP server %s failed", self.alias, exc_info=True)
-            reason = describe_error(exc)
+            reason = describe_error(exc.__cause__ if isinstance(exc, _HandshakeRefused) and exc.__cause__
+                                    else exc)
             if reason.endswith("Connection closed"):
                 reason = "the server closed the connection while starting"
                 if self.transport == "stdio":
@@ -259,8 +270,67 @@ class McpConnection:
             deadline.cancel()
             self._client = None
             self._ready.set()
-            if self._errlog is not None:
-                self._errlog.close()
+            self._close_errlog()
+
+    def _close_errlog(self) -> None:
+        if self._errlog is not None:
+            self._errlog.close()
+            self._errlog = None
+
+    async def _session(self, mode: str, window: Any, deadline: asyncio.TimerHandle) -> None:
+        """One connection in `mode` ("legacy": the handshake; "auto": the modern discovery), held until
+        close(). Raises _HandshakeRefused when the server answers the handshake with an error."""
+        from mcp import Client, MCPError
+        from mcp_types import CONNECTION_CLOSED
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+        async with contextlib.AsyncExitStack() as stack:
+            try:
+                client = await stack.enter_async_context(
+                    Client(self._transport(), read_timeout_seconds=self.call_timeout_s,
+                           message_handler=self._on_message, list_roots_callback=self._list_roots, mode=mode))
+            except BaseException as exc:  # an error answer to `initialize` (perhaps inside an exception group)
+                error = _found(exc, MCPError)
+                if (mode == "legacy" and isinstance(error, MCPError) and error.code != CONNECTION_CLOSED
+                        and not isinstance(exc, asyncio.CancelledError)):
+                    raise _HandshakeRefused(describe_error(error)) from exc
+                raise
+            self.protocol = str(client.protocol_version or "")
+            self.tools = await self._list_tools(client)
+            self.prompts = await self._list(client, "prompts")
+            self.resources = await self._list(client, "resources")
+            if self.state is McpServerState.failed:  # the deadline passed just now
+                raise TimeoutError
+            window.reschedule(None)
+            deadline.cancel()
+            _lenient_tool_results(client)
+            self._client = client
+            if self.protocol in MODERN_PROTOCOL_VERSIONS:
+                listener = asyncio.create_task(self._listen(client), name=f"mcp-listen:{self.alias}")
+                stack.push_async_callback(_cancel, listener)
+            self._set(McpServerState.connected)
+            self._ready.set()
+            await self._hold(client)
+
+    async def _listen(self, client: Any) -> None:
+        """On a modern connection: tools, prompts and resources list changes come on the subscriptions bus."""
+        from mcp.client.subscriptions import PromptsListChanged, ResourcesListChanged, ToolsListChanged
+
+        kinds = {ToolsListChanged: "tools", PromptsListChanged: "prompts", ResourcesListChanged: "resources"}
+        try:
+            async with client.listen(tools_list_changed=True, prompts_list_changed=True,
+                                     resources_list_changed=True) as subscription:
+                self.listening = True
+                async for event in subscription:
+                    kind = kinds.get(type(event))
+                    if kind is not None:
+                        await self._relist(kind)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a server without the bus: its lists are what they were at connection
+            log.info("MCP server %s: no subscriptions bus (%s)", self.alias, describe_error(exc))
+        finally:
+            self.listening = False
 
     async def _hold(self, client: Any) -> None:
         """Keeps the connection until `close()`; a server that goes away while idle is reported within a
@@ -308,6 +378,22 @@ class McpConnection:
             except (TimeoutError, Exception):
                 self._task.cancel()
                 await asyncio.gather(self._task, return_exceptions=True)
+
+
+def _found(exc: BaseException, kind: type[BaseException]) -> BaseException | None:
+    """`exc` or the first exception of type `kind` inside it (exception groups, nested)."""
+    if isinstance(exc, kind):
+        return exc
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            if (found := _found(inner, kind)) is not None:
+                return found
+    return None
+
+
+async def _cancel(task: asyncio.Task[None]) -> None:
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
 
 
 def _lenient_tool_results(client: Any) -> None:

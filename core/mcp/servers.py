@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from gemini_tui.core.ground.events import EventBus, McpServerState, McpServerStatusChanged
-from gemini_tui.core.mcp.connection import DEFAULT_CONNECT_TIMEOUT_S, McpConnection
+from gemini_tui.core.mcp.connection import DEFAULT_CONNECT_TIMEOUT_S, McpConnection, era_of
 from gemini_tui.core.mcp.naming import mcp_tool_name
 from gemini_tui.core.mcp.tool import DiscoveredMCPTool
 from gemini_tui.core.setup.config import McpServerConfig
@@ -34,6 +34,7 @@ class McpServerStatus:
     skipped_tools: tuple[str, ...] = ()  # "name: reason"
     trust: bool = False
     log_path: str | None = None  # the server's stderr (stdio servers)
+    protocol: str = ""  # "2026-07-28 (modern)", "2025-11-25 (handshake)"; empty until connected
 
 
 def _selected(server: str, name: str, include: list[str] | None, exclude: list[str]) -> bool:
@@ -132,6 +133,7 @@ class McpManager:
             tool_count=len(self._registered[alias]), message=message, tool_names=tuple(self._registered[alias]),
             skipped_tools=skipped, trust=connection.config.trust,
             log_path=str(connection.log_path) if connection.transport == "stdio" else None,
+            protocol=era_of(connection.protocol),
         )
 
     def statuses(self) -> list[McpServerStatus]:
@@ -141,7 +143,8 @@ class McpManager:
         if self.bus is None:
             return
         status = self.status(connection.alias)
-        self.bus.publish(McpServerStatusChanged(status.server, status.state, status.tool_count, status.message))
+        self.bus.publish(McpServerStatusChanged(status.server, status.state, status.tool_count, status.message,
+                                                status.protocol))
 
     # ----- tools -------------------------------------------------------------------------------------------
     def _changed(self, connection: McpConnection) -> None:
