@@ -79,6 +79,14 @@ class Quit:
 
 
 @dataclass(frozen=True)
+class CopyText:
+    """Text for the terminal's clipboard (OSC 52); `what` names it in the notice."""
+
+    text: str
+    what: str
+
+
+@dataclass(frozen=True)
 class Several:
     """Results shown one after the other."""
 
@@ -86,7 +94,7 @@ class Several:
 
 
 CommandResult = (ShowMarkdown | ShowNotice | ClearChat | ShowConversation | SendCommand | ModelChanged | ChooseTheme
-                 | Interactive | OpenScreen | Quit | Several)
+                 | Interactive | OpenScreen | Quit | Several | CopyText)
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from gemini_tui.app.command_registry import (
     ClearChat,
     CommandContext,
     CommandResult,
+    CopyText,
     Interactive,
     ModelChanged,
     OpenScreen,
@@ -34,9 +35,9 @@ if TYPE_CHECKING:
     from gemini_tui.core.session.face import SessionFace
 
 __all__ = [
-    "COMMANDS", "ChooseTheme", "ClearChat", "CommandContext", "CommandResult", "Interactive", "ModelChanged",
-    "OpenScreen", "Quit", "SendCommand", "Several", "ShowConversation", "ShowMarkdown", "ShowNotice", "command",
-    "command_help", "run_command", "session_commands",
+    "COMMANDS", "ChooseTheme", "ClearChat", "CommandContext", "CommandResult", "CopyText", "Interactive",
+    "ModelChanged", "OpenScreen", "Quit", "SendCommand", "Several", "ShowConversation", "ShowMarkdown",
+    "ShowNotice", "command", "command_help", "run_command", "session_commands",
 ]
 
 
@@ -222,6 +223,35 @@ async def _skills(session: SessionFace, args: str, context: CommandContext) -> C
                               "saves it).")
         case _:
             return ShowNotice("Usage: /skills [list|enable <name>|disable <name>]", "error")
+
+
+@command("copy", "Copy the last answer's Markdown (or a code block, or a tool's output) to the clipboard",
+         "/copy [code [n] | tool]")
+async def _copy(session: SessionFace, args: str, context: CommandContext) -> CommandResult:
+    from gemini_tui.app.clipboard import code_blocks, last_answer, last_tool_output
+
+    contents = list(getattr(session, "conversation", []))
+    words = args.split()
+    if words[:1] == ["tool"]:
+        found = last_tool_output(contents)
+        if found is None:
+            return ShowNotice("No tool has answered yet: nothing to copy.", "error")
+        return CopyText(found[1], f"the output of {found[0]}")
+    answer = last_answer(contents)
+    if answer is None:
+        return ShowNotice("No answer yet: nothing to copy.", "error")
+    if words[:1] != ["code"]:
+        return CopyText(answer, "the last answer's Markdown")
+    blocks = code_blocks(answer)
+    if not blocks:
+        return ShowNotice("The last answer has no code block.", "error")
+    try:
+        index = int(words[1]) if len(words) > 1 else len(blocks)
+    except ValueError:
+        return ShowNotice("Usage: /copy code [n] (n counts the answer's code blocks from 1).", "error")
+    if not 1 <= index <= len(blocks):
+        return ShowNotice(f"The last answer has {len(blocks)} code block(s); /copy code 1..{len(blocks)}.", "error")
+    return CopyText(blocks[index - 1], f"code block {index} of {len(blocks)}")
 
 
 @command("quit", "Leave gemini-tui")

@@ -30,6 +30,7 @@ from gemini_tui.app.slash_commands import (
     ClearChat,
     CommandContext,
     CommandResult,
+    CopyText,
     Interactive,
     ModelChanged,
     OpenScreen,
@@ -364,11 +365,26 @@ class MainScreen(Screen[None]):
                 in_worker(self, lambda: flow(self))
             case OpenScreen(name="help"):
                 self.app.action_help()  # type: ignore[attr-defined]
+            case CopyText(text=text, what=what):
+                await self.copy_text(text, what)
             case Quit():
                 self.app.exit()
             case Several(results=results):
                 for each in results:
                     await self.apply(each)
+
+    async def copy_text(self, text: str, what: str) -> None:
+        """Through OSC 52; a notice says what was copied, or why the terminal will not take it."""
+        from gemini_tui.app.clipboard import clipboard_problem
+
+        problem = clipboard_problem()
+        self.app.copy_to_clipboard(text)
+        lines = text.count("\n") + (0 if text.endswith("\n") else 1)
+        if problem:
+            await self.chat.add_notice(f"✗ Could not copy {what}: {problem}.", "warning")
+        else:
+            await self.chat.add_notice(f"Copied {what} ({lines} line(s), {len(text.encode())} bytes) to the "
+                                       "clipboard.")
 
     @work(group="turn", exclusive=True)
     async def send(self, text: str) -> None:

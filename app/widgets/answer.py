@@ -16,6 +16,7 @@ from rich.markdown import Markdown as RichMarkdown
 from rich.segment import Segment
 from rich.style import Style
 from rich.theme import Theme
+from textual import events
 from textual.geometry import Size
 from textual.strip import Strip
 from textual.widget import Widget
@@ -309,10 +310,20 @@ class MarkdownText(Widget):
 
 
 class AnswerBlock(MarkdownText):
-    """The model's answer to one request: streamed, or whole (a resumed session)."""
+    """The model's answer to one request: streamed, or whole (a resumed session). A double click copies the
+    whole answer's Markdown (not only what is on screen) through the terminal's clipboard."""
 
     def __init__(self, text: str = "", classes: str = "answer") -> None:
         super().__init__(text, classes=classes)
+
+    async def on_click(self, event: events.Click) -> None:
+        if event.chain < 2:
+            return
+        event.stop()
+        copy = getattr(self.screen, "copy_text", None)
+        text = self.text + "".join(self._pending)
+        if copy is not None and text:
+            await copy(text, "the whole answer's Markdown")
 
 
 class ThoughtBlock(Collapsible):
