@@ -30,7 +30,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 EXIT_START_FAILED = 3
-QUIT_WINDOW = 1.0  # seconds within which a second Ctrl+C quits
+QUIT_WINDOW = 2.0  # seconds within which a second Ctrl+C quits (after one that had nothing else to do)
+QUIT_HINT = "Press Ctrl+C again to exit."  # Gemini CLI's words
 GC_THRESHOLDS = (20_000, 10, 10)
 # SIGTERM (`kill`) and SIGHUP (the terminal closed) end the app as quitting does: the terminal restored (alternate
 # screen and mouse off), the session closed. The exit code is the shell's 128 + signal number (143, 129), so
@@ -130,18 +131,22 @@ class GeminiApp(App[int]):
         self.exit(return_code=code)
 
     def action_interrupt(self) -> None:
+        """Ctrl+C: what is in front is cleared or cancelled (the screen says whether there was something); only a
+        press with nothing else to do arms quitting, and the next press within QUIT_WINDOW quits."""
+        interrupt = getattr(self.screen, "interrupt", None)
+        if interrupt is not None and interrupt():
+            self._last_interrupt = 0.0  # it did its job: a second press is not a quit (it may have more to clear)
+            return
+        if interrupt is None and len(self.screen_stack) > 1:  # a modal without its own meaning: closed, like Esc
+            self.pop_screen()
+            self._last_interrupt = 0.0
+            return
         now = time.monotonic()
         if now - self._last_interrupt < QUIT_WINDOW:
             self.exit()
             return
         self._last_interrupt = now
-        interrupt = getattr(self.screen, "interrupt", None)
-        if interrupt is not None:
-            interrupt()
-            return
-        if len(self.screen_stack) > 1:  # a modal without its own meaning: Ctrl+C closes it, like Esc
-            self.pop_screen()
-        self.notify("Press Ctrl+C again to quit.", timeout=QUIT_WINDOW)
+        self.notify(QUIT_HINT, timeout=QUIT_WINDOW)
 
     def ask_about_trust(self, screen: MainScreen, build: Callable[[], SessionFace], withheld: list[str]) -> None:
         """The first start in a folder whose settings need trust: ask, save the answer, then build."""

@@ -458,12 +458,13 @@ class DiffReviewScreen(ModalScreen[Decision]):
     async def action_re_review_required(self) -> None:
         await self.action_re_review()
 
-    def interrupt(self) -> None:
+    def interrupt(self) -> bool:
         """Ctrl+C, as everywhere: cancel what is in front (this review and the turn it belongs to)."""
         if self._on_interrupt is not None:  # the turn first: the core then takes the review's close as no answer
             self._on_interrupt()
         self.dismiss(self._rejection())
-        self.app.notify("Review cancelled. Press Ctrl+C again to quit.", timeout=1.0)
+        self.app.notify("Review cancelled.", timeout=2)
+        return True
 
     async def action_approve_saved(self) -> None:
         if self._ready() and await self._still_current():

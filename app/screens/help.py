@@ -37,8 +37,8 @@ KEYS: list[tuple[str, str]] = [
      "(`/rewind`)"),
     ("`Ctrl+C`",
      "the same on every screen: clear the prompt, else remove the last queued prompt, else cancel the "
-     "turn (in the diff review: cancel the review and the turn); twice within a second quits (`Ctrl+Q`"
-     " quits too)"),
+     "turn (in the diff review: cancel the review and the turn); a press with none of these to do says "
+     "\"Press Ctrl+C again to exit.\" and the next one within 2 s quits (`Ctrl+Q` quits too)"),
     ("`Shift+Tab` / `Ctrl+Y`",
      "cycle the approval mode default → auto_edit → plan / toggle yolo (refused under "
      "`security.disableYoloMode`)"),

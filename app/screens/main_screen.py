@@ -575,9 +575,9 @@ class MainScreen(Screen[None]):
             self.confirmations.cancel_all()
             self.notify("Cancelling…", timeout=2)
 
-    def interrupt(self) -> None:
-        """Ctrl+C (the app counts the presses; the second quits): clear the prompt, else drop the last queued
-        prompt, else cancel the turn."""
+    def interrupt(self) -> bool:
+        """Ctrl+C: clear the prompt, else drop the last queued prompt, else cancel the turn. False when there was
+        nothing of these (the app then arms quitting)."""
         if self.prompt.input.text:
             self.prompt.input.clear()
         elif self.queued:
@@ -587,7 +587,8 @@ class MainScreen(Screen[None]):
         elif self.busy:
             self.action_cancel_turn()
         else:
-            self.notify("Press Ctrl+C again to quit.", timeout=1.0)
+            return False
+        return True
 
     def action_cycle_mode(self) -> None:
         if not self.ready:

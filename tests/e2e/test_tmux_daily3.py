@@ -1,0 +1,41 @@
+"""The daily driver, round 3, in a real terminal (tmux) against the fake Gemini server: Ctrl+C arms quitting only
+when it had nothing else to do, a hung MCP server does not hold the first prompt, the status line gives way
+without cutting a number, Shift+Tab right after start."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.terminal import Terminal, start_app
+from tests.fakes.gemini_server import FakeGeminiServer
+
+
+@pytest.fixture
+def server() -> Iterator[FakeGeminiServer]:
+    with FakeGeminiServer() as fake:
+        yield fake
+
+
+def start(root: Path, tmp_path: Path, server: FakeGeminiServer, width: int = 120, height: int = 40) -> Terminal:
+    return start_app(root, tmp_path, server, width, height, keep_shell=True)
+
+
+def test_ctrl_c_that_clears_a_draft_does_not_arm_quitting(root: Path, tmp_path: Path,
+                                                          server: FakeGeminiServer) -> None:
+    with start(root, tmp_path, server) as terminal:
+        terminal.type("a draft to throw away")
+        terminal.wait_for("a draft to throw away")
+        terminal.keys("C-c")  # clears the draft: that was its job
+        screen = terminal.wait_for(lambda s: "a draft to throw away" not in s)
+        assert "again to exit" not in screen
+        time.sleep(0.5)
+        terminal.keys("C-c")  # nothing left to clear: this one arms, and says so
+        screen = terminal.wait_for("Press Ctrl+C again to exit.")
+        assert "EXITED" not in screen
+        terminal.keys("C-c")
+        screen = terminal.wait_for("EXITED")
+        assert "EXITED-0" in screen and "Traceback" not in screen
