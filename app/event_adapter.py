@@ -26,6 +26,7 @@ from gemini_tui.core.ground.events import (
     TurnFinished,
     TurnStarted,
     UsageUpdated,
+    WaitingForServers,
 )
 from gemini_tui.core.processes.terminal_text import clean_value
 
@@ -33,6 +34,15 @@ from gemini_tui.core.processes.terminal_text import clean_value
 def compression_mark(before: object, after: object) -> str:
     """The line the chat shows where the conversation was compressed."""
     return f"── conversation compressed here: about {before} → {after} tokens ──"
+
+
+def waiting_notice(servers: tuple[str, ...], timeout_s: float) -> str:
+    """What the chat says while a prompt waits for MCP servers still connecting."""
+    names = ", ".join(servers)
+    which = f"MCP server {names}" if len(servers) == 1 else f"MCP servers {names}"
+    their = "its" if len(servers) == 1 else "their"
+    return (f"Waiting for {which} to connect (at most {timeout_s:.0f} s), so this prompt can offer {their} tools. "
+            f"Esc sends it now without them.")
 
 
 def shown(event: Event) -> Event:
@@ -107,6 +117,8 @@ class EventAdapter:
                 await chat.add_notice(f"✗ {message}", "error")
             case Notice(message=message, level=level):
                 await chat.add_notice(message, level)
+            case WaitingForServers(servers=servers, timeout_s=timeout_s):
+                await chat.add_notice(waiting_notice(servers, timeout_s))
             case McpServerStatusChanged(server=server, state=state):
                 status.set_mcp_state(server, state.value)
                 view.mcp_status[server] = event

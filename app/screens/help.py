@@ -30,7 +30,8 @@ KEYS: list[tuple[str, str]] = [
     ("`Tab` (or `Enter`)",
      "accept the highlighted `@path` or `/command` completion; `Esc` closes the list"),
     ("`Esc`",
-     "cancel the running turn (partial text stays); with the history panel open, close it first; when "
+     "cancel the running turn (partial text stays); while a prompt waits for MCP servers still "
+     "connecting, send it now without their tools; with the history panel open, close it first; when "
      "idle, back to the prompt"),
     ("`Esc` `Esc` (idle)",
      "rewind: pick an earlier prompt, then files and conversation / conversation only / files only "

@@ -565,6 +565,9 @@ class MainScreen(Screen[None]):
         return True
 
     def action_cancel_turn(self) -> None:
+        if self.busy and self.session.stop_waiting():  # the prompt waited for MCP servers: it goes now
+            self.notify("Sent without the tools of the servers still connecting.", timeout=3)
+            return
         if self.busy:
             if self.queued:  # cancelling stops what was lined up too: it comes back to the prompt, unsent
                 text = "\n".join([*self.queued, self.prompt.input.text]).strip()

@@ -178,6 +178,15 @@ class McpServerStatusChanged:
     protocol: str = ""  # the protocol version the server speaks and its era, once connected
 
 
+@dataclass(frozen=True)
+class WaitingForServers:
+    """A prompt waits (at most `timeout_s`) for MCP servers still connecting, so it can offer their tools; a front
+    end may stop the wait (`SessionFace.stop_waiting`): the prompt then goes without them."""
+
+    servers: tuple[str, ...]
+    timeout_s: float
+
+
 class TurnEndReason(StrEnum):
     completed = "completed"
     cancelled = "cancelled"
@@ -197,7 +206,7 @@ Event = (
     TurnStarted | TextDelta | ThoughtDelta | CallStateChanged | ConfirmationRequested | LoopSuspected
     | ToolOutputChunk
     | CallFinished | UsageUpdated | Retrying | ErrorOccurred | Notice | TurnFinished | McpServerStatusChanged
-    | ContextUsed | HistoryCompressed
+    | ContextUsed | HistoryCompressed | WaitingForServers
 )
 
 

@@ -136,6 +136,10 @@ class McpManager:
             protocol=era_of(connection.protocol),
         )
 
+    def connecting(self) -> list[str]:
+        """The servers still connecting."""
+        return [alias for alias, c in self.connections.items() if c.state is McpServerState.connecting]
+
     def statuses(self) -> list[McpServerStatus]:
         return [self.status(alias) for alias in self.connections]
 

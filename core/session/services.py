@@ -43,6 +43,10 @@ class BackgroundServices:
             waits.append(asyncio.wait({self._discovered}, timeout=wait_s))
         await asyncio.gather(*waits)
 
+    def connecting(self) -> list[str]:
+        """The MCP servers still connecting."""
+        return self.mcp.connecting() if self.mcp is not None else []
+
     async def _register_discovered(self) -> None:
         assert self.discovery is not None
         try:

@@ -43,6 +43,7 @@ from gemini_tui.core.session.model_turn import ModelTurn
 from gemini_tui.core.session.rewind import Rewind
 from gemini_tui.core.session.saved_chats import SavedChats
 from gemini_tui.core.session.scheduler import Scheduler, function_response
+from gemini_tui.core.session.service_wait import ServiceWait
 from gemini_tui.core.session.services import BackgroundServices
 from gemini_tui.core.session.state import SessionState
 from gemini_tui.core.session.stats import SessionStats
@@ -120,6 +121,7 @@ class Session:
         # the parts, wired here and nowhere else
         self.context = ContextMemory(settings, self.root, self.bus, self.include_dirs, extra_context)
         self.services = BackgroundServices(registry, mcp, discovery, state.notice)
+        self._service_wait = ServiceWait()  # a prompt's wait for MCP servers, said and stoppable
         self.compressor = Compressor(state, self.stats, settings.compression_threshold, lambda: self.model)
         self.model_turn = ModelTurn(state, self.stats, lambda: self.model, registry, self.compressor,
                                     self.system_instruction, lambda: self.scheduler.interactive)
@@ -222,6 +224,11 @@ class Session:
         request already offers those tools."""
         await self.services.start(wait_s)
 
+    def stop_waiting(self) -> bool:
+        """Ends a prompt's wait for MCP servers still connecting (it goes without their tools); False when none
+        was waiting."""
+        return self._service_wait.stop()
+
     async def close(self) -> None:
         """Disconnects MCP servers and ends a discovery still running; called once when the front end exits."""
         await self.services.close()
@@ -263,7 +270,8 @@ class Session:
         state = self.state
         async with state.busy:
             abort = self._abort = AbortSignal()
-            await unless_aborted(self.start(MCP_WAIT_S), abort)
+            await unless_aborted(self._service_wait.wait(self.start(MCP_WAIT_S), self.services.connecting,
+                                                         self.bus.publish, MCP_WAIT_S), abort)
             prompt_id = uuid.uuid4().hex[:12]
             shown = prompt if isinstance(prompt, str) else "".join(p.text for p in prompt if isinstance(p, TextPart))
             state.prompt_marks.append(PromptMark(shown, prompt_position(state.conversation)))

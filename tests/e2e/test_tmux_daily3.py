@@ -4,14 +4,16 @@ without cutting a number, Shift+Tab right after start."""
 
 from __future__ import annotations
 
+import json
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.terminal import Terminal, start_app
-from tests.fakes.gemini_server import FakeGeminiServer
+from tests.e2e.terminal import Terminal, send, start_app
+from tests.fakes.gemini_server import FakeGeminiServer, reply, text
 
 
 @pytest.fixture
@@ -39,3 +41,20 @@ def test_ctrl_c_that_clears_a_draft_does_not_arm_quitting(root: Path, tmp_path: 
         terminal.keys("C-c")
         screen = terminal.wait_for("EXITED")
         assert "EXITED-0" in screen and "Traceback" not in screen
+
+
+def test_a_hung_mcp_server_is_said_and_esc_sends_the_prompt_without_it(root: Path, tmp_path: Path,
+                                                                       server: FakeGeminiServer) -> None:
+    home = tmp_path / "home"
+    (home / ".gemini").mkdir(parents=True)
+    # a server that starts and never answers the MCP handshake
+    hung = {"command": sys.executable, "args": ["-c", "import time; time.sleep(120)"]}
+    (home / ".gemini" / "settings.json").write_text(json.dumps({"mcpServers": {"stuck": hung}}))
+    server.script(reply(text("ANSWERED-WITHOUT-STUCK")))
+    with start(root, tmp_path, server) as terminal:
+        send(terminal, "hello")
+        screen = terminal.wait_for("Waiting for MCP server stuck", timeout=10)
+        assert "Esc sends it now" in screen and "ANSWERED" not in screen
+        terminal.keys("Escape")
+        terminal.wait_for("ANSWERED-WITHOUT-STUCK", timeout=10)
+    assert len(server.requests) == 1
