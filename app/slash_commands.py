@@ -146,7 +146,8 @@ async def _about(session: SessionFace, args: str, context: CommandContext) -> Co
     return ShowMarkdown("\n".join(lines))
 
 
-@command("theme", "Pick a colour theme (remembered as ui.theme): /theme [name]", "/theme [name]")
+@command("theme", "Pick a colour theme (remembered as geminiTui.theme; Gemini CLI's ui.theme is read, never "
+                  "written): /theme [name]", "/theme [name]")
 async def _theme(session: SessionFace, args: str, context: CommandContext) -> CommandResult:
     return ChooseTheme(args.strip())  # the themes are the app's: the screen lists or applies them
 

@@ -171,7 +171,7 @@ class MainScreen(Screen[None]):
         self.status.context_percent = 0  # shown from the start, updated before every request
         self.status.sandbox = session.sandbox.describe()
         self.refresh_session_commands()  # custom commands complete like built-ins
-        self.apply_theme(session.settings.ui_theme)
+        self.apply_theme(session.settings)
         self.chat.show_welcome(session.model_name, session.is_offline, str(self.root))
         self.warn_about_root()
         self.pump_events(events)
@@ -196,15 +196,15 @@ class MainScreen(Screen[None]):
             self.call_later(self.chat.add_notice, f"⚠ gemini-tui was started in {where} ({root}): the tools can "
                             "read and change everything under it. Start it in a project folder instead.", "warning")
 
-    def apply_theme(self, name: str | None) -> bool:
-        """The settings' `ui.theme`, when it names one of Textual's themes (others are said, not applied)."""
-        if not name:
-            return False
-        if name not in self.app.available_themes:
-            self.notify(f"ui.theme {name!r} is not a theme here; /theme lists them.", severity="warning")
-            return False
-        self.app.theme = name
-        return True
+    def apply_theme(self, settings: Any) -> None:
+        """gemini-tui's own theme (`geminiTui.theme`), else Gemini CLI's `ui.theme` mapped to the nearest."""
+        from gemini_tui.app.themes import theme_from_settings
+
+        name, warning = theme_from_settings(settings.tui_theme, settings.ui_theme, self.app.available_themes)
+        if warning:
+            self.notify(warning, severity="warning")
+        if name is not None:
+            self.app.theme = name
 
     @work(group="services")
     async def start_services(self) -> None:
@@ -518,24 +518,28 @@ class MainScreen(Screen[None]):
             self.chat.note_hidden(len(prompts) - RESUMED_TURNS_SHOWN)
 
     async def choose_theme(self, name: str) -> None:
-        """`/theme`: the themes listed, or one applied and remembered as ui.theme."""
-        from gemini_tui.core.setup.config import save_user_setting
+        """`/theme`: the themes listed, or one applied and remembered as geminiTui.theme (never as ui.theme, which
+        is Gemini CLI's and takes only its names)."""
+        from gemini_tui.app.themes import named_theme
+        from gemini_tui.core.setup.config import TUI_SECTION, save_user_setting
 
         themes = sorted(self.app.available_themes)
         if not name:
             listed = ", ".join(f"**{t}**" if t == self.app.theme else f"`{t}`" for t in themes)
             await self.chat.add_markdown(f"Themes (current in bold): {listed}\n\n`/theme NAME` picks one.")
             return
-        if name not in self.app.available_themes:
+        chosen = named_theme(name, self.app.available_themes)
+        if chosen is None:
             await self.chat.add_notice(f"No theme {name!r}. Themes: {', '.join(themes)}.", "error")
             return
-        self.app.theme = name
+        self.app.theme = chosen
+        key = f"{TUI_SECTION}.theme"
         try:
-            path = save_user_setting("ui.theme", name, self.session.settings.home)
+            path = save_user_setting(key, chosen, self.session.settings.home)
         except (OSError, ValueError) as exc:
-            await self.chat.add_notice(f"Theme {name} for this session; not remembered: {exc}", "warning")
+            await self.chat.add_notice(f"Theme {chosen} for this session; not remembered: {exc}", "warning")
             return
-        await self.chat.add_notice(f"Theme {name}, remembered as ui.theme in {path}.")
+        await self.chat.add_notice(f"Theme {chosen}, remembered as {key} in {path}.")
 
     async def show_history(self) -> None:
         """After /chat resume: the restored conversation's text, so the user sees where they are."""

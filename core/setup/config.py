@@ -18,6 +18,7 @@ DEFAULT_MODEL = "gemini-2.5-pro"
 DEFAULT_CONTEXT_FILE = "GEMINI.md"
 DEFAULT_MAX_SESSION_TURNS = 100
 SETTINGS_FILE = "settings.json"
+TUI_SECTION = "geminiTui"  # gemini-tui's own settings in the settings.json it shares with Gemini CLI (which ignores it)
 
 
 class McpServerConfig(BaseModel):
@@ -86,7 +87,8 @@ class Settings(BaseModel):
     hooks: dict[str, list[dict[str, Any]]] = Field(default_factory=dict)  # event -> groups, each with "source"
     # where each rule of a list setting came from: "tools_allowed" -> {rule: settings file}
     origins: dict[str, dict[str, str]] = Field(default_factory=dict)
-    ui_theme: str | None = None  # ui.theme: the app's Textual theme (/theme sets and saves it)
+    ui_theme: str | None = None  # ui.theme: Gemini CLI's theme name (the app maps it to the nearest of its own)
+    tui_theme: str | None = None  # geminiTui.theme: the app's own theme (/theme saves it; Gemini CLI ignores it)
     ui_notifications: bool = True  # ui.notifications: bell + OSC 9 when an approval or an answer waits
     skills_enabled: bool = True  # skills.enabled: Agent Skills are discovered and offered (core/setup/skills.py)
     skills_disabled: list[str] = Field(default_factory=list)  # skills.disabled: names never offered
@@ -266,11 +268,12 @@ _KEYS: dict[str, tuple[tuple[str, ...], Callable[[Any], Any]]] = {
     "mcp_allowed": (("mcp.allowed",), _str_list),
     "mcp_excluded": (("mcp.excluded",), _str_list),
     "ui_theme": (("ui.theme",), _str),
+    "tui_theme": ((f"{TUI_SECTION}.theme",), _str),
     "ui_notifications": (("ui.notifications",), _bool),
     "skills_enabled": (("skills.enabled",), _bool),
     "skills_disabled": (("skills.disabled",), _str_list),
 }
-_SECTIONS = ("tools", "model", "context", "general", "security", "checkpointing", "mcp", "skills")
+_SECTIONS = (TUI_SECTION, "tools", "model", "context", "general", "security", "checkpointing", "mcp", "skills")
 # Gemini CLI's usual sections that change nothing here: read silently, never a notice
 _QUIET = ("general", "privacy", "telemetry", "ui")
 # list settings whose rules carry the file they came from (the policy names it when a rule decides)
@@ -509,7 +512,7 @@ def record_trust(root: Path, level: str, home: Path | None = None) -> Path:
 
 
 def save_user_setting(dotted: str, value: Any, home: Path | None = None) -> Path:
-    """Sets one key (`ui.theme`) in the user's settings.json, keeping every other key: read, change, replace
+    """Sets one key (`geminiTui.theme`) in the user's settings.json, keeping every other key: read, change, replace
     atomically under a lock. Refuses (ValueError) a file with comments or that is not a JSON object, rather
     than lose what the user wrote."""
     import json

@@ -6,6 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from gemini_tui.app.themes import GEMINI_CLI_THEMES, named_theme, theme_from_settings
 from gemini_tui.core.setup.config import save_user_setting
 from tests.app.app_driver import main_screen, make_app, type_and_send, wait_for
 from tests.app.test_confirmations import GRACE
@@ -33,11 +36,47 @@ async def test_theme_is_picked_saved_and_applied_at_the_next_start(root: Path, t
         await pilot.pause()
         assert app.theme == "dracula"
     saved = json.loads(path.read_text())
-    assert saved == {"model": {"name": "x"}, "ui": {"hideBanner": True, "theme": "dracula"}}
+    # gemini-tui's own key: ui.theme is Gemini CLI's, which knows no "dracula" and would start with an error
+    assert saved == {"model": {"name": "x"}, "ui": {"hideBanner": True}, "geminiTui": {"theme": "dracula"}}
     again = make_app(root, tmp_path, ScriptedModel())
     async with again.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         assert again.theme == "dracula"
+
+
+async def test_theme_never_writes_gemini_cli_ui_theme_and_reads_it_mapped(root: Path, tmp_path: Path) -> None:
+    path = settings_file(tmp_path)
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"ui": {"theme": "Solarized Light"}}))
+    app = make_app(root, tmp_path, ScriptedModel())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert app.theme == "solarized-light"  # Gemini CLI's theme, mapped to the nearest here
+        await type_and_send(pilot, "/theme nord")
+        await pilot.pause()
+        assert app.theme == "nord"
+        await type_and_send(pilot, "/theme Tokyo Night")  # Gemini CLI's names are accepted too
+        await pilot.pause()
+        assert app.theme == "tokyo-night"
+        assert not app._notifications  # nothing was wrong
+    assert json.loads(path.read_text()) == {"ui": {"theme": "Solarized Light"}, "geminiTui": {"theme": "tokyo-night"}}
+    again = make_app(root, tmp_path, ScriptedModel())
+    async with again.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert again.theme == "tokyo-night"  # our own choice wins over Gemini CLI's
+
+
+@pytest.mark.parametrize("name", [*GEMINI_CLI_THEMES, "my-custom-theme", "/path/to/theme.json"])
+def test_every_gemini_cli_theme_maps_to_one_here_and_a_custom_one_keeps_the_default(name: str) -> None:
+    from textual.app import App
+
+    available = App().available_themes
+    theme, warning = theme_from_settings(None, name, available)
+    assert warning == ""  # ui.theme is Gemini CLI's setting: never a mistake to warn about
+    if name in GEMINI_CLI_THEMES:
+        assert theme in available and named_theme(name.upper(), available) == theme
+    else:
+        assert theme is None
 
 
 def test_saving_refuses_a_settings_file_with_comments(tmp_path: Path) -> None:
