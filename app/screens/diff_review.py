@@ -26,6 +26,7 @@ from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.widgets import Input, Label, Static, TextArea
 
+from gemini_tui.app import decision_keys as keys
 from gemini_tui.app.typing_guard import GRACE_PERIOD, TypingGuard, bound_keys
 from gemini_tui.app.widgets.diff_hunks import Hunk, apply_hunks, hunks_of, rejection_feedback
 from gemini_tui.app.widgets.diff_view import DiffView, fit_parts, hint_texts
@@ -59,7 +60,7 @@ EDITED_REREAD_NOTICE = ("Re-read {path}: your edited version is compared with th
 CHANGE_WORDS = {"changed": "changed on disk", "deleted": "was deleted", "unreadable": "became unreadable"}
 # what Esc does, by mode: the key bar says so (it rejects the edit in the review, the model is told)
 ESCAPE_LABELS = {"review": "Reject", "reason": "Reject without reason", "edit": "Back to the diff"}
-APPROVE_KEYS = frozenset({"y", "a", "A"})  # the keys that allow the edit (Ctrl+S in the editor too)
+APPROVE_KEYS = frozenset({keys.ALLOW_ONCE, keys.ALLOW_SESSION, keys.ALLOW_ALWAYS})  # they allow (Ctrl+S in the editor)
 SIDE_BY_SIDE_MIN_WIDTH = 140
 LABEL_GAP = 2  # cells after each label of the summary line (its margin in diff_review.tcss)
 PATH_MIN = 12  # cells of the path kept before the summary's status shortens
@@ -88,22 +89,23 @@ class DiffReviewScreen(ModalScreen[Decision]):
     BINDINGS: ClassVar[list[BindingType]] = [
         # shown (first) only while approval is off: it takes the allow keys' place in the key bar
         Binding("u", "re_review_required", "Re-review (approval is off)"),
-        Binding("y", "approve", "Allow once"),
-        Binding("a", "approve_always", "Allow for session"),
-        Binding("escape", "back", "Reject"),  # labelled by what it does in each mode (`ESCAPE_LABELS`)
-        Binding("r", "reject", "Reject with reason…"),
-        Binding("n", "next_change", "Next change"),
-        Binding("p", "previous_change", "Prev change"),
-        Binding("A", "approve_saved", "Allow always (this folder)"),
+        Binding(keys.ALLOW_ONCE, "approve", "Allow once"),
+        Binding(keys.ALLOW_SESSION, "approve_always", "Allow for session"),
+        Binding(keys.REJECT_ESC, "back", "Reject"),  # labelled by what it does in each mode (`ESCAPE_LABELS`)
+        Binding(keys.REJECT, "reject_now", "Reject", show=False),  # Esc shows it in the key bar
+        Binding(keys.REJECT_WITH_REASON, "reject", "Reject with reason…"),
+        Binding(keys.NEXT_CHANGE, "next_change", "Next change", key_display="]"),
+        Binding(keys.PREVIOUS_CHANGE, "previous_change", "Prev change", key_display="["),
+        Binding(keys.ALLOW_ALWAYS, "approve_saved", "Allow always (this folder)"),
         Binding("ctrl+s", "apply_edit", "Apply edit"),
         Binding("space", "toggle_hunk", "Accept/reject hunk"),
         Binding("ctrl+e", "external_edit", "$EDITOR"),
         Binding("e", "edit", "Edit"),
         Binding("w", "toggle_wrap", "Wrap"),
         Binding("u", "re_review", "Re-review", show=False),
-        Binding("s", "toggle_view", "Split"),
-        Binding("j,down", "next_hunk", "Next hunk", show=False),
-        Binding("k,up", "previous_hunk", "Previous hunk", show=False),
+        Binding("v", "toggle_view", "Split"),
+        Binding(f"{keys.NEXT_HUNK},down", "next_hunk", "Next hunk", show=False),
+        Binding(f"{keys.PREVIOUS_HUNK},up", "previous_hunk", "Previous hunk", show=False),
         Binding("pagedown", "page(1)", "Page down", show=False),
         Binding("pageup", "page(-1)", "Page up", show=False),
         Binding("left", "scroll_sideways(-1)", "Scroll left", show=False),
@@ -111,7 +113,7 @@ class DiffReviewScreen(ModalScreen[Decision]):
     ]
 
     _REVIEW_ACTIONS: ClassVar[set[str]] = {
-        "approve", "approve_always", "approve_saved", "reject", "edit", "toggle_hunk", "next_hunk",
+        "approve", "approve_always", "approve_saved", "reject", "reject_now", "edit", "toggle_hunk", "next_hunk",
         "previous_hunk", "toggle_view", "page", "next_change", "previous_change", "toggle_wrap", "external_edit",
         "scroll_sideways", "re_review", "re_review_required",
     }
@@ -490,6 +492,11 @@ class DiffReviewScreen(ModalScreen[Decision]):
             self._draft = self.query_one(ProposalEditor).text
             self._set_mode("review")
         elif self._ready():
+            self.dismiss(self._rejection())
+
+    def action_reject_now(self) -> None:
+        """`n`, as in every confirmation: reject, no reason asked (`r` asks one)."""
+        if self._ready():
             self.dismiss(self._rejection())
 
     def action_edit(self) -> None:

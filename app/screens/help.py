@@ -48,15 +48,15 @@ KEYS: list[tuple[str, str]] = [
      " match), `Down` / `Up` move in the list, `Esc` closes it"),
     ("`Ctrl+P` / `F1`",
      "command palette / help"),
-    ("`y` `a` `A` `s` `n` `Esc`",
-     "in a confirmation: allow once, allow for the session, allow always in this folder, allow every "
-     "tool of the server (MCP tools), reject with an optional reason, reject"),
-    ("`y` `a` `A` `Esc` `r`",
-     "in the diff review: allow once, allow for the session, allow always in this folder, reject (the "
-     "model is told; in the review's editor `Esc` goes back to the diff), reject with a reason"),
-    ("`n` `p` `w` `s` `←` `→` `u`",
+    ("`y` `a` `A` `n` `Esc` `r`",
+     "the same in every confirmation (inline, diff review, trust question, rewind, loop question): allow once, "
+     "allow for the session, allow always in this folder, reject, reject, reject with a reason (the model is "
+     "told it); `s` allows every tool of an MCP server; the trust question has `y` trust, `p` trust the "
+     "parent, `n` don't trust, `Esc` not now"),
+    ("`]` `[` `w` `v` `←` `→` `u`",
      "in the diff review: next/previous change, wrap on/off, unified/side by side, scroll sideways, "
-     "re-read the file (after a change on disk, `u` is what turns approval back on)"),
+     "re-read the file (after a change on disk, `u` is what turns approval back on); in its editor `Esc` goes "
+     "back to the diff"),
     ("`space` `j` `k` `e` `Ctrl+E` `Ctrl+S`",
      "in the diff review: accept/reject the hunk, next/previous hunk, edit here, edit in "
      "`$VISUAL`/`$EDITOR`, apply the edit made here"),

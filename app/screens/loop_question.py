@@ -10,6 +10,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from gemini_tui.app import decision_keys as keys
+
 
 class LoopQuestion(ModalScreen[bool]):
     """Dismissed with True to keep going, False to stop."""
@@ -21,16 +23,16 @@ class LoopQuestion(ModalScreen[bool]):
     LoopQuestion Button { margin-right: 2; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("s,escape", "answer(False)", "Stop"),
-        Binding("k", "answer(True)", "Keep going"),
+        Binding(keys.ALLOW_ONCE, "answer(True)", "Keep going"),
+        Binding(f"{keys.REJECT},{keys.REJECT_ESC}", "answer(False)", "Stop"),
     ]
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static("The model seems to repeat itself: stop / keep going")
             with Horizontal():
-                yield Button("Stop (s)", id="stop", variant="warning")
-                yield Button("Keep going (k)", id="keep")
+                yield Button("Stop (n)", id="stop", variant="warning")
+                yield Button("Keep going (y)", id="keep")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id == "keep")

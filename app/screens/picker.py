@@ -13,6 +13,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from gemini_tui.app import decision_keys as keys
+
 
 class PickerScreen(ModalScreen[int | None]):
     DEFAULT_CSS = """
@@ -90,8 +92,8 @@ class ConfirmScreen(ModalScreen[bool]):
     ConfirmScreen .confirm-question { text-style: bold; padding: 1 0 0 0; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y", "answer(True)", "Yes"),
-        Binding("n,escape", "answer(False)", "No"),
+        Binding(keys.ALLOW_ONCE, "answer(True)", "Yes"),
+        Binding(f"{keys.REJECT},{keys.REJECT_ESC}", "answer(False)", "No"),
     ]
 
     def __init__(self, body: str, question: str) -> None:

@@ -13,6 +13,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from gemini_tui.app import decision_keys as keys
 from gemini_tui.app.typing_guard import TypingGuard, bound_keys
 from gemini_tui.app.widgets.key_bar import KeyBar
 from gemini_tui.core.approvals.trust import TrustLevel
@@ -23,10 +24,10 @@ class TrustScreen(ModalScreen[TrustLevel | None]):
     time). Keys typed before it has been quiet for its grace period go to `on_typed` (the prompt)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("t", "choose('TRUST_FOLDER')", "Trust folder"),
+        Binding(keys.ALLOW_ONCE, "choose('TRUST_FOLDER')", "Trust folder"),
         Binding("p", "choose('TRUST_PARENT')", "Trust parent"),
-        Binding("n", "choose('DO_NOT_TRUST')", "Don't trust"),
-        Binding("escape", "later", "Not now"),
+        Binding(keys.REJECT, "choose('DO_NOT_TRUST')", "Don't trust"),
+        Binding(keys.REJECT_ESC, "later", "Not now"),
     ]
 
     def __init__(self, folder: Path, withheld: list[str], *, grace: float | None = None,
@@ -47,7 +48,7 @@ class TrustScreen(ModalScreen[TrustLevel | None]):
                 "They apply only in a folder you trust. Until then gemini-tui runs here without them."),
                 id="trust-body")
             yield Static(Text(
-                f"t  trust this folder\np  trust the parent folder ({self.folder.parent})\n"
+                f"y  trust this folder\np  trust the parent folder ({self.folder.parent})\n"
                 "n  don't trust (not asked again)\nEsc  not now (asked next time)"), id="trust-keys")
         yield KeyBar()
 

@@ -14,6 +14,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Input, Static
 
+from gemini_tui.app import decision_keys as keys
 from gemini_tui.app.typing_guard import GRACE_PERIOD, TypingGuard, bound_keys
 from gemini_tui.core.ground.confirmation import (
     ConfirmationOutcome,
@@ -79,12 +80,13 @@ class ConfirmBar(Vertical, can_focus=True):
     POLL_S = 0.05
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y", "decide('proceed_once')", "Allow once"),
-        Binding("a", "decide('proceed_always')", "Allow for session"),
-        Binding("A", "decide('proceed_always_and_save')", "Allow always (this folder)"),
-        Binding("s", "decide('proceed_always_server')", "Allow server", show=False),
-        Binding("n", "reject", "Reject (reason)"),
-        Binding("escape", "decide('cancel')", "Reject"),
+        Binding(keys.ALLOW_ONCE, "decide('proceed_once')", "Allow once"),
+        Binding(keys.ALLOW_SESSION, "decide('proceed_always')", "Allow for session"),
+        Binding(keys.ALLOW_ALWAYS, "decide('proceed_always_and_save')", "Allow always (this folder)"),
+        Binding(keys.ALLOW_SERVER, "decide('proceed_always_server')", "Allow server", show=False),
+        Binding(keys.REJECT_ESC, "decide('cancel')", "Reject"),
+        Binding(keys.REJECT, "decide('cancel')", "Reject", show=False),  # Esc shows it in the key bar
+        Binding(keys.REJECT_WITH_REASON, "reject", "Reject with reason…"),
     ]
 
     class Decided(Message):
@@ -133,12 +135,12 @@ class ConfirmBar(Vertical, can_focus=True):
         self._poll.resume()
 
     def _keys_text(self, request: ConfirmationRequested) -> str:
-        keys = f"y allow once · a {always_label(request)}"
+        text = f"y allow once · a {always_label(request)}"
         if self.allow_saving:
-            keys += f" · A {saved_label(request)}"
+            text += f" · A {saved_label(request)}"
         if isinstance(request.details, McpConfirmation):
-            keys += f" · s allow every tool of {request.details.server_name}"
-        return keys + " · n reject with a reason · Esc reject"
+            text += f" · s allow every tool of {request.details.server_name}"
+        return text + " · n/Esc reject · r reject with a reason"
 
     def _listen_when_quiet(self) -> None:
         """Takes the focus (and so the keys) once nobody has typed for the grace period."""

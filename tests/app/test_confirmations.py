@@ -47,7 +47,7 @@ async def test_command_rejected_with_reason_tells_the_model(root: Path, tmp_path
         bar = screen.query_one(ConfirmBar)
         await wait_for(pilot, lambda: bar.request is not None)
         await pilot.pause(GRACE)
-        await pilot.press("n")
+        await pilot.press("r")
         assert bar.reason.display and bar.reason.has_focus
         await pilot.press(*"not now")
         await pilot.press("enter")

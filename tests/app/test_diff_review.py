@@ -169,7 +169,7 @@ async def test_width_picks_the_view_and_s_toggles() -> None:
         async with app.run_test(size=(width, 40)) as pilot:
             view = app.screen.query_one(DiffView)
             assert view.split is split
-            await pilot.press("s")
+            await pilot.press("v")
             assert view.split is not split
 
 
@@ -183,7 +183,7 @@ async def test_rows_show_line_numbers_and_current_hunk() -> None:
         assert lines[0].startswith("▶ @@ -1,5 +1,5 @@") and "hunk 1/3" in lines[0]
         assert any(" 2    - line 2" in line for line in lines)
         assert any("    2 + two" in line for line in lines)
-        await pilot.press("s")
+        await pilot.press("v")
         await pilot.pause()
         row = next(view.render_line(y).text for y in range(8) if "two" in view.render_line(y).text)
         assert "line 2" in row and "two" in row  # old and new side by side on one row
@@ -287,13 +287,13 @@ async def test_not_wrapping_falls_back_to_unified_and_n_brings_the_change_into_v
         await pilot.pause()
         assert view.scroll_x == 0 and "END_NEW" not in screen_text(view)
         assert "change at column 210, beyond the visible width" in screen_text(view)
-        await pilot.press("n")
+        await pilot.press("right_square_bracket")
         await pilot.pause()
         text = screen_text(view)
         assert view.scroll_x > 0 and "END_OLD" in text and "END_NEW" in text
         assert "beyond the visible width" not in text
         await pilot.press("left", "left", "left")
-        await pilot.press("s")  # unified asked: stays unified
+        await pilot.press("v")  # unified asked: stays unified
         await pilot.pause()
         assert not view.split and not view.showing_split
 

@@ -31,7 +31,7 @@ def editor_script(tmp_path: Path, body: str) -> str:
 
 # each: the editor ("script:" a Python body run as the editor, else a command, None unset), the keys, a phrase
 TRIGGERS: dict[str, tuple[str | None, tuple[str, ...], str]] = {
-    "split hides changes": (None, ("w", "s"), "Side by side would hide changes"),
+    "split hides changes": (None, ("w", "v"), "Side by side would hide changes"),
     "no editor": (None, ("ctrl+e",), "Set $VISUAL or $EDITOR"),
     "editor fails": ("script:raise SystemExit(3)", ("ctrl+e",), "exited with status 3"),
     "editor changes nothing": ("script:pass", ("ctrl+e",), "No change made in the editor"),
@@ -83,7 +83,7 @@ async def test_a_passing_message_keeps_the_standing_notice_and_goes(root: Path, 
         await wait_for(pilot, lambda: screen.approval_off == "changed")
         standing = notice(screen)
         assert "approval is off" in standing
-        await pilot.press("w", "s")
+        await pilot.press("w", "v")
         await pilot.pause()
         assert "Side by side would hide" in notice(screen) and standing in notice(screen)
         await wait_for(pilot, lambda: notice(screen) == standing)
@@ -94,7 +94,7 @@ async def test_no_toast_while_reviewing_a_plain_diff() -> None:
     app = Harness(plain("a\n", "b\n"))
     async with app.run_test(size=(60, 20)) as pilot:
         await pilot.pause()
-        await pilot.press("s", "s", "w", "w", "u", "n", "p")
+        await pilot.press("v", "v", "w", "w", "u", "right_square_bracket", "left_square_bracket")
         await pilot.pause()
         assert not app._notifications
 

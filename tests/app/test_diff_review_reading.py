@@ -64,11 +64,11 @@ async def test_generated_long_line_changes_are_on_screen_wrapped_and_after_n_unw
             for _ in range(3):  # wrapped: the removed line, then the added one (each its own change when tall)
                 if marker in code_of(view, visible(view)):
                     break
-                await pilot.press("n")
+                await pilot.press("right_square_bracket")
                 await pilot.pause()
             assert marker in code_of(view, visible(view)), (case, length, at)
-            await pilot.press("w")  # not wrapping: the header says where the change is, n/p bring it in view
-            await pilot.press("p", "n")
+            await pilot.press("w")  # not wrapping: the header says where the change is, ]/[ bring it in view
+            await pilot.press("left_square_bracket", "right_square_bracket")
             await pilot.pause()
             assert marker in visible(view), (case, length, at)
 
@@ -86,7 +86,7 @@ async def test_changed_words_are_drawn_in_their_own_style() -> None:
         assert word_style.bgcolor != plain_style.bgcolor and word_style.bold
 
 
-async def test_n_and_p_walk_the_changes_and_follow_the_hunks() -> None:
+async def test_brackets_walk_the_changes_and_follow_the_hunks() -> None:
     old = "".join(f"line {i}\n" for i in range(200))
     new = old.replace("line 20\n", "line twenty\n").replace("line 120\n", "line 120!\n")
     new = new.replace("line 121\n", "line 121!\n")
@@ -96,12 +96,12 @@ async def test_n_and_p_walk_the_changes_and_follow_the_hunks() -> None:
         screen = app.screen
         view = screen.query_one(DiffView)
         assert len(view.changes) == 2 and len(screen.hunks) == 2
-        await pilot.press("n")
+        await pilot.press("right_square_bracket")
         await pilot.pause()
         assert (screen.change, screen.current, view.current) == (1, 1, 1)
         assert "line 120!" in visible(view)
-        await pilot.press("n")  # already at the last: stays
-        await pilot.press("p")
+        await pilot.press("right_square_bracket")  # already at the last: stays
+        await pilot.press("left_square_bracket")
         await pilot.pause()
         assert (screen.change, screen.current) == (0, 0) and "line twenty" in visible(view)
 

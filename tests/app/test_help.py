@@ -107,7 +107,8 @@ def test_the_readme_keys_table_is_the_help_keys_table() -> None:
 
 
 BINDING_NAMES = {"escape": "Esc", "pageup": "PageUp", "pagedown": "PageDown", "left": "←", "right": "→",
-                 "up": "Up", "down": "Down", "home": "Home", "end": "End", "tab": "Tab", "space": "space"}
+                 "up": "Up", "down": "Down", "home": "Home", "end": "End", "tab": "Tab", "space": "space",
+                 "right_square_bracket": "]", "left_square_bracket": "["}
 
 
 def key_name(key: str) -> str:

@@ -14,7 +14,7 @@ from tests.fakes.scripted_model import ScriptedModel, text
 LOOP = "I will check the file again now, to be sure of it. " * 30
 
 
-@pytest.mark.parametrize(("key", "ends_with"), [("s", False), ("k", True)])
+@pytest.mark.parametrize(("key", "ends_with"), [("n", False), ("escape", False), ("y", True)])
 async def test_loop_question(root: Path, tmp_path: Path, key: str, ends_with: bool) -> None:
     model = ScriptedModel().add(text(LOOP + "Finished.", 40))
     app = make_app(root, tmp_path, model)

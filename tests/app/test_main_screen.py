@@ -108,7 +108,7 @@ async def test_a_turn_ending_in_an_error_says_it_once(root: Path, tmp_path: Path
         await type_and_send(pilot, "go")
         # a suspected loop asks first (issue 11); stopping ends the turn with the loop error
         await wait_for(pilot, lambda: type(app.screen).__name__ == "LoopQuestion")
-        await pilot.press("s")
+        await pilot.press("n")
         await wait_for(pilot, lambda: not screen.busy and screen.chat.query(".notice"))
         await pilot.pause(0.1)
         notices = [str(n.render()) for n in screen.chat.query(".notice")]

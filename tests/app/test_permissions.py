@@ -136,7 +136,7 @@ async def test_ctrl_y_refused_when_yolo_is_disabled(root: Path, tmp_path: Path) 
 
 # -- the folder-trust question ----------------------------------------------------------------------------------
 @pytest.mark.usefixtures("untrusted_env")
-@pytest.mark.parametrize(("key", "level", "applied"), [("t", "TRUST_FOLDER", True), ("p", "TRUST_PARENT", True),
+@pytest.mark.parametrize(("key", "level", "applied"), [("y", "TRUST_FOLDER", True), ("p", "TRUST_PARENT", True),
                                                        ("n", "DO_NOT_TRUST", False), ("escape", None, False)])
 async def test_first_start_asks_and_the_answer_decides(root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                        key: str, level: str | None, applied: bool) -> None:
@@ -155,8 +155,8 @@ async def test_first_start_asks_and_the_answer_decides(root: Path, tmp_path: Pat
         screen = main_screen(pilot)
         body = str(app.screen.query_one("#trust-body").render())
         assert "tools.discoveryCommand" in body and "tools.allowed" in body
-        await pilot.press("t", "a")  # typed at once: belongs to the prompt, answers nothing
-        assert isinstance(app.screen, TrustScreen) and screen.prompt.input.text == "ta"
+        await pilot.press("y", "a")  # typed at once: belongs to the prompt, answers nothing
+        assert isinstance(app.screen, TrustScreen) and screen.prompt.input.text == "ya"
         await pilot.pause(GRACE)
         await pilot.press(key)
         await wait_for(pilot, lambda: screen.ready)

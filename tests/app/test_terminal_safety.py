@@ -156,7 +156,7 @@ async def test_confirm_bar_and_diff_review(root: Path, tmp_path: Path) -> None:
         await pilot.pause(0.2)
         assert_clean(rendered_text(app.screen), "diff review")
         await pilot.pause(0.6)  # past the review's grace period
-        await pilot.press("s")  # side by side
+        await pilot.press("v")  # side by side
         await pilot.pause(0.2)
         assert_clean(rendered_text(app.screen), "diff review, side by side")
         await pilot.press("e")  # the in-place editor would draw them raw: it is not opened for such content

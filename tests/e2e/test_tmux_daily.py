@@ -41,12 +41,12 @@ def test_a_change_deep_in_a_long_line_is_visible_in_the_review(root: Path, tmp_p
         send(terminal, "fix item 377")
         terminal.wait_for("Confirm Edit")
         time.sleep(GRACE)
-        # wrapped (the default): n walks the changes; the removed line, then the added one, each in view
-        terminal.keys("n")
+        # wrapped (the default): ] walks the changes; the removed line, then the added one, each in view
+        terminal.type("]")
         time.sleep(0.3)
-        terminal.keys("w")  # not wrapped: the line is one row, and n/p scroll it sideways to the change
+        terminal.keys("w")  # not wrapped: the line is one row, and ]/[ scroll it sideways to the change
         time.sleep(0.3)
-        terminal.keys("p", "n")
+        terminal.type("[]")
         screen = terminal.wait_for("CHANGED-HERE")
         assert '{"id": 377, "v": "x"}' in screen  # the old text, right above it
         time.sleep(GRACE)

@@ -134,7 +134,7 @@ def test_first_start_in_a_cloned_repo_asks_before_anything_runs(root: Path, tmp_
     with Terminal([str(GEMINI_TUI)], root, env) as terminal:
         terminal.wait_for("Do you trust")
         time.sleep(GRACE)
-        terminal.keys("t")
+        terminal.keys("y")
         terminal.wait_for("Ask anything")
         wait_until(marker.exists, timeout=15)
     assert json.loads((home / ".gemini" / "trustedFolders.json").read_text()) == {str(root): "TRUST_FOLDER"}
