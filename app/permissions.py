@@ -1,10 +1,13 @@
-"""`/permissions`: every rule and grant in force with where it came from, and revoking grants."""
+"""`/permissions`: every rule and grant in force with where it came from, revoking grants, trusting the folder."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from gemini_tui.core.ground.wording import sentence
+
 if TYPE_CHECKING:
+    from gemini_tui.app.command_registry import ShowNotice
     from gemini_tui.core.session.face import SessionFace
 
 # settings field -> (what it does, how a rule reads)
@@ -13,7 +16,8 @@ RULES: tuple[tuple[str, str], ...] = (
     ("tools_exclude", "never offered to the model"),
     ("tools_core", "only these built-in tools are offered"),
 )
-USAGE = "`/permissions` lists; `/permissions revoke <number|key>` or `/permissions revoke all` takes grants back."
+USAGE = ("`/permissions` lists; `/permissions revoke <number|key>` or `/permissions revoke all` takes grants back; "
+         "`/permissions trust` / `/permissions untrust` trusts this folder or stops trusting it (from the next start).")
 
 
 def _cell(text: str) -> str:
@@ -64,9 +68,9 @@ def permissions_markdown(session: SessionFace) -> str:
     yolo = ("yolo is disabled (security.disableYoloMode)" if settings.disable_yolo_mode
             else "Ctrl+Y or --yolo turns yolo on")
     lines = [f"**Approval mode**: `{mode}` (Shift+Tab cycles default → auto_edit → plan; {yolo})", ""]
-    lines.append(f"**This folder** ({session.root}): {settings.trust.describe()}")
+    lines.append(sentence(f"**This folder** ({session.root}): {settings.trust.describe()}"))
     if settings.withheld:
-        lines.append("Not applied until you trust it:")
+        lines += ["", "Not applied until you trust it:"]
         lines += [f"- `{_cell(item)}`" for item in settings.withheld]
     lines += ["", "**Rules from settings and policy files**", ""]
     rows = _policy_rules(session)
@@ -93,6 +97,23 @@ def permissions_markdown(session: SessionFace) -> str:
         lines.append(f"\n⚠ {error}")
     lines += ["", USAGE]
     return "\n".join(lines)
+
+
+def set_trust(session: SessionFace, trusted: bool) -> ShowNotice:
+    """`/permissions trust|untrust`: this folder's answer saved in trustedFolders.json, as the question on start
+    saves it. The settings it brings (or withholds) take effect at the next start: the session running now was
+    built with the old answer, and rebuilding it under the user would change its tools mid-conversation."""
+    from gemini_tui.app.command_registry import ShowNotice
+    from gemini_tui.core.setup.config import record_trust
+
+    level = "TRUST_FOLDER" if trusted else "DO_NOT_TRUST"
+    try:
+        path = record_trust(session.root, level, session.settings.home)
+    except (OSError, ValueError) as exc:
+        return ShowNotice(f"✗ could not save the trust decision: {exc}", "error")
+    what = "trusted" if trusted else "not trusted"
+    return ShowNotice(f"{session.root} is now {what} (saved in {path}). Restart gemini-tui to apply its settings "
+                      f"{'with' if trusted else 'without'} what needs trust.")
 
 
 def revoke(session: SessionFace, argument: str) -> list[Any]:

@@ -176,8 +176,8 @@ async def _chat(session: SessionFace, args: str, context: CommandContext) -> Com
             return ShowNotice("Usage: /chat save|resume|list <tag>", "error")
 
 
-@command("permissions", "Rules and grants in force, where each came from; revoke grants",
-         "/permissions [revoke <number|key|all>]")
+@command("permissions", "Rules and grants in force, where each came from; revoke grants; trust or untrust this "
+                        "folder", "/permissions [revoke <number|key|all> | trust | untrust]")
 async def _permissions(session: SessionFace, args: str, context: CommandContext) -> CommandResult:
     from gemini_tui.app.permissions import permissions_markdown, revoke
 
@@ -194,8 +194,12 @@ async def _permissions(session: SessionFace, args: str, context: CommandContext)
                 return ShowNotice(f"✗ could not revoke: {exc}", "error")
             names = ", ".join(f"{g.rule} ({g.scope})" for g in revoked)
             return ShowNotice(f"Revoked: {names}. These ask again.")
+        case "trust" | "untrust" if not rest.strip():
+            from gemini_tui.app.permissions import set_trust
+
+            return set_trust(session, sub == "trust")
         case _:
-            return ShowNotice("Usage: /permissions [revoke <number|key|all>]", "error")
+            return ShowNotice("Usage: /permissions [revoke <number|key|all> | trust | untrust]", "error")
 
 
 @command("skills", "Agent Skills found (SKILL.md folders); enable or disable one for this session",

@@ -32,6 +32,7 @@ from gemini_tui.core.ground.model_api import (
     UsageChunk,
 )
 from gemini_tui.core.ground.parts import InlineDataPart, TextPart
+from gemini_tui.core.ground.wording import sentences
 from gemini_tui.core.models.response_reader import ReadCall, UnreadableResponse, read_response
 from gemini_tui.core.models.retry import LONGEST_HONOURED_DELAY_S, RetryPolicy, is_retryable_status, server_retry_delay
 
@@ -188,9 +189,10 @@ class GeminiModel:
                 return
             except auth_errors.GoogleAuthError as exc:
                 # no application default credentials, or a token that cannot be refreshed: not worth retrying
-                raise ModelError(f"Vertex AI credentials are not usable: {exc}. Run `gcloud auth application-default "
-                                 "login`, set GOOGLE_APPLICATION_CREDENTIALS to a key file, or use GOOGLE_API_KEY "
-                                 "(express mode).", kind="auth") from exc
+                raise ModelError(sentences(f"Vertex AI credentials are not usable: {exc}",
+                                           "Run `gcloud auth application-default login`, set "
+                                           "GOOGLE_APPLICATION_CREDENTIALS to a key file, or use GOOGLE_API_KEY "
+                                           "(express mode)."), kind="auth") from exc
             except errors.APIError as exc:
                 status = exc.code
                 message = exc.message or str(exc)

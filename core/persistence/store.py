@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gemini_tui.core.ground.wording import there_are
 from gemini_tui.core.persistence.records import FORMAT, VERSION, LoadedSession, NotASession, apply_record
 
 SUFFIX = ".jsonl"
@@ -152,7 +153,7 @@ class SessionStore:
                 raise LookupError(f"Session {which} cannot be read: {summary.problem}")
             return summary
         if which.isdigit() and (len(which) < 4 or not matches):  # short numbers are never id prefixes
-            raise LookupError(f"No session {which}: there are {len(everything)} (see --list-sessions).")
+            raise LookupError(f"No session {which}: {there_are(len(everything), 'session')} (see --list-sessions).")
         if len(matches) == 1:
             return matches[0]
         if not matches:

@@ -482,7 +482,7 @@ def load_settings(root: Path, home: Path | None = None, env: Mapping[str, str] |
     if withheld:
         keys = ", ".join(item.split(": ", 1)[1] for item in withheld)
         notices.append(f"{workspace_file}: not applied, this folder is not trusted ({trust.why}): {keys}. "
-                       f"Trust it when gemini-tui asks, run with --trust, or add it to "
+                       f"Trust it with /permissions trust (from the next start), run with --trust, or add it to "
                        f"{home / '.gemini' / 'trustedFolders.json'}.")
     return Settings(home=home, files=files, notices=notices, folder_trust_enabled=enabled, trust=trust,
                     withheld=withheld, key_sources=key_sources, origins=origins, **merged)

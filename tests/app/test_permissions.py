@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -170,3 +171,41 @@ async def test_first_start_asks_and_the_answer_decides(root: Path, tmp_path: Pat
     else:
         assert json.loads(rules_file.read_text()) == {str(root): level}
     assert marker.exists() is applied
+
+
+@pytest.mark.usefixtures("untrusted_env")
+async def test_after_dont_trust_the_notice_names_the_way_back_and_permissions_trust_takes_it(
+        root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("GEMINI_CLI_HOME", str(home))
+    (root / ".gemini").mkdir()
+    (root / ".gemini" / "settings.json").write_text(json.dumps({"tools": {"allowed": ["run_shell_command"]}}))
+    (home / ".gemini").mkdir()
+    (home / ".gemini" / "trustedFolders.json").write_text(json.dumps({str(root): "DO_NOT_TRUST"}))
+    app = GeminiApp(lambda: scripted_session(root, ScriptedModel(), home), root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = main_screen(pilot)
+        await wait_for(pilot, lambda: screen.ready)
+        notice = next(n.message for n in screen.session.notices if "not trusted" in n.message)
+        assert "/permissions trust" in notice  # the way back, named where the user reads why
+        await type_and_send(pilot, "/permissions")
+        await pilot.pause(0.2)
+        shown = chat_text(screen)
+        # a sentence of its own: "… (why). Not applied until you trust it:" (its stop was missing)
+        assert re.search(r"\)\.\s*\n\s*\nNot applied until you trust it:", shown), shown
+        await type_and_send(pilot, "/permissions trust")
+        await pilot.pause(0.2)
+        assert "is now trusted" in chat_text(screen)
+    assert json.loads((home / ".gemini" / "trustedFolders.json").read_text()) == {str(root): "TRUST_FOLDER"}
+
+
+async def test_untrust_records_the_folder_as_not_trusted(root: Path, tmp_path: Path) -> None:
+    app = make_app(root, tmp_path, ScriptedModel())
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = main_screen(pilot)
+        await type_and_send(pilot, "/permissions untrust")
+        await pilot.pause(0.2)
+        assert "is now not trusted" in chat_text(screen)
+    saved = json.loads((tmp_path / "home" / ".gemini" / "trustedFolders.json").read_text())
+    assert saved == {str(root): "DO_NOT_TRUST"}
