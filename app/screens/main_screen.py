@@ -117,6 +117,7 @@ class MainScreen(Screen[None]):
         self.queued: list[str] = []  # sent while a turn ran: each goes when the turn before it ends
         self.queued_view = Static(id="queued")
         self._last_escape = 0.0
+        self._cancelling = False  # the running turn was asked to stop: a Ctrl+C then has nothing left to do
 
     def compose(self) -> Any:
         yield self.status
@@ -274,10 +275,13 @@ class MainScreen(Screen[None]):
 
     def type_into_prompt(self, event: events.Key) -> None:
         """A key typed for the prompt reached a confirmation that was not listening yet: it goes where the
-        user meant it (text and Backspace; other keys only wait)."""
+        user meant it (text, Backspace, and Enter, which sends the prompt: queued while the turn runs; other keys
+        only wait)."""
         prompt = self.prompt.input
         if event.key == "backspace":
             prompt.action_delete_left()
+        elif event.key == "enter":
+            prompt.submit()
         elif event.is_printable and event.character:
             prompt.insert(event.character)
 
@@ -426,6 +430,7 @@ class MainScreen(Screen[None]):
         elif not busy and self.busy and time.monotonic() - self._busy_since >= ANSWER_NOTIFY_AFTER:
             self.attention("answer")  # a long turn ended: the answer waits for the user
         self.busy = busy
+        self._cancelling = self._cancelling and busy
         self.status.busy = busy
         self.refresh_bindings()
         if not busy and self.queued:
@@ -578,6 +583,7 @@ class MainScreen(Screen[None]):
                 self.queued.clear()
                 self._show_queued()
                 self.prompt.input.load_text(text)
+            self._cancelling = True
             self.session.cancel()
             self.confirmations.cancel_all()
             self.notify("Cancelling…", timeout=2)
@@ -591,7 +597,7 @@ class MainScreen(Screen[None]):
             self.queued.pop()
             self._show_queued()
             self.notify("Queued prompt removed.", timeout=2)
-        elif self.busy:
+        elif self.busy and not self._cancelling:
             self.action_cancel_turn()
         else:
             return False

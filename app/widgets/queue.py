@@ -24,6 +24,7 @@ from gemini_tui.core.ground.events import CallState
 
 # rows shown before the rest are folded into "… n more"; the attention-first order decides who is shown
 MAX_ROWS = 7
+WAITED_SHOWN_S = 0.5  # a call that waited for the user this long says so
 # the order rows are shown in: what needs the user, then what runs, then what failed, then what waits
 ORDER: dict[CallState, int] = {
     CallState.awaiting_approval: 0,
@@ -77,7 +78,7 @@ def _row(text: Text, entry: QueueEntry, now: float) -> None:
     if (seconds := entry.tool_seconds(now)) is not None and (seconds or entry.duration_ms is not None):
         text.append(f" {format_elapsed(seconds)}", style="dim")
     waited = entry.waiting_s(now)
-    if waited >= 0.5:
+    if waited >= WAITED_SHOWN_S:
         text.append(f" (waited {format_elapsed(waited)} for you)", style="dim")
     if call.state is CallState.executing and entry.last_output:
         text.append(f"\n     │ {short(entry.last_output, 100)}", style="dim")

@@ -13,6 +13,7 @@ import pytest
 from textual.pilot import Pilot
 
 from gemini_tui.app.main import GeminiApp
+from gemini_tui.app.widgets import queue
 from gemini_tui.app.widgets.confirm_bar import ConfirmBar
 from gemini_tui.core.ground.display import ShellOutput
 from gemini_tui.core.ground.events import (
@@ -136,6 +137,7 @@ def test_inline_command_confirmation(snap_compare: Any, fixed_root: Path, tmp_pa
                                      monkeypatch: pytest.MonkeyPatch) -> None:
     # listening at once: the queue's "waited N s for you" must not depend on the quiet spell's timing
     monkeypatch.setattr(ConfirmBar, "GRACE_PERIOD", 0.0)
+    monkeypatch.setattr(queue, "WAITED_SHOWN_S", 3600.0)  # nor on how busy the machine is
     model = ScriptedModel().add(call("run_shell_command", command="git status --short"))
     assert snap_compare(app_for(fixed_root, tmp_path, model), terminal_size=SIZE,
                         run_before=steps(send("status?", until=lambda p: main_screen(p).confirm_bar.listening)))

@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.terminal import Terminal, send, start_app
-from tests.fakes.gemini_server import FakeGeminiServer, reply, text
+from tests.fakes.gemini_server import FakeGeminiServer, call, reply, text
+
+GRACE = 0.8  # past the confirmation's grace period, in which keys go to the prompt
 
 
 @pytest.fixture
@@ -58,3 +60,19 @@ def test_a_hung_mcp_server_is_said_and_esc_sends_the_prompt_without_it(root: Pat
         terminal.keys("Escape")
         terminal.wait_for("ANSWERED-WITHOUT-STUCK", timeout=10)
     assert len(server.requests) == 1
+
+
+def test_enter_while_a_confirmation_waits_queues_the_prompt(root: Path, tmp_path: Path,
+                                                           server: FakeGeminiServer) -> None:
+    server.script(reply(call("run_shell_command", command="echo FIRST-COMMAND")), reply(text("First done.")),
+                  reply(text("SECOND-ANSWER")))
+    with start(root, tmp_path, server) as terminal:
+        send(terminal, "run it")
+        terminal.wait_for("echo FIRST-COMMAND")
+        terminal.type("the next prompt")
+        time.sleep(GRACE)  # the confirmation listens now: Enter reaches it, not the prompt
+        terminal.keys("Enter")
+        terminal.wait_for("sent when the turn ends")  # queued, as Enter does while a turn runs
+        terminal.keys("y")
+        terminal.wait_for("SECOND-ANSWER", timeout=20)
+    assert any("the next prompt" in str(r.contents[-1]) for r in server.requests if r.contents)
