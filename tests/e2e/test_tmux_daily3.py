@@ -73,6 +73,7 @@ def test_enter_while_a_confirmation_waits_queues_the_prompt(root: Path, tmp_path
         time.sleep(GRACE)  # the confirmation listens now: Enter reaches it, not the prompt
         terminal.keys("Enter")
         terminal.wait_for("sent when the turn ends")  # queued, as Enter does while a turn runs
+        time.sleep(GRACE)  # Enter was typing: the confirmation listens again after a pause
         terminal.keys("y")
         terminal.wait_for("SECOND-ANSWER", timeout=20)
     assert any("the next prompt" in str(r.contents[-1]) for r in server.requests if r.contents)
