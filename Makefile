@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: run test lint typecheck bench screenshots clean test-local-model node-deps
+.PHONY: run test lint typecheck bench screenshots clean test-local-model node-deps test-browser
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -64,6 +64,15 @@ $(LLAMA_STAMP): $(STAMP) $(LLAMA_WHEELS)/.built-$(LLAMA_VERSION)
 
 test-local-model: $(LLAMA_STAMP)
 	GEMINI_TUI_LOCAL_MODEL=1 $(BIN)/pytest -q -p no:cacheprovider tests/local_model
+# The browser tests (gemini-tui serve in headless Chromium, through Playwright): Debian's chromium, installed as root
+# when missing (Playwright's own browser download is not used).
+CHROMIUM := /usr/bin/chromium
+
+$(CHROMIUM):
+	apt-get install -y chromium || (apt-get update && apt-get install -y chromium)
+
+test-browser: $(STAMP) $(CHROMIUM)
+	GEMINI_TUI_BROWSER=1 $(BIN)/pytest -q tests/browser $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench

@@ -77,7 +77,7 @@ class GeminiApp(App[int]):
         asyncio.get_running_loop().set_exception_handler(_log_loop_error)
         if self.ending_signal is not None:  # it came while the app was starting
             self.end_on_signal(self.ending_signal)
-        if not self.is_headless and self._driver is not None:
+        if not self.is_headless and self._driver is not None and not self.is_web:  # a page has no title stack
             self.window_title = WindowTitle(self._driver.write, lambda: tmux_pane_title(os.environ))
             self.window_title.save()
         from gemini_tui.app.screens.main_screen import MainScreen
@@ -131,8 +131,12 @@ class GeminiApp(App[int]):
         self.exit(return_code=code)
 
     def action_interrupt(self) -> None:
-        """Ctrl+C: what is in front is cleared or cancelled (the screen says whether there was something); only a
+        """Ctrl+C: text selected with the mouse is copied; else what is in front is cleared or cancelled (the screen
+        says whether there was something); only a
         press with nothing else to do arms quitting, and the next press within QUIT_WINDOW quits."""
+        if self.copy_selection():
+            self._last_interrupt = 0.0  # it copied: a second press is not a quit
+            return
         interrupt = getattr(self.screen, "interrupt", None)
         if interrupt is not None and interrupt():
             self._last_interrupt = 0.0  # it did its job: a second press is not a quit (it may have more to clear)
@@ -147,6 +151,20 @@ class GeminiApp(App[int]):
             return
         self._last_interrupt = now
         self.notify(QUIT_HINT, timeout=QUIT_WINDOW)
+
+    def copy_selection(self) -> bool:
+        """Ctrl+C with text selected (dragged over with the mouse) copies it: through the terminal (OSC 52), or in
+        a browser page through the page's clipboard. True when there was something to copy."""
+        try:
+            selected = self.screen.get_selected_text()
+        except Exception:  # a widget that cannot say what is selected: nothing to copy
+            return False
+        if not selected:
+            return False
+        self.copy_to_clipboard(selected)
+        self.screen.clear_selection()
+        self.notify(f"Copied {len(selected)} characters.", timeout=2)
+        return True
 
     def ask_about_trust(self, screen: MainScreen, build: Callable[[], SessionFace], withheld: list[str]) -> None:
         """The first start in a folder whose settings need trust: ask, save the answer, then build."""
@@ -166,13 +184,34 @@ class GeminiApp(App[int]):
 
     def signal_terminal(self, *, title: str | None = None, notify: str | None = None) -> None:
         """What a terminal shows outside the app: the window title (OSC 2), and a notification (bell and an
-        OSC 9 desktop notification, which terminals without it ignore). Nothing in a headless run."""
+        OSC 9 desktop notification, which terminals without it ignore). Nothing in a headless run. In a browser
+        page (`gemini-tui serve`) the page shows them: its title, and a toast here."""
         if self.is_headless or self._driver is None:
+            return
+        if self.is_web:
+            self._signal_page(title=title, notify=notify)
             return
         if title is not None and self.window_title is not None:
             self.window_title.set(title)
         if notify is not None:
             self._driver.write(f"\x07\x1b]9;{printable(notify)}\x07")
+
+    def _signal_page(self, *, title: str | None, notify: str | None) -> None:
+        """The page's own messages (cli/web/page.html): its title, and a count in it while the tab is hidden."""
+        write_meta = getattr(self._driver, "write_meta", None)
+        if title is not None and write_meta is not None:
+            write_meta({"type": "page_title", "title": printable(title)})
+        if notify is not None:
+            if write_meta is not None:
+                write_meta({"type": "page_notify", "text": printable(notify)})
+            if title is None:  # (a confirmation shows itself on the page: no toast over it)
+                text = notify.removeprefix("gemini-tui: ")
+                self.notify(text[:1].upper() + text[1:], timeout=4)
+
+    def bell(self) -> None:
+        """A page has no bell: the BEL character would only reach the page's terminal emulator."""
+        if not self.is_web:
+            super().bell()
 
     def action_help(self) -> None:
         from gemini_tui.app.screens.help import HelpScreen

@@ -27,7 +27,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="gemini-tui",
         description="A full-screen terminal agent for Gemini: chat, live tool calls, diff review, tool history.",
         epilog="Without -p (and with a terminal on stdin) the full-screen app starts. Exit codes: 0 done, "
-               "1 the run failed, 2 bad flags, 3 bad configuration, 130 interrupted.",
+               "1 the run failed, 2 bad flags, 3 bad configuration, 130 interrupted. `gemini-tui serve` serves the "
+               "app to a web browser (see `gemini-tui serve --help`).",
     )
     parser.add_argument("--version", action="version", version=f"gemini-tui {__version__}")
     parser.add_argument("-p", "--prompt", help="run this prompt headless and exit (also read from stdin when "
@@ -97,6 +98,23 @@ def _has_terminal() -> bool:
         return False
 
 
+WEB_DRIVER = "textual.drivers.web_driver"
+
+
+def under_web_driver() -> bool:
+    """Started by textual-serve (`gemini-tui serve`) or textual-web: Textual's web driver is named in TEXTUAL_DRIVER,
+    the page's keys come in on stdin (as packets) and the screen goes out on stdout."""
+    return os.environ.get("TEXTUAL_DRIVER", "").startswith(WEB_DRIVER)
+
+
+def _stay_in_page_tree() -> None:
+    """What this app's tools leave behind stays below it (it is a subreaper), and it ends with its server."""
+    from gemini_tui.core.processes.process_tree import become_subreaper, end_with_parent
+
+    become_subreaper()
+    end_with_parent()
+
+
 def main(argv: list[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else argv
     if arguments[:1] == ["mcp"]:  # `gemini-tui mcp add|list|remove`, as `gemini mcp`
@@ -107,6 +125,10 @@ def main(argv: list[str] | None = None) -> int:
         from gemini_tui.cli.skills_command import main as skills_main
 
         return skills_main(arguments[1:])
+    if arguments[:1] == ["serve"]:  # `gemini-tui serve`: the app in browser pages
+        from gemini_tui.cli.web.command import main as serve_main
+
+        return serve_main(arguments[1:], build_parser())
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.list_extensions:
@@ -122,13 +144,16 @@ def main(argv: list[str] | None = None) -> int:
 
         return manage_sessions(list_them=args.list_sessions, delete=args.delete_session)
 
-    piped = _read_stdin(required=args.prompt is None).strip()
+    served = under_web_driver()
+    if served:  # stdin carries the page's keys, never a prompt
+        _stay_in_page_tree()
+    piped = "" if served else _read_stdin(required=args.prompt is None).strip()
     prompt = "\n\n".join(part for part in (piped, args.prompt) if part) if args.prompt is not None else (
         piped or None)
 
     if prompt is not None and not prompt.strip():
         parser.error("the prompt is empty: give -p TEXT, or pipe the prompt on stdin")
-    if prompt is None and not _has_terminal():
+    if prompt is None and not (served or _has_terminal()):
         parser.error("no prompt: stdin is not a terminal and gave nothing; use -p TEXT or pipe the prompt")
     servers = None if args.allowed_mcp_server_names is None else [
         name.strip() for value in args.allowed_mcp_server_names for name in value.split(",") if name.strip()]

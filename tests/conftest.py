@@ -67,3 +67,7 @@ def gemini_server() -> Iterator[FakeGeminiServer]:
 
     with FakeGeminiServer() as server:
         yield server
+
+
+# The browser tests (tests/browser/) have their own target, `make test-browser`, run by .ci/run after `make test`.
+collect_ignore = [] if os.environ.get("GEMINI_TUI_BROWSER") else ["browser"]

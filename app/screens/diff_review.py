@@ -46,6 +46,8 @@ DELETED_NOTICE = ("{path} was deleted on disk: approval is off (applying would c
                   "file_changed).")
 UNREADABLE_NOTICE = ("{path} changed on disk and can no longer be read or edited ({error}): approval is off. "
                      "u tries again; r or Esc rejects (the model is told file_changed).")
+EDITOR_IN_PAGE = ("$EDITOR is not available in a browser page: it would open on the server, where nobody sees it. "
+                  "Press e to edit the proposal here.")
 EDITED_NOTICE = ("File changed on disk while you edited, so approval is off. Your text is kept: Esc shows the new "
                  "diff, u re-reads the file and turns approval back on, then e and Ctrl+S apply your text.")
 REREAD_NOTICE = ("Re-read {path}: the diff shows the file as it is on disk now, and approval is back on (y allows "
@@ -193,6 +195,10 @@ class DiffReviewScreen(ModalScreen[Decision]):
         return self.guard.ready() and not self._busy
 
     def on_key(self, event: events.Key) -> None:
+        if event.key == "ctrl+e" and self.app.is_web and self.mode == "review":
+            event.stop()  # (its binding is off the key bar in a page)
+            self._say(EDITOR_IN_PAGE)
+            return
         if self.mode == "review" and not self.guard.key(event.key in bound_keys(self.BINDINGS)):
             event.stop()
             event.prevent_default()  # no binding: the key was typed for the prompt, and goes there
@@ -382,6 +388,8 @@ class DiffReviewScreen(ModalScreen[Decision]):
             return self.mode == "review" and self.approval_off is not None
         if action in self._APPROVE_ACTIONS and self.approval_off is not None:
             return None  # disabled: off the key bar (`u` takes its place), and on_key says why when pressed
+        if action == "external_edit" and self.app.is_web:
+            return False  # $EDITOR would open on the server, out of the page's sight: on_key explains
         if action in self._REVIEW_ACTIONS:
             return self.mode == "review"
         if action == "apply_edit":
