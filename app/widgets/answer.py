@@ -25,6 +25,7 @@ from textual.widgets import Collapsible
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from markdown_it.token import Token
+    from textual.selection import Selection
 
 FLUSH_INTERVAL = 0.2  # seconds: streamed text is parsed and drawn at most this often (5 updates a second)
 TAKE_CHARS = 3000  # characters parsed at a time when a burst of text arrives
@@ -304,9 +305,30 @@ class MarkdownText(Widget):
         if self._key is None or self._key[0] != width:
             return Strip.blank(width, self.rich_style)
         if y < len(self._lines):
-            return Strip(self._lines[y], width)
-        rest, y = self._open_lines or [], y - len(self._lines)
-        return Strip(rest[y], width) if y < len(rest) else Strip.blank(width, self.rich_style)
+            return self._selectable(Strip(self._lines[y], width), y)
+        rest, line = self._open_lines or [], y - len(self._lines)
+        return self._selectable(Strip(rest[line], width), y) if line < len(rest) else Strip.blank(width,
+                                                                                                 self.rich_style)
+
+    def _selectable(self, strip: Strip, y: int) -> Strip:
+        """Each cell marked with its place (Textual's mouse selection reads it); the selected part highlighted."""
+        selection = self.text_selection
+        if selection is not None and (span := selection.get_span(y)) is not None:
+            start, end = span
+            end = strip.cell_length if end == -1 else end
+            style = self.screen.get_component_rich_style("screen--selection")
+            chosen = Strip(list(Segment.apply_style(list(strip.crop(start, end)), post_style=style)))
+            strip = Strip.join([strip.crop(0, start), chosen, strip.crop(end, strip.cell_length)])
+        return strip.apply_offsets(0, y)  # after the cuts: each piece is marked with its own place
+
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        """The part of the text as drawn that the mouse went over (Ctrl+C copies it)."""
+        lines = [*self._lines, *(self._open_lines or ())]
+        if not lines:
+            return None
+        text = "\n".join("".join(segment.text for segment in line).rstrip() for line in lines)
+        return selection.extract(text), "\n"
 
 
 class AnswerBlock(MarkdownText):

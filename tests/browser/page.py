@@ -157,15 +157,33 @@ def wait_until(condition: Callable[[], object], timeout: float = 10.0, what: str
         time.sleep(0.1)
 
 
-def open_page(browser: Browser, url: str, width: int = 1200, height: int = 800) -> Page:
+def open_page(browser: Browser, url: str, width: int = 1200, height: int = 800,
+              permissions: list[str] | None = None) -> Page:
     """A page in its own browser context (as a separate tab would be), once the app's prompt is up."""
-    context = browser.new_context(viewport={"width": width, "height": height})
+    context = browser.new_context(viewport={"width": width, "height": height}, permissions=permissions or [])
     page = context.new_page()
     page.add_init_script(KEEP_TERMINAL)
     page.goto(url)
     wait_for(page, "Ask anything")
     page.locator(".xterm-helper-textarea").focus()  # where the page's keys go
     return page
+
+
+def cell(page: Page, column: int, row: int) -> tuple[float, float]:
+    """The middle of a cell of the page's terminal, in page coordinates."""
+    box = page.locator(".xterm-screen").bounding_box()
+    assert box is not None
+    columns, rows = page.evaluate("[window.__terminal.cols, window.__terminal.rows]")
+    return box["x"] + (column + 0.5) * box["width"] / columns, box["y"] + (row + 0.5) * box["height"] / rows
+
+
+def drag(page: Page, start: tuple[int, int], end: tuple[int, int]) -> None:
+    """The mouse pressed on one cell and let go on another."""
+    page.mouse.move(*cell(page, *start))
+    page.mouse.down()
+    page.mouse.move(*cell(page, *end), steps=8)
+    time.sleep(0.3)
+    page.mouse.up()
 
 
 def send(page: Page, prompt: str) -> None:

@@ -20,7 +20,7 @@ import pytest
 
 from gemini_tui.app.typing_guard import GRACE_PERIOD
 from gemini_tui.core.processes.process_tree import alive
-from tests.browser.page import launch, open_page, received, save, send, serve, wait_for, wait_until
+from tests.browser.page import cell, drag, launch, open_page, received, save, send, serve, wait_for, wait_until
 from tests.fakes.gemini_server import FakeGeminiServer, call, reply, text
 
 GRACE = GRACE_PERIOD + 0.3  # past the quiet spell after which a confirmation takes keys
@@ -51,14 +51,30 @@ def shots(tmp_path: Path) -> Path:
 
 def test_a_page_shows_the_app_and_a_prompt_gets_the_answer(browser, root: Path, home: Path,
                                                            server: FakeGeminiServer, shots: Path) -> None:
-    server.script(reply(text("Hello from the **scripted** model, in a browser tab.")))
+    link = f"{server.base_url}/a-linked-page"
+    answer = f"Hello from the scripted model, in a browser tab: see {link} for more."
+    server.script(reply(text(answer)))
     with serve(root, home, server) as served:
-        page = open_page(browser, served.url)  # type: ignore[attr-defined]
+        page = open_page(browser, served.url, permissions=["clipboard-read", "clipboard-write"])  # type: ignore
         send(page, "say hello")
-        wait_for(page, "Hello from the scripted model, in a browser tab.")
+        shown = wait_for(page, answer)
         save(page, "web-answer", shots)
         assert "say hello" in str(server.requests[0].contents[-1])
         assert page.title() == "gemini-tui"
+
+        # copy: drag over the start of the answer, Ctrl+C: the browser's clipboard has it
+        row = next(i for i, line in enumerate(shown.splitlines()) if answer in line)
+        column = shown.splitlines()[row].index("Hello")
+        drag(page, (column, row), (column + 9, row))
+        page.keyboard.press("Control+c")
+        wait_for(page, "Copied 10 characters")
+        assert page.evaluate("navigator.clipboard.readText()") == "Hello from"
+
+        # a URL in the page opens in a new tab
+        with page.context.expect_page(timeout=10_000) as opened:
+            page.mouse.click(*cell(page, shown.splitlines()[row].index(link) + 5, row))
+        opened.value.wait_for_url(link, timeout=10_000)
+        assert page.url.startswith(served.url.split("?")[0])  # the app's own page stays
 
 
 def test_a_command_confirmed_with_y_in_the_page_runs(browser, root: Path, home: Path,
