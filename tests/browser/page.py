@@ -9,6 +9,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -96,9 +97,16 @@ class Served:
             self.output.append(line)
             if found := re.search(r"at (http://\S+)", line):
                 self.url = found.group(1)
+                # what it prints from now on is kept too: a full pipe would stop the server
+                threading.Thread(target=self._keep_reading, daemon=True).start()
                 return
         self.close()
         raise AssertionError("serve printed no URL:\n" + "".join(self.output))
+
+    def _keep_reading(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.output.append(line)
 
     @property
     def pid(self) -> int:
