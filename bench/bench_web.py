@@ -91,8 +91,13 @@ def main() -> None:
                   f"{median_page:.1f} MB, max {max(per_page):.1f} MB; target <= {PAGE_MEMORY_TARGET_MB:.0f} MB; "
                   f"ratio {median_page / PAGE_MEMORY_TARGET_MB:.2f}")
             print(f"the server itself: {idle:.1f} MB idle, {server_now:.1f} MB with {PAGES} pages open")
+            closed = time.perf_counter()
             for context in contexts:
                 context.close()
+            while descendants(served.pid) and time.perf_counter() - closed < 30:
+                time.sleep(0.01)
+            print(f"{PAGES} pages closed to no process left below the server: {time.perf_counter() - closed:.2f} s "
+                  f"(target: a few seconds)")
         browser.close()
 
 
