@@ -144,7 +144,12 @@ class GeminiModel:
     def _build_sdk(self) -> Any:
         if self._client is None:
             from google import genai
-            from google.genai import types
+            from google.genai import _api_client, types
+
+            # aiohttp is installed for `gemini-tui serve` (textual-serve), and the SDK switches its async requests
+            # to it when it can import it; a stream broken part-way then fails before the chunks already received
+            # are handed over. Keep the httpx stack the retries (and their void-partial notices) are built on.
+            _api_client.has_aiohttp = False
 
             options = types.HttpOptions(
                 base_url=self.base_url, api_version=VERTEX_API_VERSION if self.vertex else API_VERSION,
