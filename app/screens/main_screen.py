@@ -381,7 +381,7 @@ class MainScreen(Screen[None]):
         """Through OSC 52; a notice says what was copied, or why the terminal will not take it."""
         from gemini_tui.app.clipboard import clipboard_problem
 
-        problem = clipboard_problem()
+        problem = None if self.app.is_web else clipboard_problem()  # a page: the browser's clipboard takes it
         self.app.copy_to_clipboard(text)
         lines = text.count("\n") + (0 if text.endswith("\n") else 1)
         if problem:

@@ -69,6 +69,8 @@ def test_a_page_shows_the_app_and_a_prompt_gets_the_answer(browser, root: Path, 
         page.keyboard.press("Control+c")
         wait_for(page, "Copied 10 characters")
         assert page.evaluate("navigator.clipboard.readText()") == "Hello from"
+        page.mouse.dblclick(*cell(page, column + 2, row))  # a double click copies the whole answer
+        wait_until(lambda: page.evaluate("navigator.clipboard.readText()") == answer, what="the answer copied")
 
         # a URL in the page opens in a new tab
         with page.context.expect_page(timeout=10_000) as opened:
