@@ -132,8 +132,8 @@ class GeminiApp(App[int]):
 
     def action_interrupt(self) -> None:
         """Ctrl+C: text selected with the mouse is copied; else what is in front is cleared or cancelled (the screen
-        says whether there was something); only a
-        press with nothing else to do arms quitting, and the next press within QUIT_WINDOW quits."""
+        says whether there was something); only a press with nothing else to do arms quitting, and the next press
+        within QUIT_WINDOW quits."""
         if self.copy_selection():
             self._last_interrupt = 0.0  # it copied: a second press is not a quit
             return
