@@ -21,8 +21,22 @@ if TYPE_CHECKING:
 
 @command("auth", "How gemini-tui reaches Gemini (API key, Vertex AI) and what to set")
 async def _auth(session: SessionFace, args: str, context: CommandContext) -> CommandResult:
+    import os
+
+    from gemini_tui.core.models.providers import ProviderError, resolve_provider, split_model_name
+
     auth = session.auth
     text = auth.describe() if auth is not None else "Authentication is not known for this session."
+    if (found := split_model_name(session.model_name, session.settings.model_providers)) is not None:
+        try:
+            provider = resolve_provider(found[0], session.settings.model_providers, os.environ)
+        except ProviderError as exc:
+            text = f"{exc}.\n\n{text}"
+        else:
+            key = f"the key in `{provider.key_env}`" if provider.key_env else "no key"
+            text = (f"`{session.model_name}` is reached through the OpenAI-compatible provider `{provider.name}` at "
+                    f"`{provider.base_url}` with {key}; the Gemini authentication below is not used for it."
+                    f"\n\n{text}")
     return ShowMarkdown(f"**Authentication**\n\n{text}\n\nModel: `{session.model_name}`"
                         f"{' (offline demo model)' if session.is_offline else ''}.")
 

@@ -30,7 +30,7 @@ class Provider:
     headers: dict[str, str] = field(default_factory=dict)
     context_window: int | None = None  # from settings; else the server's, else DEFAULT_CONTEXT_WINDOW
     tools: bool = True  # false: the model is sent no tools (a model without function calling)
-    # more request fields for this server (Ollama `options`, OpenRouter `provider`, a forced `tool_choice`);
+    # more request fields for this server (OpenRouter `provider`, vLLM sampling, a forced `tool_choice`);
     # the fields we set ourselves (model, messages, tools, stream) win
     extra_body: dict[str, Any] = field(default_factory=dict)
 

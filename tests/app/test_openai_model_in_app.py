@@ -64,6 +64,8 @@ async def test_model_lists_the_provider_and_no_tools_chat(app: GeminiApp, server
     async with app.run_test(size=(120, 40)) as pilot:
         screen = main_screen(pilot)
         await wait_for(pilot, lambda: screen.ready)
+        await type_and_send(pilot, "/auth")
+        await wait_for(pilot, lambda: any("OpenAI-compatible provider `ollama`" in t for t in texts(pilot)))
         await type_and_send(pilot, "/model")
         await wait_for(pilot, lambda: any("ollama/gemma3:270m" in t for t in texts(pilot)))
         listing = next(t for t in texts(pilot) if "ollama/gemma3:270m" in t)
