@@ -103,7 +103,9 @@ class ModelTurn:
                     case UsageChunk(usage=usage):
                         self.stats.model(model.model_name).tokens.add(usage)
                         bus.publish(UsageUpdated(model.model_name, usage, self.stats.total_tokens))
-                        if usage.prompt_tokens:  # the server's count beats our estimate for the context share
+                        # a client that knows its window (an OpenAI-compatible server's) has the server's count
+                        # of the context too, which beats our estimate; Gemini's share stays the estimate
+                        if usage.prompt_tokens and getattr(model, "context_window", None):
                             bus.publish(ContextUsed(usage.prompt_tokens + usage.candidates_tokens,
                                                     self.compressor.context_window()))
                     case CutShortChunk(finish_reason=finish):
