@@ -8,6 +8,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from gemini_tui.app.widgets.status_fit import StatusPart, fit_status
 from gemini_tui.core.processes.terminal_text import clean_terminal_text
 
 
@@ -41,34 +42,40 @@ class StatusLine(Static):
     sandbox: reactive[str] = reactive("")  # "sandbox: bwrap", "no sandbox", "sandbox unavailable"
 
     def render(self) -> Text:
-        text = Text(no_wrap=True, overflow="ellipsis")
-        text.append(" ◆ ", style="bold")
-        text.append(clean_terminal_text(self.model_name) or "no model", style="bold")
+        return self.line(self.size.width or 1000)
+
+    def line(self, width: int) -> Text:
+        """The line in `width` cells: parts give way whole, least important first (status_fit.py)."""
+        lead = Text(no_wrap=True)
+        lead.append(" ◆ ", style="bold")
+        parts: list[StatusPart] = []
+        model = Text(clean_terminal_text(self.model_name) or "no model", style="bold")
         if self.is_offline:
-            text.append(" OFFLINE DEMO ", style="reverse bold")
-        text.append("  │  ")
+            model.append(" OFFLINE DEMO ", style="reverse bold")
+        parts.append(StatusPart(model, 3))
         mode_style = {"default": "", "auto_edit": "bold", "plan": "bold italic",
                       "yolo": "bold reverse"}.get(self.approval_mode, "")
-        text.append(f"mode: {self.approval_mode}", style=mode_style)
+        parts.append(StatusPart(Text(f"mode: {self.approval_mode}", style=mode_style), 7))
         if self.sandbox:  # right after the mode: both say what runs, and how
-            text.append("  │  ")
-            text.append(self.sandbox, style="bold reverse" if self.sandbox == "sandbox unavailable" else "")
-        text.append("  │  ")
-        text.append(clean_terminal_text(short_root(self.root)))  # a directory's name may hold anything
-        text.append("  │  ")
-        text.append(f"{format_tokens(self.tokens)} tokens")
+            unavailable = self.sandbox == "sandbox unavailable"
+            parts.append(StatusPart(Text(self.sandbox, style="bold reverse" if unavailable else ""),
+                                    5 if unavailable else 2))
+        # a directory's name may hold anything
+        parts.append(StatusPart(Text(clean_terminal_text(short_root(self.root))), 0, is_root=True))
+        parts.append(StatusPart(Text(f"{format_tokens(self.tokens)} tokens"), 1))
         if self.context_percent >= 0:
-            text.append(f" · context {self.context_percent}%", style="bold" if self.context_percent >= 50 else "")
+            parts.append(StatusPart(Text(f"context {self.context_percent}%",
+                                         style="bold" if self.context_percent >= 50 else ""), 6))
         if self.mcp:
             connected = sum(1 for state in self.mcp.values() if state == "connected")
             failed = sum(1 for state in self.mcp.values() if state == "failed")
-            text.append("  │  ")
-            text.append(f"MCP {connected}/{len(self.mcp)}")
+            mcp = Text(f"MCP {connected}/{len(self.mcp)}")
             if failed:
-                text.append(f" ({failed} failed)", style="bold")
+                mcp.append(f" ({failed} failed)", style="bold")
+            parts.append(StatusPart(mcp, 4))
         if self.busy:
-            text.append("  │  working…", style="italic")
-        return text
+            parts.append(StatusPart(Text("working…", style="italic"), 8))
+        return fit_status(parts, width, lead)
 
     def watch_approval_mode(self, mode: str) -> None:
         self.set_class(mode == "yolo", "-yolo")

@@ -5,6 +5,7 @@ without cutting a number, Shift+Tab right after start."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 import time
 from collections.abc import Iterator
@@ -77,3 +78,14 @@ def test_enter_while_a_confirmation_waits_queues_the_prompt(root: Path, tmp_path
         terminal.keys("y")
         terminal.wait_for("SECOND-ANSWER", timeout=20)
     assert any("the next prompt" in str(r.contents[-1]) for r in server.requests if r.contents)
+
+
+def test_at_80_columns_the_status_line_keeps_working_and_the_mode_whole(root: Path, tmp_path: Path,
+                                                                       server: FakeGeminiServer) -> None:
+    server.script(reply(text("Slow "), text("answer."), delay_s=2.0))
+    with start(root, tmp_path, server, 80, 24) as terminal:
+        send(terminal, "hello")
+        screen = terminal.wait_for(lambda s: "working…" in s.splitlines()[0])
+        top = screen.splitlines()[0]
+        assert "mode: default" in top and "context" in top
+        assert not re.search(r"\d\s*$", top.rstrip("│ "))  # never ends on a cut number
