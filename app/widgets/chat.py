@@ -43,6 +43,22 @@ def display_widget(display: object) -> Widget:
     return widget_for(display)
 
 
+PROMPT_FOLD_LINES = 12  # a prompt longer than this (a paste, mostly) is shown folded; the model gets all of it
+PROMPT_FOLD_CHARS = 2000
+PROMPT_SHOWN_LINES = 3
+
+
+def folded_prompt(prompt: str) -> str:
+    """A long prompt as the chat shows it: its first lines, then `[Pasted text +N lines]` (Gemini CLI's words)."""
+    lines = prompt.split("\n")
+    if len(lines) > PROMPT_FOLD_LINES:
+        shown = "\n".join(lines[:PROMPT_SHOWN_LINES])
+        return f"{shown}\n[Pasted text +{len(lines) - PROMPT_SHOWN_LINES} lines]"
+    if len(prompt) > PROMPT_FOLD_CHARS:
+        return f"{prompt[:PROMPT_FOLD_CHARS // 4]}… [Pasted text +{len(prompt) - PROMPT_FOLD_CHARS // 4} characters]"
+    return prompt
+
+
 class ToolCallCard(Vertical, can_focus=True):
     """One line per call (state, description, elapsed); Enter or a click expands it to its display widget."""
 
@@ -242,7 +258,7 @@ class ChatPane(VerticalScroll):
         self.turns.append(turn)
         await self.mount(turn)
         if prompt is not None:
-            await turn.mount(Static(Text(clean_terminal_text(prompt)), classes="user-prompt"))
+            await turn.mount(Static(Text(clean_terminal_text(folded_prompt(prompt))), classes="user-prompt"))
         await self._prune()
         return turn
 

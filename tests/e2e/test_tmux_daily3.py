@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -89,3 +90,20 @@ def test_at_80_columns_the_status_line_keeps_working_and_the_mode_whole(root: Pa
         top = screen.splitlines()[0]
         assert "mode: default" in top and "context" in top
         assert not re.search(r"\d\s*$", top.rstrip("│ "))  # never ends on a cut number
+
+
+def test_a_huge_paste_is_folded_in_the_chat_and_sent_whole(root: Path, tmp_path: Path,
+                                                          server: FakeGeminiServer) -> None:
+    server.script(reply(text("GOT-IT")))
+    paste = tmp_path / "paste.txt"
+    paste.write_text("\n".join(f"pasted line {i}" for i in range(1, 501)))
+    with start(root, tmp_path, server) as terminal:
+        for command in (["load-buffer", "-b", terminal.name, str(paste)],
+                        ["paste-buffer", "-p", "-d", "-b", terminal.name, "-t", terminal.name]):  # bracketed
+            subprocess.run(["tmux", *command], check=True, capture_output=True)
+        terminal.wait_for("pasted line 500", timeout=20)
+        terminal.keys("Enter")
+        screen = terminal.wait_for("GOT-IT", timeout=20)
+        assert "[Pasted text +497 lines]" in screen and "pasted line 499" not in screen
+    sent = str(server.requests[0].contents[-1])
+    assert all(f"pasted line {i}" in sent for i in (1, 2, 250, 499, 500))  # the model gets all of it
