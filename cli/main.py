@@ -64,6 +64,9 @@ def build_parser() -> argparse.ArgumentParser:
                              "--list-sessions, or its id; works with -p too")
     parser.add_argument("--list-sessions", action="store_true", help="list this project's saved sessions and exit")
     parser.add_argument("--delete-session", metavar="N|ID", help="delete a saved session (number or id) and exit")
+    parser.add_argument("--acp", "--experimental-acp", action="store_true", dest="acp",
+                        help="serve the Agent Client Protocol on stdio (for Zed, JetBrains, neovim, Emacs, acpx, ...): "
+                             "only JSON-RPC goes to stdout; see docs/acp.md")
     parser.add_argument("--allowed-mcp-server-names", nargs="+", default=None, metavar="NAME",
                         help="only these MCP servers connect (names separated by spaces or commas)")
     return parser
@@ -144,6 +147,20 @@ def main(argv: list[str] | None = None) -> int:
 
         return manage_sessions(list_them=args.list_sessions, delete=args.delete_session)
 
+    servers = None if args.allowed_mcp_server_names is None else [
+        name.strip() for value in args.allowed_mcp_server_names for name in value.split(",") if name.strip()]
+    wiring = {"extensions": args.extensions, "include_directories": args.include_directories, "trust": args.trust,
+              "sandbox": args.sandbox, "allowed_mcp_server_names": servers}
+    if args.acp:
+        if args.prompt is not None or args.prompt_interactive is not None or args.resume is not None:
+            parser.error("--acp serves a client on stdio; it cannot be combined with -p, -i or --resume")
+        from gemini_tui.cli.acp.server import run as run_acp
+
+        code = run_acp(args.model, mode, wiring)
+        if argv is None:
+            _exit_now(code)
+        return code
+
     served = under_web_driver()
     if served:  # stdin carries the page's keys, never a prompt
         _stay_in_page_tree()
@@ -155,10 +172,6 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("the prompt is empty: give -p TEXT, or pipe the prompt on stdin")
     if prompt is None and not (served or _has_terminal()):
         parser.error("no prompt: stdin is not a terminal and gave nothing; use -p TEXT or pipe the prompt")
-    servers = None if args.allowed_mcp_server_names is None else [
-        name.strip() for value in args.allowed_mcp_server_names for name in value.split(",") if name.strip()]
-    wiring = {"extensions": args.extensions, "include_directories": args.include_directories, "trust": args.trust,
-              "sandbox": args.sandbox, "allowed_mcp_server_names": servers}
     if prompt is None:
         # the app draws its first frame, then builds the session in a thread: launch stays under 0.5 s
         return _interactive(lambda: _build_interactive(args.model, mode, wiring, args.resume),

@@ -1,0 +1,46 @@
+"""session/list and session/load: a saved session is listed for its folder and replayed as updates."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import acp
+import pytest
+from acp import RequestError
+
+from tests.cli.acp.harness import running_agent
+from tests.fakes.gemini_server import FakeGeminiServer, call, reply, text
+
+pytestmark = pytest.mark.timeout(90)
+
+
+async def test_a_saved_session_is_listed_loaded_and_continued(root: Path, home: Path,
+                                                              gemini_server: FakeGeminiServer) -> None:
+    (root / "a.txt").write_text("hello\n")
+    gemini_server.script(reply(text("Reading."), call("read_file", file_path=str(root / "a.txt"))),
+                         reply(text("It says hello.")), reply(text("Still here.")))
+    async with running_agent(root, gemini_server.base_url, home) as (conn, _, _p):
+        session = await conn.new_session(cwd=str(root), mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("what is in a.txt?")])
+    async with running_agent(root, gemini_server.base_url, home) as (conn, client, _p):
+        listed = await conn.list_sessions(cwd=str(root))
+        assert [s.session_id for s in listed.sessions] == [session.session_id]
+        assert listed.sessions[0].cwd == str(root) and listed.sessions[0].title == "what is in a.txt?"
+        with pytest.raises(RequestError):
+            await conn.load_session(cwd=str(root), session_id="no-such-session", mcp_servers=[])
+        loaded = await conn.load_session(cwd=str(root), session_id=session.session_id, mcp_servers=[])
+        assert loaded.modes.current_mode_id == "default"
+        replayed = [u for u in client.updates if u["sessionUpdate"] != "available_commands_update"]
+        assert [u["sessionUpdate"] for u in replayed] == [
+            "user_message_chunk", "agent_message_chunk", "tool_call", "tool_call_update", "agent_message_chunk"]
+        assert replayed[0]["content"]["text"] == "what is in a.txt?"
+        assert replayed[2]["kind"] == "read" and replayed[3]["status"] == "completed"
+        assert replayed[4]["content"]["text"] == "It says hello."
+        answer = await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("and now?")])
+        assert answer.stop_reason == "end_turn"
+    # the model saw the loaded conversation
+    assert "what is in a.txt?" in str(gemini_server.requests[-1].contents)
+    other = root / "elsewhere"
+    other.mkdir()
+    async with running_agent(root, gemini_server.base_url, home) as (conn, _, _p):
+        assert (await conn.list_sessions(cwd=str(other))).sessions == []
