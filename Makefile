@@ -30,7 +30,7 @@ typecheck: $(STAMP)
 
 # npm packages the tests run side by side with (pinned; one line each), in a git-ignored folder of the checkout
 NODE_DIR := .cache/node
-NODE_PACKAGES := @google/gemini-cli@0.61.0
+NODE_PACKAGES := @google/gemini-cli@0.61.0 acpx@0.19.1
 NODE_STAMP := $(NODE_DIR)/.installed-$(shell echo '$(NODE_PACKAGES)' | cksum | cut -d' ' -f1)
 
 $(NODE_STAMP):

@@ -14,7 +14,7 @@ from gemini_tui.core.ground.parts import InlineDataPart
 from gemini_tui.core.ground.tool_result import ToolError, ToolErrorKind, ToolResult
 from gemini_tui.core.tooling.tool import BaseTool, CallContext, ToolKind, ToolParams
 from gemini_tui.tools.workspace import FileType, Workspace, WorkspaceError, mime_type_of, sniff_bytes
-from gemini_tui.tools.workspace.text_file import decode_text
+from gemini_tui.tools.workspace.text_file import decode_text, editor_text
 
 DEFAULT_LINE_LIMIT = 2000
 MAX_LINE_LENGTH = 2000
@@ -101,7 +101,9 @@ class ReadFileTool(BaseTool[ReadFileParams]):
             case FileType.binary:
                 return ToolResult(f"Cannot display content of binary file: {path}",
                                   f"Skipped binary file {rel}")
-        return text_result(path, rel, decode_text(data).content, params.offset, params.limit)
+        buffered = editor_text(path, self.workspace.root_for(path))  # the editor's unsaved text, if it has one
+        content = buffered if buffered is not None else decode_text(data).content
+        return text_result(path, rel, content, params.offset, params.limit)
 
 
 def split_lines(content: str) -> list[str]:

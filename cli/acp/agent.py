@@ -69,6 +69,7 @@ log = logging.getLogger(__name__)
 # A turn's last updates are sent before its answer: how long the pump may take to catch up after the turn ends
 DRAIN_S = 10.0
 REFUSALS = {"blocked", "safety"}
+SHELL_TOOL = "run_shell_command"
 
 
 @dataclass(frozen=True)
@@ -101,6 +102,8 @@ class AcpSession:
     asking: set[asyncio.Task[None]] = field(default_factory=set)
     running: asyncio.Task[TurnEndReason | None] | None = None
     refused: bool = False  # the model's safety filters cut the answer short
+    executing_shell: str | None = None  # the shell call running now (set synchronously, from a bus tap)
+    terminals: dict[str, str] = field(default_factory=dict)  # call id -> the client terminal it ran in
 
     @property
     def id(self) -> str:
@@ -111,6 +114,25 @@ class AcpSession:
 
     async def send(self, update: Any) -> None:
         await self.client.session_update(session_id=self.id, update=update)
+
+    def tap(self, event: Event) -> None:
+        if isinstance(event, CallStateChanged) and event.call.state is CallState.executing \
+                and event.call.name == SHELL_TOOL:
+            self.executing_shell = event.call.call_id
+
+    async def show_terminal(self, terminal_id: str) -> None:
+        """Puts the client's terminal on the running shell call, once the call's own updates have gone out."""
+        call_id = self.executing_shell
+        if call_id is None:
+            return
+        self.terminals[call_id] = terminal_id
+        for _ in range(100):  # the pump sends the call's in_progress first; a client must know the call
+            if self.statuses.get(call_id) == "in_progress":
+                break
+            await asyncio.sleep(0.02)
+        from acp import tool_terminal_ref, update_tool_call
+
+        await self.send(update_tool_call(call_id, content=[tool_terminal_ref(terminal_id)]))
 
     # -- events -> updates -----------------------------------------------------------------------------------------
     async def run_pump(self, events: Any) -> None:
@@ -135,7 +157,12 @@ class AcpSession:
             case CallFinished(call=call, result=result):
                 if call.call_id not in self.announced:
                     await self._announce(call)
-                await self.send(updates.call_finished(call, result, "".join(self.output.pop(call.call_id, []))))
+                finished = updates.call_finished(call, result, "".join(self.output.pop(call.call_id, [])))
+                if (terminal_id := self.terminals.pop(call.call_id, None)) is not None:
+                    from acp import tool_terminal_ref
+
+                    finished.content = [tool_terminal_ref(terminal_id), *(finished.content or [])]
+                await self.send(finished)
                 self.statuses[call.call_id] = updates.STATUS[call.state]
             case ConfirmationRequested():
                 task = asyncio.ensure_future(self._ask(event))
@@ -224,6 +251,7 @@ class GeminiAcpAgent:
         self._initialized = False
         self.sessions: dict[str, AcpSession] = {}
         self._background: set[asyncio.Future[Any]] = set()
+        self._files: Any = None  # the client's editor buffers, when it offers them (client_files.py)
 
     def on_connect(self, conn: Client) -> None:
         self._client = conn
@@ -233,6 +261,7 @@ class GeminiAcpAgent:
                          client_info: Implementation | None = None, **_: Any) -> InitializeResponse:
         self._initialized = True
         self._caps = client_capabilities or ClientCapabilities()
+        self._offer_editor_files()
         return InitializeResponse(
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=AgentCapabilities(
@@ -368,6 +397,21 @@ class GeminiAcpAgent:
         if state is not None:
             state.cancel()
 
+    def _offer_editor_files(self) -> None:
+        """With `fs` advertised, the tools' text reads and writes inside the roots go through the client."""
+        from gemini_tui.cli.acp.client_files import ClientFiles
+        from gemini_tui.tools.workspace.text_file import EDITORS
+
+        if self._files is not None and self._files in EDITORS:
+            EDITORS.remove(self._files)
+        self._files = None
+        fs = self._caps.fs
+        if fs is None or not (fs.read_text_file or fs.write_text_file) or self._client is None:
+            return
+        self._files = ClientFiles(asyncio.get_running_loop(), self._client, read=bool(fs.read_text_file),
+                                  write=bool(fs.write_text_file), sessions=lambda: list(self.sessions.values()))
+        EDITORS.append(self._files)
+
     # -- helpers -------------------------------------------------------------------------------------------------------
     def _require_init(self) -> None:
         if not self._initialized:
@@ -392,6 +436,9 @@ class GeminiAcpAgent:
         except Exception as exc:  # a configuration that makes a run impossible
             raise RequestError.internal_error({"details": str(exc)}) from exc
         state = AcpSession(face, self._client, self._caps)
+        face.bus.tap(state.tap)
+        if self._caps.terminal:
+            self._offer_terminal(state)
         events = face.bus.subscribe()
         state.pump = asyncio.ensure_future(state.run_pump(events))
         for notice in face.notices:
@@ -400,6 +447,14 @@ class GeminiAcpAgent:
         if register:
             self.sessions[state.id] = state
         return state
+
+    def _offer_terminal(self, state: AcpSession) -> None:
+        """With `terminal` advertised, shell commands run in the client's terminal (still asked, still sandboxed)."""
+        from gemini_tui.cli.acp.client_terminal import AcpTerminal
+
+        for tool in state.face.tools:
+            if tool.name == SHELL_TOOL and hasattr(tool, "terminal"):
+                tool.terminal = AcpTerminal(state.client, lambda: state.id, state.show_terminal)  # type: ignore[attr-defined]
 
     def _offer_commands(self, state: AcpSession) -> None:
         self._later(_quietly(state.send(updates.available_commands(state.face.commands))))
@@ -434,6 +489,10 @@ class GeminiAcpAgent:
         """The client went away: every turn is cancelled, every session closed (its servers and children end)."""
         await asyncio.gather(*(self._close(s) for s in list(self.sessions.values())), return_exceptions=True)
         self.sessions.clear()
+        from gemini_tui.tools.workspace.text_file import EDITORS
+
+        if self._files in EDITORS:
+            EDITORS.remove(self._files)
 
 
 def _directory(cwd: str) -> Path:

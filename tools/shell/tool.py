@@ -21,6 +21,7 @@ from gemini_tui.core.processes.sandbox import Sandbox, SandboxUnavailable
 from gemini_tui.core.tooling.needs import CallNeeds
 from gemini_tui.core.tooling.tool import BaseTool, CallContext, ToolKind, ToolParams
 from gemini_tui.tools.shell.captured_output import CapturedOutput, plain_text, private_output_dir
+from gemini_tui.tools.shell.client_terminal import ClientTerminal, TerminalOutcome
 from gemini_tui.tools.shell.process_group import end_group, group_members
 from gemini_tui.tools.workspace import Workspace, WorkspaceError
 
@@ -81,6 +82,8 @@ class ShellTool(BaseTool[ShellParams]):
         self.output_dir = output_dir
         self.env = env
         self.sandbox = sandbox or Sandbox()  # no sandbox unless one is given (cli/assemble.py builds it)
+        # a front end's terminal (an ACP client's) to run commands in instead of our own process (None: ours)
+        self.terminal: ClientTerminal | None = None
 
     # ----- rules and confirmation ------------------------------------------------------------------------
     def check_params(self, params: ShellParams) -> ToolError | None:
@@ -155,6 +158,11 @@ class ShellTool(BaseTool[ShellParams]):
             argv = self.sandbox.wrap(["bash", "-c", params.command], cwd)
         except SandboxUnavailable as exc:
             return ToolResult.failure(ToolErrorKind.not_allowed, f"Command refused: {exc}")
+        if self.terminal is not None:
+            markers = {k: v for k, v in self._environment().items()
+                       if k in self.ENV_MARKERS or (k == "TMPDIR" and self.sandbox.active)}
+            outcome = await self.terminal.run(argv, cwd, markers, abort_signal, context.on_output)
+            return self._terminal_result(params, directory, outcome)
         # Our own pipe, not asyncio's: Process.wait() would also wait for every background child holding it.
         read_fd, write_fd = os.pipe()
         try:
@@ -176,6 +184,22 @@ class ShellTool(BaseTool[ShellParams]):
         finally:
             transport.close()
         return self._result(params, directory, run, ending)
+
+    def _terminal_result(self, params: ShellParams, directory: str, outcome: TerminalOutcome) -> ToolResult:
+        """What a run in the client's terminal tells the model: the same lines as our own run's."""
+        output = plain_text(outcome.output).rstrip("\n")
+        if outcome.truncated:
+            output += "\n[the terminal kept only the end of the output]"
+        llm = "\n".join([
+            f"Command: {params.command}", f"Directory: {directory}", f"Output: {output or '(empty)'}",
+            "Error: (none)", f"Exit Code: {outcome.exit_code if outcome.exit_code is not None else '(none)'}",
+            f"Signal: {outcome.signal or '(none)'}", "Background PIDs: (none)", "Process Group PGID: (none)"])
+        display = ShellOutput(command=params.command, directory=directory, output=outcome.output,
+                              exit_code=outcome.exit_code, signal=outcome.signal, cancelled=outcome.cancelled)
+        if outcome.cancelled:
+            return ToolResult("Command was cancelled by the user before it could complete. Output so far:\n" + llm,
+                              display, ToolError(ToolErrorKind.cancelled, "Command was cancelled."))
+        return ToolResult(llm, display)
 
     def _result(self, params: ShellParams, directory: str, run: _Run, ending: Ending | None) -> ToolResult:
         code = run.proc.returncode

@@ -7,6 +7,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from gemini_tui.tools.workspace.confined import read_bytes_confined, write_bytes_confined
 
@@ -20,6 +21,37 @@ _BOMS: tuple[tuple[bytes, str], ...] = (
 
 # Called with (path, old bytes or None) just before a file is replaced: the place checkpoints hook in.
 BEFORE_WRITE_HOOKS: list[Callable[[Path, bytes | None], None]] = []
+
+
+class EditorFiles(Protocol):
+    """An editor that holds files in buffers (an ACP client advertising fs): text files inside a root are read
+    from it and written to it, so an edit lands in the editor's unsaved buffer. Called from worker threads; `read`
+    returning None, or `write` returning False, leaves the file to the disk (a refusal raises OSError)."""
+
+    def read(self, path: Path) -> str | None: ...
+    def write(self, path: Path, content: str) -> bool: ...
+
+
+EDITORS: list[EditorFiles] = []
+
+
+def _inside(path: Path, root: Path | str) -> bool:
+    """Whether `path`, links resolved, is inside `root`: only then may an editor see it (a link leading out is
+    left to the confined disk walk, which refuses it)."""
+    real_root = os.path.realpath(root)
+    real = os.path.realpath(path)
+    return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
+
+
+def editor_text(path: Path, root: Path | str) -> str | None:
+    """The editor's text of `path` (its buffer, saved or not), or None when no editor holds it."""
+    if not EDITORS or not _inside(path, root):
+        return None
+    for editor in list(EDITORS):
+        text = editor.read(path)
+        if text is not None:
+            return text
+    return None
 
 
 @dataclass(frozen=True)
@@ -64,7 +96,9 @@ def decode_text(data: bytes) -> TextFile:
 
 def read_text(path: Path, *, root: Path | str | None = None) -> TextFile:
     """The file decoded; with `root`, read through the same confined walk as writes (a file the user reviewed
-    is read the way it will be written)."""
+    is read the way it will be written). An editor's buffer (EDITORS) is read instead of the disk."""
+    if root is not None and (text := editor_text(path, root)) is not None:
+        return decode_text(text.encode("utf-8"))
     return decode_text(path.read_bytes() if root is None else read_bytes_confined(path, root))
 
 
@@ -121,4 +155,8 @@ _UMASK_AT_IMPORT = _umask_at_import()
 
 
 def write_text(path: Path, content: str, like: TextFile | None = None, *, root: Path | str) -> None:
+    if EDITORS and _inside(path, root):
+        text = content.replace("\r\n", "\n").replace("\n", "\r\n") if like and like.newline == "\r\n" else content
+        if any(editor.write(path, text) for editor in list(EDITORS)):
+            return
     write_bytes_atomic(path, encode_text(content, like), root=root)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import signal
 import sys
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -13,11 +14,20 @@ from pathlib import Path
 from typing import Any
 
 import acp
+from acp import RequestError
 from acp.schema import (
     AllowedOutcome,
     ClientCapabilities,
+    CreateTerminalResponse,
     DeniedOutcome,
+    KillTerminalResponse,
+    ReadTextFileResponse,
+    ReleaseTerminalResponse,
     RequestPermissionResponse,
+    TerminalExitStatus,
+    TerminalOutputResponse,
+    WaitForTerminalExitResponse,
+    WriteTextFileResponse,
 )
 
 MODEL = "gemini-2.5-flash"
@@ -48,6 +58,12 @@ class RecordingClient:
     updates: list[dict[str, Any]] = field(default_factory=list)
     questions: list[dict[str, Any]] = field(default_factory=list)
     asked: asyncio.Event = field(default_factory=asyncio.Event)
+    # an editor's open buffers (path -> unsaved text): reads prefer them, writes land in them, not on disk
+    buffers: dict[str, str] = field(default_factory=dict)
+    file_requests: list[tuple[str, str]] = field(default_factory=list)
+    # terminals the client ran (real processes), and what the agent asked of them
+    terminals: dict[str, dict[str, Any]] = field(default_factory=dict)
+    terminal_requests: list[tuple[str, Any]] = field(default_factory=list)
 
     async def session_update(self, session_id: str, update: Any, **_: Any) -> None:
         self.updates.append(update.model_dump(mode="json", by_alias=True, exclude_none=True))
@@ -63,6 +79,76 @@ class RecordingClient:
         if choice == "cancelled":
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
         return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected", option_id=choice))
+
+    async def read_text_file(self, session_id: str, path: str, line: int | None = None, limit: int | None = None,
+                             **_: Any) -> ReadTextFileResponse:
+        self.file_requests.append(("read", path))
+        if path in self.buffers:
+            return ReadTextFileResponse(content=self.buffers[path])
+        try:
+            return ReadTextFileResponse(content=Path(path).read_text())
+        except OSError as exc:
+            raise RequestError.resource_not_found(path) from exc
+
+    async def write_text_file(self, session_id: str, path: str, content: str, **_: Any) -> WriteTextFileResponse:
+        self.file_requests.append(("write", path))
+        self.buffers[path] = content
+        return WriteTextFileResponse()
+
+    async def create_terminal(self, session_id: str, command: str, args: list[str] | None = None,
+                              env: list[Any] | None = None, cwd: str | None = None,
+                              output_byte_limit: int | None = None, **_: Any) -> CreateTerminalResponse:
+        argv = [command, *(args or [])]
+        self.terminal_requests.append(("create", {"argv": argv, "cwd": cwd,
+                                                  "env": {e.name: e.value for e in env or []}}))
+        process = await asyncio.create_subprocess_exec(
+            *argv, cwd=cwd, env={**os.environ, **{e.name: e.value for e in env or []}},
+            stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True)
+        output = bytearray()
+
+        async def read() -> None:
+            assert process.stdout is not None
+            while chunk := await process.stdout.read(4096):
+                output.extend(chunk)
+
+        terminal_id = f"term-{len(self.terminals) + 1}"
+        self.terminals[terminal_id] = {"process": process, "output": output, "reader": asyncio.ensure_future(read())}
+        return CreateTerminalResponse(terminal_id=terminal_id)
+
+    async def _exit(self, terminal_id: str) -> TerminalExitStatus:
+        terminal = self.terminals[terminal_id]
+        code = await terminal["process"].wait()
+        await terminal["reader"]
+        return TerminalExitStatus(exit_code=code if code >= 0 else None,
+                                  signal=None if code >= 0 else signal.Signals(-code).name)
+
+    async def wait_for_terminal_exit(self, session_id: str, terminal_id: str,
+                                     **_: Any) -> WaitForTerminalExitResponse:
+        self.terminal_requests.append(("wait", terminal_id))
+        status = await self._exit(terminal_id)
+        return WaitForTerminalExitResponse(exit_code=status.exit_code, signal=status.signal)
+
+    async def terminal_output(self, session_id: str, terminal_id: str, **_: Any) -> TerminalOutputResponse:
+        self.terminal_requests.append(("output", terminal_id))
+        terminal = self.terminals[terminal_id]
+        done = terminal["process"].returncode is not None
+        return TerminalOutputResponse(output=terminal["output"].decode(errors="replace"), truncated=False,
+                                      exit_status=await self._exit(terminal_id) if done else None)
+
+    async def kill_terminal(self, session_id: str, terminal_id: str, **_: Any) -> KillTerminalResponse:
+        self.terminal_requests.append(("kill", terminal_id))
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.terminals[terminal_id]["process"].pid, signal.SIGKILL)
+        return KillTerminalResponse()
+
+    async def release_terminal(self, session_id: str, terminal_id: str, **_: Any) -> ReleaseTerminalResponse:
+        self.terminal_requests.append(("release", terminal_id))
+        process = self.terminals[terminal_id]["process"]
+        if process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+        return ReleaseTerminalResponse()
 
     def on_connect(self, conn: Any) -> None:
         pass
