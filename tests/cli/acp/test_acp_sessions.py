@@ -44,3 +44,25 @@ async def test_a_saved_session_is_listed_loaded_and_continued(root: Path, home: 
     other.mkdir()
     async with running_agent(root, gemini_server.base_url, home) as (conn, _, _p):
         assert (await conn.list_sessions(cwd=str(other))).sessions == []
+
+
+async def test_the_clients_mcp_servers_join_under_the_users_rules(root: Path, home: Path,
+                                                                  gemini_server: FakeGeminiServer) -> None:
+    import json
+    import sys
+
+    from acp.schema import McpServerStdio
+
+    fake = str(Path(__file__).resolve().parents[2] / "fakes" / "mcp_server.py")
+    (home / ".gemini").mkdir(parents=True, exist_ok=True)
+    (home / ".gemini" / "settings.json").write_text(json.dumps({"mcp": {"excluded": ["blocked"]}}))
+    servers = [McpServerStdio(name=name, command=sys.executable, args=[fake, "stdio"], env=[])
+               for name in ("fake", "blocked")]
+    gemini_server.script(reply(text("Tools seen.")))
+    async with running_agent(root, gemini_server.base_url, home) as (conn, _, _p):
+        session = await conn.new_session(cwd=str(root), mcp_servers=servers)
+        await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("which tools?")])
+    names = gemini_server.requests[0].function_names()
+    assert "echo" in names and "add" in names  # the client's server connected (its tools, unprefixed)
+    assert not any(name.startswith("blocked") for name in names)
+    assert names.count("echo") == 1  # mcp.excluded kept the second one out
