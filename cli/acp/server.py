@@ -196,7 +196,7 @@ async def serve(agent: GeminiAcpAgent, reader: asyncio.StreamReader, writer: asy
         await connection.listen()
     finally:
         await agent.shutdown()
-        await asyncio.shield(connection._conn.close())
+        await asyncio.shield(connection.close())
 
 
 def run(model: str | None, approval_mode: str | None, wiring: dict[str, Any]) -> int:

@@ -11,7 +11,7 @@ import pytest
 from acp import RequestError
 
 from tests.cli.acp.harness import RecordingClient, agent_command, agent_env, running_agent, until
-from tests.fakes.gemini_server import FakeGeminiServer, call, reply, text, thought
+from tests.fakes.gemini_server import FakeGeminiServer, call, error_reply, reply, text, thought
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -178,3 +178,15 @@ async def test_a_refusal_and_the_turn_limit_are_stop_reasons(root: Path, home: P
         limited = await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("loop")])
     assert refused.stop_reason == "refusal"
     assert limited.stop_reason == "max_turn_requests"
+
+
+async def test_a_failed_turn_is_a_json_rpc_error_and_the_session_goes_on(root: Path, home: Path,
+                                                                        gemini_server: FakeGeminiServer) -> None:
+    gemini_server.script(error_reply(400, "the request was malformed upstream"), reply(text("Fine now.")))
+    async with running_agent(root, gemini_server.base_url, home) as (conn, client, _p):
+        session = await conn.new_session(cwd=str(root), mcp_servers=[])
+        with pytest.raises(RequestError) as failed:
+            await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("one")])
+        assert "malformed upstream" in str(failed.value.data)
+        again = await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("two")])
+    assert again.stop_reason == "end_turn" and client.text() == "Fine now."
