@@ -173,10 +173,15 @@ class Composer:
         wiring = dict(self.wiring)
         wiring["include_directories"] = [*wiring.get("include_directories", []), *request.additional_directories]
         try:
-            return build_session(request.cwd, model=self.model, approval_mode=self.approval_mode, interactive=True,
-                                 prewarm=True, settings=settings, **wiring)
+            session = build_session(request.cwd, model=self.model, approval_mode=self.approval_mode,
+                                    interactive=True, prewarm=True, settings=settings, **wiring)
         except ConfigurationError as exc:
             raise RequestError.internal_error({"details": f"configuration error: {exc}"}) from exc
+        if session.is_offline and self.model != "offline":
+            # no usable key: an editor must say so (and offer its auth methods), not chat with the demo model
+            problem = " ".join(n.message for n in session.notices if "offline" in n.message.lower())
+            raise RequestError.auth_required({"details": problem or "no Gemini API key in the environment"})
+        return session
 
     @staticmethod
     def saved(root: Path) -> list[Any]:

@@ -138,3 +138,11 @@ async def test_closing_stdin_mid_turn_ends_the_agent_and_its_children(root: Path
     else:
         os.kill(sleeper, signal.SIGKILL)
         raise AssertionError("the command's process outlived the agent")
+
+
+async def test_without_a_key_session_new_asks_for_authentication(root: Path, home: Path,
+                                                                 gemini_server: FakeGeminiServer) -> None:
+    async with running_agent(root, gemini_server.base_url, home, env={"GEMINI_API_KEY": ""}) as (conn, _, _p):
+        with pytest.raises(RequestError) as refused:
+            await conn.new_session(cwd=str(root), mcp_servers=[])
+    assert refused.value.code == -32000  # auth_required: the client offers its sign-in
