@@ -34,6 +34,7 @@ from acp.schema import (
     SessionListCapabilities,
     SetSessionConfigOptionResponse,
     SetSessionModeResponse,
+    StopReason,
     UsageUpdate,
 )
 
@@ -377,7 +378,7 @@ class GeminiAcpAgent:
                 return await state.face.send_command(message)
         return await state.face.send(message)
 
-    def _stop_reason(self, state: AcpSession, reason: TurnEndReason | None) -> str:
+    def _stop_reason(self, state: AcpSession, reason: TurnEndReason | None) -> StopReason:
         if state.refused:
             return "refusal"
         match reason:
