@@ -119,7 +119,11 @@ async def queue_with_running_calls(pilot: Pilot[Any]) -> None:
     failed = ToolCallInfo("c4", "read_file", {"path": "nope.md"}, CallState.error, "nope.md", "ReadFile")
     bus.publish(CallStateChanged(failed))
     bus.publish(CallFinished(failed, ToolResult.failure(*_not_found()), 3))
-    await wait_for(pilot, lambda: len(main_screen(pilot).queue.entries) == 4)
+    calls = main_screen(pilot).queue
+    # the live output too: it arrives apart from the states, and a busy machine may draw the states first
+    await wait_for(pilot, lambda: len(calls.entries) == 4 and "[ 40%]" in calls.queue_text().plain)
+    calls.refresh_lines()  # drawn now, not at the queue's next half-second tick
+    await pilot.pause()
 
 
 def _not_found() -> tuple[Any, str]:
