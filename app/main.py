@@ -19,6 +19,7 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 
 from gemini_tui.app.window_title import WindowTitle, printable, tmux_pane_title
+from gemini_tui.core.ground.text_boundary import shown_text
 from gemini_tui.styles import stylesheet
 
 if TYPE_CHECKING:
@@ -212,6 +213,10 @@ class GeminiApp(App[int]):
         """A page has no bell: the BEL character would only reach the page's terminal emulator."""
         if not self.is_web:
             super().bell()
+
+    def copy_to_clipboard(self, text: str) -> None:
+        """The clipboard gets the text as shown: a lone surrogate (UTF-8 cannot carry it) as U+FFFD."""
+        super().copy_to_clipboard(shown_text(text))
 
     def action_help(self) -> None:
         from gemini_tui.app.screens.help import HelpScreen

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -24,6 +23,7 @@ from gemini_tui.core.ground.events import (
     TurnFinished,
     TurnStarted,
 )
+from gemini_tui.core.ground.text_boundary import json_text
 from gemini_tui.core.processes.terminal_text import TerminalTextStream, clean_terminal_text
 from gemini_tui.core.session.stats import CallDecision, SessionStats
 
@@ -123,8 +123,8 @@ class HeadlessPrinter:
         return "".join(self._current)
 
     def _line(self, **event: Any) -> None:
-        self._write(json.dumps({"type": event.pop("type"), "timestamp": _now(), **event},
-                               ensure_ascii=False, separators=(",", ":")) + "\n")
+        self._write(json_text({"type": event.pop("type"), "timestamp": _now(), **event}, separators=(",", ":"))
+                    + "\n")
 
     def _write(self, text: str) -> None:
         """Writes to `out`. When its reader has gone (`| head -1`), the run is cancelled, as a pipeline expects:
@@ -262,7 +262,7 @@ class HeadlessPrinter:
                                             "stats": stats_json(session.stats)}
                 if not ok:
                     document["error"] = {"type": kind, "message": failure}
-                self._write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+                self._write(json_text(document, indent=2) + "\n")
             case OutputFormat.stream_json:
                 extra: dict[str, Any] = {} if ok else {"error": {"type": kind, "message": failure}}
                 duration = int((time.monotonic() - self._started) * 1000)

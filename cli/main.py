@@ -20,6 +20,7 @@ APPROVAL_MODES = ("default", "auto_edit", "plan", "yolo")
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 EXIT_BAD_FLAGS = 2  # argparse's own code for a bad command line
 EXIT_BAD_CONFIG = 3
+EXIT_INTERNAL = 1  # a bug: named on stderr, its traceback in the debug log (--debug)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -182,7 +183,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.model != "offline" and any(os.environ.get(name) for name in (
             "GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI")):
         # google-genai takes as long to import as everything else together: start it now, on a thread
-        threading.Thread(target=_import_genai, daemon=True).start()
+        # not a daemon: should the run end early (a configuration error), the interpreter waits for the import
+        # before it shuts down, instead of tearing modules away under it
+        threading.Thread(target=_import_genai, name="genai-import", daemon=False).start()
     from gemini_tui.cli.assemble import ConfigurationError, build_session
 
     try:
@@ -196,7 +199,16 @@ def main(argv: list[str] | None = None) -> int:
 
         if not resume_or_explain(session, args.resume):
             return 1
-    code = _headless(session, prompt, args.output_format)
+    try:
+        code = _headless(session, prompt, args.output_format)
+    except Exception as exc:  # a bug guard: one line on stderr, the traceback in the debug log, a clean exit
+        from gemini_tui.core.ground.debug_log import where_details
+        from gemini_tui.core.ground.text_boundary import shown_text
+
+        logging.getLogger(__name__).exception("the headless run failed")
+        print(shown_text(f"gemini-tui: internal error: {type(exc).__name__}: {exc}{where_details()}"),
+              file=sys.stderr)
+        code = EXIT_INTERNAL
     if argv is None:  # the console script, not a caller in this process: skip interpreter teardown
         _exit_now(code)
     return code

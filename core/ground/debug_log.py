@@ -25,7 +25,8 @@ def to_file(directory: Path) -> Path:
     global _path
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"gemini-tui-debug-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.log"
-    handler = logging.FileHandler(path, encoding="utf-8")
+    # a lone surrogate in a logged message is written as its escape, never an error inside logging
+    handler = logging.FileHandler(path, encoding="utf-8", errors="backslashreplace")
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root = logging.getLogger()
     for old in list(root.handlers):

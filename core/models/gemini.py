@@ -135,7 +135,9 @@ class GeminiModel:
     def prewarm(self) -> None:
         """Imports google-genai and builds the client on a worker thread, while the caller sets up the rest
         (headless runs: the import and TLS setup overlap with settings, tools and context files)."""
-        threading.Thread(target=self._sdk, name="genai-prewarm", daemon=True).start()
+        # not a daemon: an interpreter that shuts down waits for the import to end instead of tearing modules away
+        # under it (an import running during shutdown fails inside importlib with "name 'sys' is not defined")
+        threading.Thread(target=self._sdk, name="genai-prewarm", daemon=False).start()
 
     def _sdk(self) -> Any:
         with self._client_lock:

@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from gemini_tui.core.ground.text_boundary import json_text
+
 log = logging.getLogger(__name__)
 REF = "refs/heads/checkpoints"
 _SAFE_CONFIG = ("-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "core.autocrlf=false",
@@ -139,7 +141,7 @@ class ShadowRepo:
             modes.update(self._odd_modes(files if known is None else [f for f in files if f not in known]))
             self._known_files = set(files)
             parent = self.git("rev-parse", "--verify", "--quiet", REF, check=False).decode().strip()
-            body = json.dumps({**message, "modes": modes}, ensure_ascii=False)
+            body = json_text({**message, "modes": modes})
             args = ["commit-tree", tree, "-F", "-"] + (["-p", parent] if parent else [])
             commit = self.git(*args, input=body.encode()).decode().strip()
             self.git("update-ref", REF, commit)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gemini_tui.core.ground.text_boundary import json_text
 from gemini_tui.core.ground.wording import there_are
 from gemini_tui.core.persistence.records import FORMAT, VERSION, LoadedSession, NotASession, apply_record
 
@@ -77,7 +78,7 @@ class SessionWriter:
     def append(self, records: list[dict[str, Any]]) -> None:
         if not records:
             return
-        data = "".join(json.dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n" for r in records)
+        data = "".join(json_text(r, separators=(",", ":")) + "\n" for r in records)
         blob = data.encode("utf-8")
         if self._fd is None:
             blob = self._open() + blob
@@ -91,7 +92,7 @@ class SessionWriter:
         size = os.fstat(self._fd).st_size
         self.offset = size
         if size == 0:
-            return (json.dumps(self._meta, ensure_ascii=False) + "\n").encode("utf-8")
+            return (json_text(self._meta) + "\n").encode("utf-8")
         with open(self.path, "rb") as handle:  # a resumed file whose last record was torn: end that line first
             handle.seek(size - 1)
             return b"" if handle.read(1) == b"\n" else b"\n"
@@ -192,7 +193,7 @@ class SessionStore:
         writer = self.new_writer(session_id, Path(meta.get("root", "")), str(meta.get("model", "")))
         writer.path.parent.mkdir(parents=True, exist_ok=True)
         with open(writer.path, "xb") as handle:
-            handle.write((json.dumps(meta, ensure_ascii=False) + "\n").encode("utf-8") + rest)
+            handle.write((json_text(meta) + "\n").encode("utf-8") + rest)
         return read_session(writer.path)
 
     # -- deleting --------------------------------------------------------------------------------------------------

@@ -13,6 +13,8 @@ import re
 from enum import Enum
 from typing import Any, TypeVar
 
+from gemini_tui.core.ground.text_boundary import settle
+
 T = TypeVar("T")
 
 # One alternative per kind of sequence, 7-bit (ESC ...) and 8-bit (C1) introducers alike. A string sequence
@@ -27,7 +29,8 @@ _SEQUENCE = re.compile(
     r"|\x1b[ -/]*[0-~]"  # two-byte escapes and charset designations: ESC c (reset), ESC 7, ESC ( B, ESC =
 )
 # What is left after whole sequences are gone: C0 controls but tab and newline, a lone ESC, DEL and C1 controls.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x80-\x9f]")
+# A lone surrogate (UTF-8 cannot encode it) is shown as U+FFFD, as `text_boundary.shown_text` says.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f\x80-\x9f\ud800-\udfff]")
 _CLEAN = re.compile(f"{_SEQUENCE.pattern}|(?P<control>{_CONTROL.pattern})")
 _SGR_PARAMS = re.compile(r"[0-9;:]*")
 _CRLF = re.compile(r"\r+\n")
@@ -39,6 +42,8 @@ def _visible(char: str) -> str:
         return chr(0x2400 + code)  # the Unicode control pictures: ␛ for ESC, ␇ for BEL, ␍ for CR
     if code == 0x7F:
         return "\u2421"  # ␡
+    if code >= 0xD800:
+        return "\ufffd"  # a lone surrogate
     return f"<{code:02X}>"  # C1 controls have no pictures
 
 
@@ -57,6 +62,7 @@ def clean_terminal_text(text: str, *, keep_sgr: bool = False, keep_cr: bool = Fa
     newline is dropped and a lone one is shown as ␍."""
     if not _CONTROL.search(text):
         return text  # the common case: nothing to do, and no copy
+    text = settle(text)  # a surrogate pair is the character it stands for; only lone halves are shown as U+FFFD
     text = _CRLF.sub("\n", text)
     # One pass, sequences first: a control byte left between two removed sequences (ESC, then ESC \ removed, then
     # `[`) is made visible, never joined with what follows into a new sequence.
@@ -115,7 +121,8 @@ _STRING_BODY = re.compile(r"[^\x1b\x9c\n]*")
 _INTERMEDIATES = re.compile(r"[ -/]*")
 _CR_RUN = re.compile(r"\r+")
 # Characters whose meaning depends on what follows them: a CR (CR LF is one line end) and sequence introducers.
-_OPENERS = re.compile(r"[\r\x1b\x9b\x9d\x90\x98\x9e\x9f]")
+# A high surrogate too: with the low one of the next piece it is one character (a pair cut between two chunks).
+_OPENERS = re.compile("[\r\x1b\x9b\x9d\x90\x98\x9e\x9f\ud800-\udbff]")
 
 
 def _reach(text: str, start: int) -> int:
@@ -125,6 +132,8 @@ def _reach(text: str, start: int) -> int:
     end = len(text)
     char = text[start]
     body = start + 1
+    if "\ud800" <= char <= "\udbff":
+        return start + 2  # its pair, if the next character is its low half
     if char == "\r":
         return _CR_RUN.match(text, start).end() + 1  # type: ignore[union-attr]
     if char == "\x1b":
