@@ -10,7 +10,7 @@ from typing import Any
 from gemini_tui.core.ground.content import contents_to_json
 from gemini_tui.core.ground.events import CallFinished, ErrorOccurred, Event, TextDelta, TurnStarted
 from gemini_tui.core.ground.model_api import Content
-from gemini_tui.core.persistence.records import display_to_json, prompt_position
+from gemini_tui.core.persistence.records import display_to_json, entry_digest, prompt_position
 from gemini_tui.core.persistence.store import SessionWriter
 
 log = logging.getLogger(__name__)
@@ -85,7 +85,10 @@ class SessionRecorder:
         start = self._splice_start(history)
         records = self._pending
         if start is not None:
-            records = [*records, {"kind": "history", "from": start, "contents": contents_to_json(history[start:])}]
+            splice: dict[str, Any] = {"kind": "history", "from": start, "contents": contents_to_json(history[start:])}
+            if start:
+                splice["after"] = entry_digest(history[start - 1])
+            records = [*records, splice]
         if not records:
             return
         try:

@@ -2,8 +2,12 @@
 
 A session file is JSON Lines, append-only. The first line is the `meta` record; then, as the session goes:
 
-- `history` {from, contents}: the model's history from index `from` on is `contents` (an append is a splice at
-  the end; compression and rewind splice earlier). Replaying every splice in order gives the history.
+- `history` {from, contents, after}: the model's history from index `from` on is `contents` (an append is a
+  splice at the end; compression and rewind splice earlier). `after` is the digest of the entry just before
+  `from`. Replaying every splice in order gives the history. Each record stands alone: when an earlier one was
+  lost (a damaged line) and the history read so far does not end where this splice expects (`from` past its
+  end, or a different entry before it), its contents are added at the end instead, so a lost record costs only
+  what it held.
 - `prompt`, `answer`, `call`, `notice`, `compressed`: the transcript, what the user saw, so a resumed app
   redraws the chat (tool rows and their displays included).
 - `rewind` {prompt}: the transcript drops everything from that prompt (0-based) on.
@@ -15,12 +19,14 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import hashlib
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from gemini_tui.core.ground import display as display_types
-from gemini_tui.core.ground.content import contents_from_json
+from gemini_tui.core.ground.content import contents_from_json, contents_to_json
 from gemini_tui.core.ground.model_api import Content
 
 FORMAT = "gemini-tui-session"
@@ -119,10 +125,18 @@ class LoadedSession:
     bookmarks: dict[str, int] = field(default_factory=dict)  # tag -> byte offset just after its record
     agent_state: str | None = None  # the workspace tree after the agent's last change (a shadow-repo tree)
     problems: list[str] = field(default_factory=list)
+    gaps: int = 0  # history splices added at the end because the records before them were lost
 
     @property
     def prompts(self) -> list[TranscriptEntry]:
         return [e for e in self.transcript if e.kind == "prompt"]
+
+
+def entry_digest(content: Content) -> str:
+    """A short digest of one history entry, the same for the entry before saving and after loading (ASCII JSON:
+    a surrogate pair kept as two code points and the character it stands for read back alike)."""
+    data = json.dumps(contents_to_json([content])[0], ensure_ascii=True, separators=(",", ":"), sort_keys=True)
+    return hashlib.sha1(data.encode("ascii"), usedforsecurity=False).hexdigest()[:16]
 
 
 class NotASession(ValueError):
@@ -135,9 +149,14 @@ def apply_record(session: LoadedSession, record: dict[str, Any]) -> None:
     match kind:
         case "history":
             start = int(record["from"])
-            if start < 0 or start > len(session.history):
-                raise ValueError(f"history splice from {start} past the end ({len(session.history)})")
-            session.history[start:] = contents_from_json(record["contents"])
+            contents = contents_from_json(record["contents"])
+            if start < 0:
+                raise ValueError(f"history splice from {start}")
+            if start > len(session.history) or (start and "after" in record and record["after"] != entry_digest(
+                    session.history[start - 1])):
+                start = len(session.history)  # an earlier record was lost: this one's entries still count
+                session.gaps += 1
+            session.history[start:] = contents
         case "prompt" | "answer" | "call" | "notice" | "compressed":
             session.transcript.append(TranscriptEntry(kind, {k: v for k, v in record.items() if k != "kind"}))
         case "rewind":

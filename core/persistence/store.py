@@ -265,16 +265,46 @@ def _meta(line: bytes, path: Path) -> dict[str, Any]:
     return meta
 
 
+KINDS = frozenset({"history", "prompt", "answer", "call", "notice", "compressed", "rewind", "checkpoint",
+                   "agent_state", "uncheckpoint", "bookmark"})
+
+
+def _recovered_meta(lines: list[bytes], path: Path) -> dict[str, Any] | None:
+    """The meta of a session file whose first line was damaged by hand: ours by its name and its other records
+    (the id is the one its name holds), or None."""
+    match = re.fullmatch(rf"{PREFIX}.*-([0-9a-f]{{8}}){re.escape(SUFFIX)}", path.name)
+    if match is None:
+        return None
+    for line in lines[1:50]:
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict) and record.get("kind") in KINDS:
+            return {"id": match.group(1), "created": path.stat().st_mtime}
+    return None
+
+
 def read_session(path: Path) -> LoadedSession:
-    """Reads a session file. A torn last record or a damaged line is skipped and named in `problems`;
-    a file that is not ours raises NotASession."""
-    data = Path(path).read_bytes()
+    """Reads a session file. A damaged line (a torn last record, a line edited by hand) costs that record and
+    nothing after it; one problem sums up what was skipped. A file that is not ours raises NotASession."""
+    path = Path(path)
+    data = path.read_bytes()
     lines = data.split(b"\n")
-    meta = _meta(lines[0], Path(path))
+    skipped: list[int] = []
+    try:
+        meta = _meta(lines[0], path)
+    except NotASession:
+        recovered = _recovered_meta(lines, path)
+        if recovered is None:
+            raise
+        meta = recovered
+        skipped.append(1)
     loaded = LoadedSession(str(meta["id"]), str(path), float(meta.get("created", 0.0)), str(meta.get("root", "")),
                            str(meta.get("model", "")))
     offset = len(lines[0]) + 1
-    torn_at = len(lines) - 1 if not data.endswith(b"\n") else None
+    torn = False
+    newer: set[str] = set()
     for number, line in enumerate(lines[1:], 2):
         offset += len(line) + 1
         if not line.strip():
@@ -284,13 +314,39 @@ def read_session(path: Path) -> LoadedSession:
             if not isinstance(record, dict):
                 raise ValueError("not an object")
             apply_record(loaded, record)
-        except (ValueError, KeyError, TypeError) as exc:
-            if number - 1 == torn_at:
-                loaded.problems.append(f"The last record of {Path(path).name} was cut off (the program stopped "
-                                       "while writing it); it was skipped.")
+        except (ValueError, KeyError, TypeError, AttributeError):
+            if number == len(lines) and not data.endswith(b"\n"):
+                torn = True
             else:
-                loaded.problems.append(f"{Path(path).name} line {number} is damaged ({exc}); it was skipped.")
+                skipped.append(number)
             continue
+        if record.get("kind") not in KINDS:
+            newer.add(str(record.get("kind")))
         if record.get("kind") == "bookmark" and isinstance(record.get("tag"), str):
             loaded.bookmarks[record["tag"]] = min(offset, len(data))
+    problem = _summary_of_skipped(path.name, skipped, torn, newer, loaded.gaps)
+    if problem:
+        loaded.problems.append(problem)
     return loaded
+
+
+def _summary_of_skipped(name: str, skipped: list[int], torn: bool, newer: set[str], gaps: int) -> str:
+    """One notice for everything a load skipped."""
+    parts = []
+    if skipped and skipped[0] == 1:
+        parts.append("its first line (the header) is damaged")
+        skipped = skipped[1:]
+    if skipped:
+        shown = ", ".join(map(str, skipped[:8])) + (f" and {len(skipped) - 8} more" if len(skipped) > 8 else "")
+        parts.append(f"{'a damaged line was' if len(skipped) == 1 else f'{len(skipped)} damaged lines were'} "
+                     f"skipped (line{'s' if len(skipped) > 1 else ''} {shown})")
+    if torn:
+        parts.append("its last record was cut off (the program stopped while writing it) and was skipped")
+    if gaps and not skipped and not torn:
+        parts.append(f"{gaps} history record{'s' if gaps > 1 else ''} did not follow the one{'s' if gaps > 1 else ''} "
+                     f"before and {'were' if gaps > 1 else 'was'} added at the end")
+    if newer:
+        parts.append(f"records of a newer gemini-tui ({', '.join(sorted(newer))}) were left out")
+    if not parts:
+        return ""
+    return f"{name}: {'; '.join(parts)}. Everything else was loaded."

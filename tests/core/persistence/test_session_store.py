@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from gemini_tui.core.ground.content import contents_to_json
 from gemini_tui.core.ground.display import (
     DirectoryListing,
     FileDiff,
@@ -17,8 +18,10 @@ from gemini_tui.core.ground.display import (
     SearchMatches,
     ShellOutput,
 )
+from gemini_tui.core.ground.model_api import FunctionCall, FunctionResponse
 from gemini_tui.core.persistence.records import NotASession, display_from_json, display_to_json
 from gemini_tui.core.persistence.store import SessionStore, parse_age, project_dir, read_session
+from gemini_tui.core.session.conversation import Conversation
 from tests.fakes.gemini_server import call, reply, text
 
 
@@ -193,3 +196,59 @@ def test_displays_round_trip() -> None:
         assert display_from_json(encoded) == display
     assert display_from_json({"$type": "FromTheFuture", "x": 1}).startswith("[FromTheFuture]")
     assert display_from_json({"$type": "FileDiff", "nonsense": 1}) == "[FileDiff] (saved by another version)"
+
+
+async def test_each_line_damaged_in_turn_costs_that_record_only(gemini_server, make_session, root, home) -> None:
+    for name in "abc":
+        (root / name).write_text(name.upper())
+    gemini_server.script(reply(text("Reading a."), call("read_note", name="a")), reply(text("It says A.")),
+                         reply(text("Plain answer.")),
+                         reply(text("Reading b."), call("read_note", name="b")),
+                         reply(text("And c."), call("read_note", name="c")), reply(text("B and C.")),
+                         reply(text("Last answer.")))
+    session = make_session()
+    for prompt in ("read a", "what now", "read b and c", "bye"):
+        await session.send(prompt)
+    path = session.recorder.writer.path
+    lines = path.read_bytes().split(b"\n")
+    assert lines[-1] == b"" and len(lines) > 12
+    records = [json.loads(line) for line in lines[1:-1]]
+    shown = ("prompt", "answer", "call", "notice", "compressed")
+
+    def entries(data: dict) -> list[str]:
+        return [json.dumps(c, sort_keys=True) for c in data["contents"]]
+
+    for index in range(len(lines) - 1):
+        damaged = list(lines)
+        damaged[index] = lines[index][: len(lines[index]) // 2] + b"#damaged"
+        target = path.with_name(path.name)  # the name is the session's: a damaged header is recovered from it
+        target.write_bytes(b"\n".join(damaged))
+        loaded = read_session(target)
+        assert len(loaded.problems) == 1, (index, loaded.problems)
+        assert "damaged" in loaded.problems[0] and "Everything else was loaded" in loaded.problems[0]
+        assert loaded.id == session.session_id[:8] if index == 0 else session.session_id
+        kept = [r for number, r in enumerate(records, 1) if number != index]
+        assert [(e.kind, e.data) for e in loaded.transcript] == [
+            (r["kind"], {k: v for k, v in r.items() if k != "kind"}) for r in kept if r["kind"] in shown]
+        # every entry of every other history record is in the loaded history, in order
+        got = [json.dumps(c, sort_keys=True) for c in contents_to_json(loaded.history)]
+        final = [json.dumps(c, sort_keys=True) for c in contents_to_json(session.history)]
+        lost = entries(records[index - 1]) if index and records[index - 1]["kind"] == "history" else []
+        assert [entry for entry in final if entry not in lost] == [entry for entry in got if entry in final]
+        conversation = Conversation()
+        conversation.load(loaded.history)  # what a resume sends: valid, every call answered
+        calls = {p.id for c in conversation for p in c.parts if isinstance(p, FunctionCall)}
+        answered = {p.id for c in conversation for p in c.parts if isinstance(p, FunctionResponse)}
+        assert calls == answered
+
+    # one notice when a damaged file is resumed, and the conversation goes on from everything else
+    damaged = list(lines)
+    damaged[3] = b"{ hand edited"
+    path.write_bytes(b"\n".join(damaged))
+    resumed = make_session()
+    resumed.resume("latest")
+    assert len([n for n in resumed.notices if "damaged" in n.message]) == 1
+    gemini_server.script(reply(text("Still here.")))
+    await resumed.send("more")
+    sent = [part.get("text") for c in gemini_server.requests[-1].contents for part in c["parts"]]
+    assert "bye" in sent and "Last answer." in sent and sent[-1] == "more"
