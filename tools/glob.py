@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 from typing import ClassVar
 
-from pydantic import Field
+from pydantic import Field, StrictBool
 
 from gemini_tui.core.ground.abort import TIME_LIMIT, AbortSignal
 from gemini_tui.core.ground.display import FileList
@@ -24,14 +24,18 @@ DEFAULT_TIME_LIMIT_S = 30.0  # a walk answers within this, with what it found by
 _GLOB_SPECIAL = re.compile(r"[*?\[\]{}\\]")
 
 class GlobParams(ToolParams):
-    gemini_cli_names: ClassVar[dict[str, str | None]] = {"dir_path": "path", "respect_gemini_ignore": None}
+    gemini_cli_names: ClassVar[dict[str, str | None]] = {"dir_path": "path"}
     pattern: str = Field(description="The glob pattern to match, e.g. '**/*.py', 'src/**/*.{ts,tsx}', '*.md'. "
                                      "A pattern without '/' matches file names at any depth.")
     path: str | None = Field(default=None, description="The absolute path of the directory to search in. "
                                                        "Defaults to the root directory.")
-    case_sensitive: bool = Field(default=False, description="Whether the match is case-sensitive (default false).")
-    respect_git_ignore: bool = Field(default=True, description="Whether to skip files ignored by .gitignore "
-                                                               "(default true).")
+    # strict: "true" or 1 is refused, as Gemini CLI's schema check does ("must be boolean")
+    case_sensitive: StrictBool = Field(default=False,
+                                       description="Whether the match is case-sensitive (default false).")
+    respect_git_ignore: StrictBool = Field(default=True, description="Whether to skip files ignored by .gitignore "
+                                                                     "(default true).")
+    respect_gemini_ignore: StrictBool = Field(default=True, description="Whether to skip files ignored by "
+                                                                        ".geminiignore (default true).")
 
 
 class GlobTool(BaseTool[GlobParams]):
@@ -117,6 +121,7 @@ class GlobTool(BaseTool[GlobParams]):
                 pattern = _GLOB_SPECIAL.sub(r"\\\g<0>", pattern)
             glob = compile_glob(pattern, case_sensitive=params.case_sensitive)
             for item in self.workspace.scan(top, respect_git_ignore=params.respect_git_ignore,
+                                            respect_gemini_ignore=params.respect_gemini_ignore,
                                             abort_signal=abort_signal, wanted=glob.wants):
                 try:
                     found.append((-item.entry.stat().st_mtime, item.path))

@@ -7,7 +7,7 @@ import base64
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import ClassVar
+from typing import Annotated, ClassVar
 
 from pydantic import Field
 
@@ -35,12 +35,16 @@ DEFAULT_EXCLUDED_FILES = tuple(compile_glob(p) for p in (
 ))
 
 
+# an empty string among the paths is refused, as Gemini CLI's schema does ("must NOT have fewer than 1 characters")
+NonEmpty = Annotated[str, Field(min_length=1)]
+
+
 class ReadManyFilesParams(ToolParams):
     gemini_cli_names: ClassVar[dict[str, str | None]] = {"file_filtering_options": None}
-    paths: list[str] = Field(min_length=1, description="Files, directories or glob patterns, relative to the "
+    paths: list[NonEmpty] = Field(min_length=1, description="Files, directories or glob patterns, relative to the "
                                                        "root directory or absolute, e.g. ['src/**/*.ts', "
                                                        "'README.md'].")
-    include: list[str] | None = Field(default=None, description="More glob patterns of files to read.")
+    include: list[NonEmpty] | None = Field(default=None, description="More glob patterns of files to read.")
     exclude: list[str] | None = Field(default=None, description="Glob patterns of files to leave out.")
     recursive: bool = Field(default=True, description="Whether a directory is read with its subdirectories.")
     use_default_excludes: bool = Field(default=True, alias="useDefaultExcludes",

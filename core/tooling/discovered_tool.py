@@ -49,10 +49,21 @@ class DiscoveredTool(DeclaredTool):
         raw = declaration.get("parameters") or declaration.get("parametersJsonSchema") or {"type": "object"}
         super().__init__(clean_schema(raw))
         self._schema.setdefault("type", "object")
+        # a JSON Schema declaration goes to the model as declared (as Gemini CLI sends it): keywords the Gemini
+        # Schema subset lacks, such as "format": "uuid", are kept; the cleaned copy only checks `required`
+        json_schema = declaration.get("parametersJsonSchema")
+        self._json_schema = json_schema if isinstance(json_schema, dict) and not declaration.get("parameters") \
+            else None
         self.call_command = call_command
         self.call_timeout_s = call_timeout_s
         self.sandbox = sandbox or Sandbox()
         self.cwd = cwd
+
+    def function_declaration(self) -> dict[str, Any]:
+        if self._json_schema is None:
+            return super().function_declaration()
+        return {"name": self.name, "description": self.description,
+                "parameters_json_schema": {"type": "object", **self._json_schema}}
 
     def get_description(self, params: DiscoveredParams) -> str:
         return f"{self.name} {self.arguments_json(params)}"

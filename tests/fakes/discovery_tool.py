@@ -1,5 +1,5 @@
 """A project's tool-discovery script speaking SPEC.md §4: `discover [mode]` prints declarations, `call NAME`
-reads JSON arguments on stdin. Modes: ok, bare, badjson, fail, hang, badname, slow (ok after 2 s)."""
+reads JSON arguments on stdin. Modes: ok, bare, badjson, fail, hang, badname, slow (ok after 2 s), jsonschema."""
 
 from __future__ import annotations
 
@@ -34,6 +34,11 @@ def discover(mode: str) -> int:
         case "slow":
             time.sleep(2)
             print(json.dumps(DECLARATIONS))
+        case "jsonschema":  # Gemini CLI's own form: parametersJsonSchema, passed on as declared
+            print(json.dumps([{"name": "lookup", "description": "Looks a record up.", "parametersJsonSchema": {
+                "type": "object", "properties": {"id": {"type": "string", "format": "uuid"},
+                                                 "when": {"type": "string", "format": "date"}},
+                "required": ["id"], "additionalProperties": False}}]))
         case "badname":
             print(json.dumps([{"name": "bad name!", "parameters": {}}, DECLARATIONS[0]]))
     return 0

@@ -169,3 +169,31 @@ async def test_exact_names_with_brackets_and_parentheses(workspace: Workspace, r
     assert str(root / name) in str(absolute.llm_content)
     listed = str(found.llm_content).splitlines()[1:]
     assert listed == [str(root / name)]
+
+
+async def test_respect_gemini_ignore_false_finds_gemini_ignored_files(workspace: Workspace, root: Path) -> None:
+    # Gemini CLI's glob tests: .geminiignore is honoured by default, and not with respect_gemini_ignore=false;
+    # .gitignore still applies then (and the other way round)
+    (root / ".geminiignore").write_text("gemini-ignored_test.txt\n")
+    (root / ".gitignore").write_text("git-ignored_test.txt\n")
+    make(root, {"gemini-ignored_test.txt": 1, "git-ignored_test.txt": 2, "visible_test.txt": 3})
+    tool = GlobTool(workspace)
+
+    async def found(**flags: Any) -> set[str]:
+        result = await run(tool, pattern="*_test.txt", **flags)
+        assert result.ok, result.llm_content
+        return {Path(line).name for line in str(result.llm_content).splitlines()[1:]}
+
+    assert await found() == {"visible_test.txt"}
+    assert await found(respect_gemini_ignore=False) == {"visible_test.txt", "gemini-ignored_test.txt"}
+    assert await found(respect_git_ignore=False) == {"visible_test.txt", "git-ignored_test.txt"}
+    assert await found(respect_git_ignore=False, respect_gemini_ignore=False) == {
+        "visible_test.txt", "gemini-ignored_test.txt", "git-ignored_test.txt"}
+
+
+@pytest.mark.parametrize("flag", ["case_sensitive", "respect_git_ignore", "respect_gemini_ignore"])
+@pytest.mark.parametrize("value", ["true", "false", 1, 0, None, [True]])
+async def test_a_flag_that_is_not_a_boolean_is_refused(workspace: Workspace, flag: str, value: Any) -> None:
+    params = GlobTool(workspace).validate_params({"pattern": "*", flag: value})
+    assert not isinstance(params, GlobTool.Params)
+    assert params.kind is ToolErrorKind.invalid_params and flag in params.message

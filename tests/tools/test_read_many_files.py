@@ -139,3 +139,16 @@ async def test_a_file_whose_name_looks_like_a_glob_is_read_as_named(workspace: W
     assert "one" not in text
     globbed = await run(ReadManyFilesTool(workspace), paths=["a[0-9].txt"])
     assert "one" in str(globbed.llm_content) and "bracket" not in str(globbed.llm_content)
+
+
+@pytest.mark.parametrize("raw", [{"paths": ["file1.txt", ""]}, {"paths": [""]}, {"paths": ["a.txt"], "include": [""]},
+                                 {"paths": ["*.ts", 123]}, {"paths": ["a.txt"], "exclude": ["*.log", {}]}])
+async def test_an_empty_or_non_string_path_is_refused(workspace: Workspace, root: Path, raw: dict) -> None:
+    # Gemini CLI's read_many_files tests: an empty string among the paths (or a non-string) fails validation,
+    # naming the field, before anything is read
+    make(root, {"file1.txt": "one\n", "a.txt": "a\n"})
+    params = ReadManyFilesTool(workspace).validate_params(raw)
+    assert not isinstance(params, ReadManyFilesTool.Params)
+    assert params.kind is ToolErrorKind.invalid_params
+    field = next(name for name in ("paths", "include", "exclude") if name in raw and raw[name] != ["a.txt"])
+    assert field in params.message

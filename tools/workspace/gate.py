@@ -17,8 +17,14 @@ from gemini_tui.tools.workspace.ignore_rules import DirectoryRules, IgnoreRules
 DEFAULT_EXCLUDED_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "bower_components", "__pycache__"})
 DEFAULT_EXCLUDED_FILES = frozenset({".DS_Store"})
 IGNORE_FILES = (".gitignore", ".geminiignore")
+
 # a repository's own excludes: read before .gitignore, so .gitignore (and .geminiignore) lines win over them
 GIT_EXCLUDE = os.path.join(".git", "info", "exclude")
+
+def _ignore_files(respect_git_ignore: bool, respect_gemini_ignore: bool) -> tuple[str, ...]:
+    """The ignore files read in each directory, in the order their lines apply."""
+    git = (GIT_EXCLUDE, ".gitignore") if respect_git_ignore else ()
+    return (*git, ".geminiignore") if respect_gemini_ignore else git
 
 
 class WorkspaceError(Exception):
@@ -183,11 +189,12 @@ class Workspace:
         return rel.replace(os.sep, "/")
 
     # ----- ignore rules ------------------------------------------------------------------------------------
-    def rules_for(self, directory: str | Path, respect_git_ignore: bool = True) -> IgnoreRules:
+    def rules_for(self, directory: str | Path, respect_git_ignore: bool = True,
+                  respect_gemini_ignore: bool = True) -> IgnoreRules:
         """The compiled rules of `directory`'s own ignore files (`.git/info/exclude`, `.gitignore`, then
         `.geminiignore`; a later file's lines win)."""
         directory = str(directory)
-        names = (GIT_EXCLUDE, *IGNORE_FILES) if respect_git_ignore else (".geminiignore",)
+        names = _ignore_files(respect_git_ignore, respect_gemini_ignore)
         stamps: list[tuple[int, int]] = []  # (mtime, size) of each ignore file; (-1, -1) when absent
         for name in names:
             try:
@@ -195,7 +202,7 @@ class Workspace:
                 stamps.append((st.st_mtime_ns, st.st_size))
             except OSError:
                 stamps.append((-1, -1))
-        key = (directory, respect_git_ignore)
+        key = (directory, respect_git_ignore, respect_gemini_ignore)
         cached = self._rules.get(key)
         if cached is not None and cached[0] == tuple(stamps):
             return cached[1]
@@ -215,7 +222,7 @@ class Workspace:
         return name in DEFAULT_EXCLUDED_DIRS if is_dir else name in DEFAULT_EXCLUDED_FILES
 
     def is_ignored(self, path: Path | str, is_dir: bool | None = None, *, respect_git_ignore: bool = True,
-                   default_excludes: bool = True) -> bool:
+                   default_excludes: bool = True, respect_gemini_ignore: bool = True) -> bool:
         """Whether `path` (a real path inside the root) is excluded by the rules of any directory above it.
 
         A path inside an ignored directory is ignored, as in git: it cannot be re-included."""
@@ -231,7 +238,7 @@ class Workspace:
         chain: _Chain = ()
         current = top
         for index, part in enumerate(parts):
-            chain = self._extend(chain, current, respect_git_ignore)
+            chain = self._extend(chain, current, respect_git_ignore, respect_gemini_ignore)
             part_is_dir = is_dir if index == len(parts) - 1 else True
             if default_excludes and self.is_default_excluded(part, part_is_dir):
                 return True
@@ -255,11 +262,12 @@ class Workspace:
 
         return ignored
 
-    def _extend(self, chain: _Chain, directory: str, respect_git_ignore: bool) -> _Chain:
-        rules = self.rules_for(directory, respect_git_ignore)
+    def _extend(self, chain: _Chain, directory: str, respect_git_ignore: bool,
+                respect_gemini_ignore: bool = True) -> _Chain:
+        rules = self.rules_for(directory, respect_git_ignore, respect_gemini_ignore)
         return (*chain, rules.at("")) if rules else chain
 
-    def _chain_to(self, start: str, respect_git_ignore: bool) -> _Chain:
+    def _chain_to(self, start: str, respect_git_ignore: bool, respect_gemini_ignore: bool = True) -> _Chain:
         """The rules of the root and every directory down to `start`'s parent, prefixed for `start`'s entries."""
         chain: _Chain = ()
         top = str(self.root_for(start))
@@ -267,13 +275,14 @@ class Workspace:
             return chain
         current = top
         for part in start[len(top.rstrip(os.sep) + os.sep):].split(os.sep):
-            chain = self._extend(chain, current, respect_git_ignore)
+            chain = self._extend(chain, current, respect_git_ignore, respect_gemini_ignore)
             chain = tuple(rules.descend(part) for rules in chain)
             current = os.path.join(current, part)
         return chain
 
     # ----- walking -----------------------------------------------------------------------------------------
-    def scan(self, start: Path | str, *, respect_git_ignore: bool = True, default_excludes: bool = True,
+    def scan(self, start: Path | str, *, respect_git_ignore: bool = True, respect_gemini_ignore: bool = True,
+             default_excludes: bool = True,
              abort_signal: AbortSignal | None = None,
              wanted: Callable[[str, str], bool] | None = None) -> Iterator[FoundFile]:
         """Every file under `start` (a real directory inside the root) that no rule ignores, pruning ignored
@@ -283,12 +292,14 @@ class Workspace:
         `wanted(name, rel)`, when given, picks files before the ignore rules are consulted (a cheap glob test
         first saves rule checks on the files it rejects)."""
         start = str(start)
-        if self.is_ignored(start, True, respect_git_ignore=respect_git_ignore, default_excludes=default_excludes):
+        if self.is_ignored(start, True, respect_git_ignore=respect_git_ignore, default_excludes=default_excludes,
+                           respect_gemini_ignore=respect_gemini_ignore):
             return
         excluded_dirs = DEFAULT_EXCLUDED_DIRS if default_excludes else frozenset()
         excluded_files = DEFAULT_EXCLUDED_FILES if default_excludes else frozenset()
-        ignore_names = (".git", *IGNORE_FILES) if respect_git_ignore else (".geminiignore",)
-        stack: list[tuple[str, str, _Chain]] = [(start, "", self._chain_to(start, respect_git_ignore))]
+        ignore_names = (".git", *_ignore_files(respect_git_ignore, respect_gemini_ignore))
+        stack: list[tuple[str, str, _Chain]] = [
+            (start, "", self._chain_to(start, respect_git_ignore, respect_gemini_ignore))]
         while stack:
             if abort_signal is not None and abort_signal.aborted:
                 return
@@ -299,7 +310,7 @@ class Workspace:
             except OSError:
                 continue
             if any(entry.name in ignore_names for entry in entries):
-                chain = self._extend(chain, directory, respect_git_ignore)
+                chain = self._extend(chain, directory, respect_git_ignore, respect_gemini_ignore)
             subdirs: list[tuple[str, str, _Chain]] = []
             for entry in entries:
                 name = entry.name

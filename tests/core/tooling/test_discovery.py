@@ -141,3 +141,28 @@ async def test_stopping_a_background_discovery_ends_its_command() -> None:
     assert found.tools == [] and found.errors
     with pytest.raises(ProcessLookupError):
         os.kill(discovery.process.pid, 0)
+
+
+async def test_a_json_schema_declaration_reaches_the_model_as_declared(gemini_server) -> None:
+    # Gemini CLI's tool-registry test: "format": "uuid" survives discovery, on the way to the model
+    from gemini_tui.core.ground.model_api import Content, ModelRequest
+    from gemini_tui.core.ground.parts import TextPart
+    from gemini_tui.core.models.gemini import GeminiModel
+    from tests.fakes.gemini_server import reply, text
+
+    [tool] = discover_tools(command("jsonschema"), CALL).tools
+    declared = {"type": "object", "properties": {"id": {"type": "string", "format": "uuid"},
+                                                 "when": {"type": "string", "format": "date"}},
+                "required": ["id"], "additionalProperties": False}
+    assert tool.function_declaration()["parameters_json_schema"] == declared
+    assert isinstance(tool.validate_params({"id": "x"}), DiscoveredParams)
+    assert not isinstance(tool.validate_params({"when": "today"}), DiscoveredParams)  # `id` is required
+    gemini_server.script(reply(text("ok")))
+    model = GeminiModel("gemini-2.5-pro", "key", base_url=gemini_server.base_url)
+    request = ModelRequest(contents=(Content("user", [TextPart("hi")]),), tools=(tool.function_declaration(),))
+    async for _ in model.stream(request, AbortSignal()):
+        pass
+    [sent] = gemini_server.requests[-1].body["tools"][0]["functionDeclarations"]
+    # google-genai writes the field by its proto name; the API reads either spelling
+    assert sent["name"] == "lookup" and "parameters" not in sent
+    assert sent.get("parametersJsonSchema", sent.get("parameters_json_schema")) == declared
