@@ -2,7 +2,9 @@
 
 Every case takes a region of 2-8 lines that occurs once in its file, makes a true edit of it (one line changed,
 added or removed), then perturbs what the "model" sends the way models slip: indentation, tabs, inner
-whitespace, over-escaping, LF against a CRLF file, trailing spaces, quote style, blank lines. Slips in the
+whitespace, over-escaping, LF against a CRLF file, trailing spaces, quote style, blank lines, typographic
+look-alikes (’ for ', “ for ", – for -), a one-character typo, a line missing from the middle, and `...` elision
+of unchanged lines (kept as `...` in new_string). Slips in the
 region's text hit old_string and the lines new_string keeps from it; systematic ones (indentation, tabs,
 escapes) hit every line. `expected` is the file after the true edit."""
 
@@ -14,7 +16,10 @@ import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
 
-KINDS = ("indentation", "tabs", "inner_whitespace", "escapes", "crlf", "trailing_spaces", "quotes", "blank_lines")
+KINDS = ("indentation", "tabs", "inner_whitespace", "escapes", "crlf", "trailing_spaces", "quotes", "blank_lines",
+         "lookalikes", "typo", "missing_line", "elision")
+# typographic look-alikes a model writes for the ASCII the file has
+_LOOKALIKES = {"'": ("\u2019", "\u2018"), '"': ("\u201c", "\u201d"), "-": ("\u2013", "\u2014")}
 
 
 @dataclass(frozen=True)
@@ -47,9 +52,9 @@ def _region(rng: random.Random, lines: list[str]) -> tuple[int, int] | None:
     return None
 
 
-def _true_edit(rng: random.Random, block: list[str]) -> list[str]:
+def _true_edit(rng: random.Random, block: list[str], avoid: frozenset[int] = frozenset()) -> list[str]:
     edited = list(block)
-    index = rng.choice([i for i, line in enumerate(block) if line.strip()])
+    index = rng.choice([i for i, line in enumerate(block) if line.strip() and i not in avoid])
     indent = block[index][:len(block[index]) - len(block[index].lstrip())]
     match rng.randrange(3):
         case 0:
@@ -93,6 +98,8 @@ def _make(rng: random.Random, kind: str, path: Path) -> EditCase | None:
     true_old = "\n".join(block)
     if text.count(true_old) != 1:
         return None
+    if kind in ("missing_line", "elision"):
+        return _make_gap(rng, kind, path, text, block)
     edited = _true_edit(rng, block)
     true_new = "\n".join(edited)
     expected = text.replace(true_old, true_new)
@@ -134,6 +141,22 @@ def _make(rng: random.Random, kind: str, path: Path) -> EditCase | None:
             else:
                 at = rng.randrange(1, len(block))
                 old_lines = [*block[:at], "", *block[at:]]
+        case "lookalikes":
+            candidates = [i for i, x in enumerate(block) if any(c in x for c in _LOOKALIKES)]
+            if not candidates:
+                return None
+            chosen = rng.sample(candidates, k=max(1, len(candidates) // 2))
+            slipped = {block[i]: _lookalike(block[i], rng) for i in chosen}
+            old_lines = [slipped.get(x, x) for x in block]
+            new_lines = [slipped.get(x, x) if x in kept else x for x in edited]
+        case "typo":
+            candidates = [i for i, x in enumerate(block) if sum(c.isalpha() for c in x) >= 6]
+            if not candidates:
+                return None
+            at = rng.choice(candidates)
+            slipped = {block[at]: _typo(block[at], rng)}
+            old_lines = [slipped.get(x, x) for x in block]
+            new_lines = [slipped.get(x, x) if x in kept else x for x in edited]
         case _:
             changed = rng.sample(range(len(block)), k=max(1, len(block) // 2))
             slipped = {block[i]: _perturb_line(kind, block[i], rng) for i in changed}
@@ -143,6 +166,60 @@ def _make(rng: random.Random, kind: str, path: Path) -> EditCase | None:
             new_lines = [slipped.get(x, x) if x in kept else x for x in edited]
     return EditCase(kind, path.name, content, "\n".join(old_lines), "\n".join(new_lines), expected, true_old,
                     true_new)
+
+
+def _lookalike(line: str, rng: random.Random) -> str:
+    """Every ', " or - of the line as a typographic look-alike (the kind a model's training text is full of)."""
+    return "".join(rng.choice(_LOOKALIKES[c]) if c in _LOOKALIKES else c for c in line)
+
+
+def _typo(line: str, rng: random.Random) -> str:
+    """One slip of one character: two letters swapped, one dropped, doubled or replaced."""
+    letters = [i for i, c in enumerate(line) if c.isalpha()]
+    for _ in range(20):
+        i = rng.choice(letters[:-1])
+        match rng.randrange(4):
+            case 0:
+                slipped = line[:i] + line[i + 1] + line[i] + line[i + 2:]
+            case 1:
+                slipped = line[:i] + line[i + 1:]
+            case 2:
+                slipped = line[:i] + line[i] + line[i:]
+            case _:
+                slipped = line[:i] + rng.choice("aeiourstn") + line[i + 1:]
+        if slipped != line:
+            return slipped
+    return line[:-1]
+
+
+def _make_gap(rng: random.Random, kind: str, path: Path, text: str, block: list[str]) -> EditCase | None:
+    """old_string lacks lines of the region: one left out by mistake (`missing_line`), or a run of them
+    abbreviated as `...` or a comment made of `...` (`elision`, kept the same way in new_string)."""
+    inner = [i for i in range(1, len(block) - 1) if block[i].strip()]
+    if kind == "missing_line":
+        if not inner:
+            return None
+        gap = [rng.choice(inner)]
+    else:
+        if len(block) < 4:
+            return None
+        start = rng.randrange(1, len(block) - 2)
+        gap = list(range(start, min(len(block) - 1, start + rng.randint(1, 3))))
+        if not any(block[i].strip() for i in gap):
+            return None
+    edited = _true_edit(rng, block, frozenset(gap))
+    true_old, true_new = "\n".join(block), "\n".join(edited)
+    expected = text.replace(true_old, true_new)
+    first = block[gap[0]]
+    indent = first[:len(first) - len(first.lstrip())] if first.strip() else ""
+    marker = [indent + rng.choice(["...", "# ..."])] if kind == "elision" else []
+    old_lines = [*block[:gap[0]], *marker, *block[gap[-1] + 1:]]
+    # new_string: the true edit (never of a line in the gap), with the same lines left out
+    delta = len(edited) - len(block)
+    at = gap[0] if edited[gap[0]:gap[-1] + 1] == block[gap[0]:gap[-1] + 1] else gap[0] + delta
+    assert edited[at:at + len(gap)] == block[gap[0]:gap[-1] + 1]
+    new_lines = [*edited[:at], *marker, *edited[at + len(gap):]]
+    return EditCase(kind, path.name, text, "\n".join(old_lines), "\n".join(new_lines), expected, true_old, true_new)
 
 
 def corpus(per_kind: int = 40, seed: int = 2024) -> list[EditCase]:

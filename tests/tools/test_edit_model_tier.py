@@ -42,14 +42,14 @@ def test_flexible_tier_refuses_two_places() -> None:
 
 
 def test_perturbed_edit_corpus() -> None:
-    """Real stdlib files, every kind of slip (the bench runs 320 edits; this runs 80)."""
+    """Real stdlib files, every kind of slip (the bench runs 480 edits; this runs 120)."""
     from bench.bench_edit_correction import measure
 
     results = measure(per_kind=10)
     ladder, true_model, wrong_model = (results[name] for name in
                                        ("ladder", "ladder + true model", "ladder + wrong model"))
     count = sum(ladder.values())
-    assert ladder["exact"] / count >= 0.80 and ladder["wrong"] / count <= 0.005, ladder
+    assert ladder["exact"] / count >= 0.85 and ladder["wrong"] / count <= 0.005, ladder
     assert true_model["exact"] >= ladder["exact"] and true_model["wrong"] == 0
     assert wrong_model["wrong"] == ladder["wrong"] == 0
     assert true_model["refused"] == 0 or true_model["exact"] > ladder["exact"]
@@ -89,9 +89,10 @@ async def test_model_tier(gemini_server: FakeGeminiServer, root: Path, scripted:
     model = GeminiModel("gemini-2.5-flash", "test-key", base_url=gemini_server.base_url)
     stats = SessionStats()
     tool = ReplaceTool(Workspace(root), ModelEditFixer(lambda: model, stats, timeout_s=0.5))
-    # the model misremembers the code (the wrong branch value and indentation)
-    params = tool.validate_params({"file_path": str(target), "old_string": 'if total >= 10:\n  return "big"',
-                                   "new_string": 'if total >= 10:\n  return "huge"'})
+    # the model misremembers the code (the comparison, the value and indentation: more than one slipped
+    # character in a line, so no approximate match)
+    params = tool.validate_params({"file_path": str(target), "old_string": 'if total >= 10.0:\n  return "big"',
+                                   "new_string": 'if total >= 10.0:\n  return "huge"'})
     details = await tool.should_confirm_execute(params, AbortSignal())  # type: ignore[arg-type]
     result = await tool.execute(params, AbortSignal())  # type: ignore[arg-type]
     assert len(gemini_server.requests) == 1  # asked once for the review and the run (cached per call)

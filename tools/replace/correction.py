@@ -164,7 +164,12 @@ def _indentation(tab_size: int) -> Matcher:
                 use_tabs = use_tabs or "\t" in f_ws
             if shift is None:
                 return None
-            return lambda text: reindent(text, shift, tab_size, use_tabs)
+            moved = [reindent(o, shift, tab_size, use_tabs) for o in olines]
+            # new_string shifted like old_string; the lines it keeps are then written as the file has them (its
+            # own indentation characters, its trailing whitespace), so an edit differs from the file only where
+            # it changes something
+            return lambda text: _keep_file_lines(reindent(text, shift, tab_size, use_tabs), moved, flines,
+                                                 str.strip, use_tabs)
 
         return _line_windows(view, old, new, match)
 
@@ -270,6 +275,309 @@ def _keep_file_lines(new: str, olines: list[str], flines: list[str], normalize: 
     return "\n".join(out)
 
 
+# -- look-alike punctuation -------------------------------------------------------------------------------------
+# what a model writes for the ASCII a file has: curly quotes, primes, dashes, the ellipsis, a no-break space
+_LOOKALIKES = {"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'", "\u00b4": "'",
+               "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"', "\u00ab": '"',
+               "\u00bb": '"', "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-",
+               "\u2015": "-", "\u2212": "-", "\u2026": "...", "\u00a0": " ", "\u202f": " ", "\u2009": " "}
+_FOLD = str.maketrans(_LOOKALIKES)
+
+
+def fold_lookalikes(text: str) -> str:
+    """`text` with typographic look-alikes as the ASCII they stand for."""
+    return text.translate(_FOLD)
+
+
+def _squash_folded(line: str) -> str:
+    return _squash_quotes(fold_lookalikes(line))
+
+
+def _lookalikes(view: _Lines, old: str, new: str) -> list[Span]:
+    """Whitespace-flexible matching with look-alikes folded on both sides. Lines new_string keeps are written as
+    the file has them; in the lines it changes, a look-alike that old_string had and the region has not (the
+    model's slip, repeated) is written as the ASCII the file uses."""
+    if fold_lookalikes(old) == old:
+        return []
+    spans = _flexible(_squash_folded)(view, old, new)
+    slipped = {char for char in set(old) if char in _LOOKALIKES}
+    fixed = []
+    for start, end, replacement in spans:
+        region = view.text[start:end]
+        mine = {char: _LOOKALIKES[char] for char in slipped if char not in region}
+        fixed.append((start, end, replacement.translate(str.maketrans(mine)) if mine else replacement))
+    return fixed
+
+
+# -- gaps in old_string: `...` elision, a line left out, a typo ---------------------------------------------------
+# a line standing for lines left out: `...`, `…`, or a comment made of it (`# ...`, `// ... unchanged ...`)
+_ELISION = re.compile(r"\s*(?:(?:#|//|--|;|%|/\*|<!--|\*)\s*)?(?:\.\.\.|…)(?:[\w\s.,()…-]*?)(?:\*/|-->)?\s*")
+
+
+def _is_elision(line: str) -> bool:
+    return _ELISION.fullmatch(line) is not None
+
+
+def _merge(olines: list[str], region: list[str], mapped: list[int | None], nlines: list[str],
+           use_tabs: bool) -> list[str] | None:
+    """new_string applied to the file's region the way it changes old_string: `mapped[i]` is the region line old
+    line `i` stands for (None for a blank line the file lacks). Lines new_string keeps are written as the file
+    has them; region lines old_string lacks (a line left out, elided lines) stay where they are; lines it changes
+    take the indentation shift of the line they replace. None when a change touches a line old_string lacks
+    (where it goes would be a guess)."""
+    out: list[str] = []
+    cursor = 0  # the next region line not written yet
+
+    def upto(stop: int) -> None:
+        nonlocal cursor
+        out.extend(region[cursor:stop])
+        cursor = max(cursor, stop)
+
+    def shift_at(i: int) -> int:
+        for k in range(min(i, len(olines) - 1), -1, -1):
+            if mapped[k] is not None and olines[k].strip():
+                return _width(region[mapped[k]]) - _width(olines[k])  # type: ignore[index]
+        return 0
+
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, olines, nlines, autojunk=False).get_opcodes():
+        if tag == "equal":
+            for i in range(i1, i2):
+                at = mapped[i]
+                if at is None:
+                    continue
+                upto(at)
+                out.append(region[at])
+                cursor = at + 1
+            continue
+        touched = [mapped[i] for i in range(i1, i2) if mapped[i] is not None]
+        if touched:
+            first, last = min(touched), max(touched)  # type: ignore[type-var]
+            inside = set(range(first, last + 1)) - set(touched)
+            if inside:
+                return None  # the change spans a line old_string did not show
+            upto(first)
+            cursor = last + 1
+        else:
+            after = next((mapped[i] for i in range(i2, len(olines)) if mapped[i] is not None), len(region))
+            if cursor < after and any(region[n].strip() for n in range(cursor, after)):
+                return None  # an insertion next to lines old_string did not show: before or after them?
+        shift = shift_at(i1 if touched else i1 - 1)
+        for line in nlines[j1:j2]:
+            out.append(line if shift == 0 or not line.strip() else reindent(line, shift, 4, use_tabs))
+    upto(len(region))
+    return out
+
+
+def _region_span(view: _Lines, first: int, stop: int) -> tuple[int, int]:
+    return view.starts[first], view.starts[stop - 1] + len(view.lines[stop - 1])
+
+
+def _split_newline(old: str, new: str) -> tuple[list[str], list[str]] | None:
+    """old_string's and new_string's lines; a final newline of old_string must end new_string too."""
+    if old.endswith("\n"):
+        if not new.endswith("\n"):
+            return None
+        old, new = old[:-1], new[:-1]
+    return old.split("\n"), new.split("\n")
+
+
+def _find_lines(view: _Lines, key: Callable[[str], str], wanted: list[str], start: int, stop: int) -> list[int]:
+    """Where the lines `wanted` (already keyed) occur together in view lines [start, stop)."""
+    found = []
+    for i in range(start, stop - len(wanted) + 1):
+        if all(key(view.lines[i + d]) == wanted[d] for d in range(len(wanted))):
+            found.append(i)
+    return found
+
+
+def _elision(view: _Lines, old: str, new: str) -> list[Span]:
+    """old_string with lines left out as `...`: the lines before and after each elision occur once, in order
+    (one place where each part is followed by the next with neither occurring again in between), and new_string
+    keeps the same elisions; the edit applies to the parts, the elided lines stay as the file has them."""
+    split = _split_newline(old, new)
+    if split is None:
+        return []
+    olines, nlines = split
+    omarks = [i for i, line in enumerate(olines) if _is_elision(line)]
+    nmarks = [j for j, line in enumerate(nlines) if _is_elision(line)]
+    if not omarks or len(omarks) != len(nmarks):
+        return []
+    if (omarks[0] == 0) != (nmarks[0] == 0) or (omarks[-1] == len(olines) - 1) != (nmarks[-1] == len(nlines) - 1):
+        return []
+    oparts = _split_at(olines, omarks)
+    nparts = _split_at(nlines, nmarks)
+    trimmed: list[tuple[int, list[str]]] = []  # (index of its first solid line, the part without blank edges)
+    for number, part in enumerate(oparts):
+        solid = [n for n, line in enumerate(part) if line.strip()]
+        if not solid:
+            if 0 < number < len(oparts) - 1:
+                return []  # two elisions side by side: nothing anchors what lies between
+            if any(line.strip() for line in nparts[number]):
+                return []  # new_string adds lines where old_string anchors nothing
+            continue
+        trimmed.append((number, part[solid[0]:solid[-1] + 1]))
+    if not trimmed:
+        return []
+    everywhere = [_find_lines(view, _squash, [_squash(line) for line in part], 0, len(view.lines))
+                  for _, part in trimmed]
+    chains = []
+    for begin_at in everywhere[0]:
+        places = [begin_at]
+        for number in range(1, len(trimmed)):
+            end = places[-1] + len(trimmed[number - 1][1])
+            after = [at for at in everywhere[number] if at >= end]
+            before = [at for at in everywhere[number - 1] if end <= at < (after[0] if after else 0)]
+            if not after or before:
+                break  # no next part, or the part before it occurs again in the gap: not a tight reading
+            places.append(after[0])
+        else:
+            chains.append(places)
+    if len(chains) != 1:
+        return []  # the parts occur in order in no place, or in more than one
+    places = chains[0]
+    use_tabs = view.lines[places[0]].startswith("\t")
+    out: list[str] = []
+    previous_end: int | None = None
+    for (number, part), at in zip(trimmed, places, strict=True):
+        if previous_end is not None:
+            out.extend(view.lines[previous_end:at])  # the elided lines, as the file has them
+        whole = oparts[number]
+        offset = next(n for n, line in enumerate(whole) if line.strip())
+        mapped: list[int | None] = [n - offset if 0 <= n - offset < len(part) else None for n in range(len(whole))]
+        merged = _merge(whole, view.lines[at:at + len(part)], mapped, nparts[number], use_tabs)
+        if merged is None:
+            return []
+        out.extend(merged)
+        previous_end = at + len(part)
+    assert previous_end is not None
+    start, end = _region_span(view, places[0], previous_end)
+    return [(start, end, "\n".join(out))]
+
+
+def _split_at(lines: list[str], marks: list[int]) -> list[list[str]]:
+    parts, begin = [], 0
+    for mark in [*marks, len(lines)]:
+        parts.append(lines[begin:mark])
+        begin = mark + 1
+    return parts
+
+
+APPROXIMATE_SIMILARITY = 0.9  # the region must be at least this like old_string
+APPROXIMATE_MARGIN = 0.1  # and this much more alike than any other region
+_COMMON = 40  # a line found more often than this in the file says nothing about where old_string is
+
+
+@dataclass(frozen=True)
+class Approximate:
+    """The one region clearly most like old_string (1-based lines), how alike, and the next best region's score."""
+
+    first: int
+    last: int
+    similarity: float
+    runner_up: float
+    span: Span
+
+    @property
+    def label(self) -> str:
+        return (f"used an approximate match: lines {self.first}-{self.last} (similarity {self.similarity:.2f}; "
+                f"the next best region {self.runner_up:.2f})")
+
+
+def one_slip(a: str, b: str) -> bool:
+    """Whether `a` is `b` with one character slipped: one added, dropped or replaced, or two adjacent swapped."""
+    if a == b:
+        return True
+    if abs(len(a) - len(b)) > 1:
+        return False
+    head = 0
+    while head < min(len(a), len(b)) and a[head] == b[head]:
+        head += 1
+    a, b = a[head:], b[head:]
+    if len(a) == len(b):
+        return a[1:] == b[1:] or (len(a) >= 2 and a[0] == b[1] and a[1] == b[0] and a[2:] == b[2:])
+    return a[1:] == b if len(a) > len(b) else a == b[1:]
+
+
+def _align(keys: list[str], rkeys: list[str]) -> tuple[list[int | None], float]:
+    """Which region line each old line stands for (equal, or with one slipped character), and how much of old's
+    text is found that way (a share of its characters)."""
+    mapped: list[int | None] = [None] * len(keys)
+    found = 0.0
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, keys, rkeys, autojunk=False).get_opcodes():
+        if tag == "equal":
+            for d in range(i2 - i1):
+                mapped[i1 + d] = j1 + d
+                found += len(keys[i1 + d])
+        elif tag == "replace":  # lines with a slip: each paired with the next region line one slip away
+            j = j1
+            for i in range(i1, i2):
+                at = next((n for n in range(j, j2) if keys[i] and one_slip(keys[i], rkeys[n])), None)
+                if at is not None:
+                    mapped[i] = at
+                    found += len(keys[i]) - 1
+                    j = at + 1
+    total = sum(len(k) for k in keys)
+    return mapped, found / total if total else 0.0
+
+
+def approximate_match(view: _Lines, old: str, new: str) -> Approximate | None:
+    """The region most like old_string when it is clearly the one: every line of old_string found in it, equal
+    or with one slipped character, in order, with at most two lines old_string lacks in between (a typo, a line
+    left out); similarity (the share of old_string's characters found) at least APPROXIMATE_SIMILARITY, and
+    APPROXIMATE_MARGIN above every region elsewhere (not overlapping it)."""
+    split = _split_newline(old, new)
+    if split is None:
+        return None
+    olines, nlines = split
+    keys = [_squash_folded(line) for line in olines]
+    if sum(1 for k in keys if k) < 2:
+        return None  # one line is too little to tell a typo from another line
+    where: dict[str, list[int]] = defaultdict(list)
+    for number, line in enumerate(view.lines):
+        if line.strip():
+            where[_squash_folded(line)].append(number)
+    anchors: set[tuple[int, int]] = set()  # (old line, file line) pairs that are equal
+    for j, key in enumerate(keys):
+        found = where.get(key, ()) if key else ()
+        if 0 < len(found) <= _COMMON:
+            anchors.update((j, i) for i in found)
+    total = sum(len(key) for key in keys)
+    regions: dict[tuple[int, int], tuple[float, list[int | None]]] = {}
+    for j, i in anchors:
+        # old's lines before and after the anchor, aligned with the file's lines just before and after it (one
+        # more on each side for a line left out): the region is read around this place only
+        first = max(0, i - j - 2)
+        stop = min(len(view.lines), i + len(olines) - j + 2)
+        before, found_before = _align(keys[:j], [_squash_folded(x) for x in view.lines[first:i]])
+        after, found_after = _align(keys[j + 1:], [_squash_folded(x) for x in view.lines[i + 1:stop]])
+        mapped = [None if m is None else first + m for m in before] + [i] + [
+            None if m is None else i + 1 + m for m in after]
+        similarity = (found_before * sum(len(k) for k in keys[:j]) + len(keys[j])
+                      + found_after * sum(len(k) for k in keys[j + 1:])) / total
+        hits = [m for m in mapped if m is not None]
+        low, high = min(hits), max(hits) + 1  # the region: from the first line found to the last
+        solid = sum(1 for n in range(low, high) if view.lines[n].strip())
+        if solid - sum(1 for n, m in enumerate(mapped) if m is not None and keys[n]) > 2:
+            continue  # more than two lines old_string lacks: not a line left out
+        shifted = [None if m is None else m - low for m in mapped]
+        if (low, high) not in regions or regions[(low, high)][0] < similarity:
+            regions[(low, high)] = (similarity, shifted)
+    if not regions:
+        return None
+    (low, high), (similarity, mapped) = max(regions.items(), key=lambda item: (item[1][0], item[0][0] - item[0][1]))
+    runner_up = max((score for (f, s), (score, _) in regions.items() if s <= low or f >= high), default=0.0)
+    if similarity < APPROXIMATE_SIMILARITY or similarity - runner_up < APPROXIMATE_MARGIN:
+        return None
+    if any(m is None and keys[i] for i, m in enumerate(mapped)):
+        return None  # old_string holds a line the region lacks: what it stands for would be a guess
+    region = view.lines[low:high]
+    merged = _merge(olines, region, mapped, nlines, region[0].startswith("\t"))
+    if merged is None:
+        return None
+    start, end = _region_span(view, low, high)
+    return Approximate(low + 1, high, similarity, runner_up, (start, end, "\n".join(merged)))
+
+
 _LADDER: tuple[tuple[str | None, Matcher], ...] = (
     (None, _exact),
     ("ignored trailing whitespace", _trailing_whitespace),
@@ -279,6 +587,9 @@ _LADDER: tuple[tuple[str | None, Matcher], ...] = (
      _flexible(_squash)),
     ("matched ignoring whitespace and quote style; unchanged lines kept as the file has them",
      _flexible(_squash_quotes)),
+    ("matched with typographic look-alikes (’ “ – …) read as ASCII; unchanged lines kept as the file has them",
+     _lookalikes),
+    ("matched the lines around each `...` elision; the elided lines kept as the file has them", _elision),
 )
 
 
@@ -340,6 +651,12 @@ def plan_edit(content: str, old: str, new: str, expected: int = 1, *, explain: b
                     labels = ["matched across different line endings (LF/CRLF)"]
                 return EditPlan(_apply(crlf, spans), len(spans), "; ".join(labels))
             ambiguous = max(ambiguous, len(spans))
+    if expected == 1 and not found:
+        for variant, old_v, new_v in variants:
+            close = approximate_match(view, old_v, new_v)
+            if close is not None:
+                label = "; ".join(text for text in (variant, close.label) if text)
+                return EditPlan(_apply(crlf, [close.span]), 1, label)
     if found:
         return EditMiss(found)
     return EditMiss(0, ambiguous, closest_region(crlf.normalized, old_lf) if explain else None)
