@@ -65,13 +65,25 @@ def estimate_tokens(contents: Sequence[Content]) -> int:
 
 
 def is_prompt(content: Content) -> bool:
-    """A user entry that is not an answer to calls: the only place the history may be split."""
+    """A user entry that is not an answer to calls."""
     return content.role == "user" and not any(isinstance(p, FunctionResponse) for p in content.parts)
 
 
+def is_boundary(contents: Sequence[Content], index: int) -> bool:
+    """Whether the history may be split before entry `index`: a prompt, or a model turn that follows the answers
+    to the model's calls (between two turns of one prompt's run of calls). Never between a call and its
+    response, so a long agentic prompt can be compressed while it runs."""
+    content = contents[index]
+    if is_prompt(content):
+        return True
+    return content.role == "model" and index > 0 and contents[index - 1].role == "user" and any(
+        isinstance(p, FunctionResponse) for p in contents[index - 1].parts)
+
+
 def split_point(contents: Sequence[Content], keep_fraction: float = KEEP_FRACTION) -> int:
-    """The index from which entries stay verbatim: the first prompt at or after the point where the newest
-    `keep_fraction` of the characters begins, so a call is never split from its response. 0: nothing can go."""
+    """The index from which entries stay verbatim: the first turn boundary at or after the point where the
+    newest `keep_fraction` of the characters begins, so a call is never split from its response. 0: nothing
+    can go."""
     sizes = [content_chars(c) for c in contents]
     total = sum(sizes)
     if not total:
@@ -79,12 +91,12 @@ def split_point(contents: Sequence[Content], keep_fraction: float = KEEP_FRACTIO
     target = total * (1 - keep_fraction)
     seen = 0
     for index, size in enumerate(sizes):
-        if seen >= target and is_prompt(contents[index]) and index > 0:
+        if seen >= target and index > 0 and is_boundary(contents, index):
             return index
         seen += size
-    # no prompt in the newest part: the last prompt with something before it (older text still goes)
-    prompts = [i for i, c in enumerate(contents) if is_prompt(c) and i > 0]
-    return prompts[-1] if prompts and prompts[-1] > 0 else 0
+    # no boundary in the newest part: the last one with something before it (older text still goes)
+    boundaries = [i for i in range(1, len(contents)) if is_boundary(contents, i)]
+    return boundaries[-1] if boundaries else 0
 
 
 def shorten(text: str, limit: int = OLD_OUTPUT_LIMIT) -> str:
@@ -131,9 +143,14 @@ def summary_request_contents(older: Sequence[Content]) -> tuple[Content, ...]:
     return tuple(contents)
 
 
-def replacement(summary: str) -> list[Content]:
-    """What takes the place of the older entries: the snapshot as a user entry, acknowledged by the model."""
-    return [Content("user", [TextPart(summary.strip())]), Content("model", [TextPart(ACKNOWLEDGEMENT)])]
+def replacement(summary: str, kept: Sequence[Content] = ()) -> list[Content]:
+    """The compressed history: the snapshot as a user entry, acknowledged by the model, then the `kept` entries.
+    When they start with a model turn (a split inside one prompt's run of calls), that turn follows the snapshot
+    directly, with no acknowledgement before it."""
+    snapshot = Content("user", [TextPart(summary.strip())])
+    if kept and kept[0].role == "model":
+        return [snapshot, *kept]
+    return [snapshot, Content("model", [TextPart(ACKNOWLEDGEMENT)]), *kept]
 
 
 @dataclass(frozen=True)

@@ -68,7 +68,7 @@ class Compressor:
                 self._failed_at = conversation.revision
                 bus.publish(ContextUsed(before, window))
                 return None
-            new = [*compression.replacement(summary), *shortened[split:]]
+            new = compression.replacement(summary, shortened[split:])
             summarised = True
         conversation.load(new)
         after = compression.estimate_tokens(conversation)

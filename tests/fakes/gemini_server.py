@@ -23,6 +23,7 @@ import socket
 import struct
 import threading
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -137,6 +138,8 @@ class FakeGeminiServer:
         self.port = 0
         self.request_arrived = threading.Event()
         self._writers: set[asyncio.StreamWriter] = set()
+        # answers by what was asked (a long run of calls, summarising requests apart); None: the script's next
+        self.responder: Callable[[RecordedRequest], Reply | None] | None = None
 
     # lifecycle
     def start(self) -> FakeGeminiServer:
@@ -242,7 +245,8 @@ class FakeGeminiServer:
         body = json.loads(raw) if raw else {}
         self.requests.append(RecordedRequest(method, url.path, parse_qs(url.query), headers, body))
         self.request_arrived.set()
-        scripted = self._next_reply()
+        answered = self.responder(self.requests[-1]) if self.responder is not None else None
+        scripted = answered if answered is not None else self._next_reply()
         if scripted.status >= 400:
             payload = json.dumps(scripted.error or {}).encode()
             extra = "".join(f"{k}: {v}\r\n" for k, v in scripted.headers.items())

@@ -3,6 +3,8 @@ one summarising request (no tools) is sent and later requests are smaller; the o
 
 from __future__ import annotations
 
+import itertools
+import json
 import random
 from pathlib import Path
 
@@ -13,7 +15,7 @@ from gemini_tui.core.models.offline import OfflineModel
 from gemini_tui.core.session import compression
 from gemini_tui.core.session.conversation import Conversation
 from tests.core.conftest import EventLog
-from tests.fakes.gemini_server import reply, text
+from tests.fakes.gemini_server import call, reply, text
 
 
 def random_history(rng: random.Random) -> list[Content]:
@@ -37,14 +39,15 @@ def test_the_split_never_parts_a_call_from_its_response() -> None:
         split = compression.split_point(history)
         assert 0 <= split < len(history)
         if split:
-            assert compression.is_prompt(history[split]) and history[split - 1].role == "model"
+            assert compression.is_boundary(history, split)
+            assert compression.is_prompt(history[split]) or history[split - 1].role == "user"
             kept = sum(compression.content_chars(c) for c in history[split:])
             total = sum(compression.content_chars(c) for c in history)
             # the newest ~30% stays, or more when no prompt starts later
             assert kept <= total * compression.KEEP_FRACTION or not any(
-                compression.is_prompt(c) for c in history[split + 1:])
+                compression.is_boundary(history, i) for i in range(split + 1, len(history)))
         shortened, _ = compression.shorten_old_outputs(history, split)
-        rebuilt = Conversation([*compression.replacement("<state_snapshot/>"), *shortened[split:]] if split
+        rebuilt = Conversation(compression.replacement("<state_snapshot/>", shortened[split:]) if split
                                else shortened)
         # a valid history: roles alternate, every call answered right after it
         for before, after in zip(list(rebuilt), list(rebuilt)[1:], strict=False):
@@ -105,3 +108,55 @@ async def test_compress_on_demand_with_the_offline_model_is_deterministic(root: 
         results.append(list(session.history))
     assert results[0] == results[1]
     assert "<overall_goal>help number 0</overall_goal>" in results[0][0].parts[0].text
+
+
+async def test_a_200_call_prompt_is_compressed_while_it_runs(gemini_server, make_session, root: Path) -> None:
+    # one prompt, 200 calls each reading 6 KB: with a small threshold the history is compressed between the
+    # model's turns of that one prompt, every request stays under the limit, calls stay paired, the latest
+    # outputs are sent whole
+    calls = 200
+    for k in range(calls):  # 200 notes of ~6 KB (a different one each call: the same call repeated is a loop)
+        (root / f"note{k:03d}.txt").write_text("".join(f"line {n:05d} of note {k:03d}\n" for n in range(240)))
+    answered = {"turns": 0}
+
+    def respond(request):  # the model: one call per turn until 200, then an answer; summaries on request
+        if "[gemini-tui compression]" in str(request.body.get("systemInstruction", "")):
+            return reply(text(f"<state_snapshot>read {answered['turns']} notes</state_snapshot>"))
+        answered["turns"] += 1
+        if answered["turns"] <= calls:
+            return reply(text(f"Reading note {answered['turns'] - 1}."),
+                         call("read_note", name=f"note{answered['turns'] - 1:03d}.txt"))
+        return reply(text("Read all 200 notes."))
+
+    gemini_server.responder = respond
+    threshold = 0.01  # of gemini-2.5-pro's 1M-token window: ~10.5k tokens, about seven outputs
+    session = make_session(interactive=False, compression_threshold=threshold, max_session_turns=calls + 5)
+    log = EventLog(session.bus)
+    await session.send("read the 200 notes")
+    await log.settle()
+    limit = threshold * compression.context_window("gemini-2.5-pro")
+
+    turns = [r for r in gemini_server.requests if "[gemini-tui compression]" not in
+             str(r.body.get("systemInstruction", ""))]
+    assert len(turns) == calls + 1
+    marks = log.of(HistoryCompressed)
+    assert len(marks) >= 10 and any(m.summarised for m in marks)
+    used = [e.tokens for e in log.of(ContextUsed)]
+    assert len(used) >= calls and max(used) < limit  # every request under the threshold, all the way through
+    assert max(len(json.dumps(r.body["contents"])) for r in turns) < 4 * limit * 1.2
+    for request in turns:
+        contents = request.body["contents"]
+        assert contents[0]["role"] == "user"
+        for before, after in itertools.pairwise(contents):
+            assert before["role"] != after["role"]
+            asked = [p["functionCall"]["name"] for p in before["parts"] if "functionCall" in p]
+            if asked:  # each call answered right after it
+                assert [p["functionResponse"]["name"] for p in after["parts"] if "functionResponse" in p] == asked
+        sent_calls = sum(1 for c in contents for p in c["parts"] if "functionCall" in p)
+        sent_responses = sum(1 for c in contents for p in c["parts"] if "functionResponse" in p)
+        assert sent_calls == sent_responses
+    last = turns[-1].body["contents"]
+    outputs = [p["functionResponse"]["response"] for c in last for p in c["parts"] if "functionResponse" in p]
+    assert outputs[-1] == {"output": (root / "note199.txt").read_text()}  # the latest calls verbatim
+    assert outputs[-2] == {"output": (root / "note198.txt").read_text()}
+    assert len(session.registry.get("read_note").runs) == calls  # type: ignore[union-attr]
