@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+from gemini_tui.core.ground.text_boundary import shown_text
 from gemini_tui.core.persistence.store import SessionSummary
 
 
@@ -11,7 +12,7 @@ def describe(summary: SessionSummary, *, width: int = 60) -> str:
     """`3. fix the parser tests  (2026-11-23 12:04, 5 turns, 14.2 KB) [id]`"""
     if not summary.readable:
         return f"{summary.index:>3}. (cannot be read: {summary.problem})"
-    prompt = " ".join(summary.first_prompt.split()) or "(no prompt yet)"
+    prompt = shown_text(" ".join(summary.first_prompt.split())) or "(no prompt yet)"  # printable, whatever it holds
     if len(prompt) > width:
         prompt = prompt[:width - 1] + "…"
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(summary.modified))

@@ -21,8 +21,9 @@ from gemini_tui.cli.headless import HeadlessPrinter, OutputFormat
 from gemini_tui.core.ground import debug_log
 from gemini_tui.core.ground.model_api import FunctionCall, TextPart
 from gemini_tui.core.ground.text_boundary import json_text, settle, shown_text, utf8_bytes
+from gemini_tui.core.persistence.listing import describe
 from gemini_tui.core.persistence.shadow_repo import ShadowRepo
-from gemini_tui.core.persistence.store import read_session
+from gemini_tui.core.persistence.store import SessionStore, read_session
 from gemini_tui.core.processes.terminal_text import TerminalTextStream, clean_terminal_text
 from tests.fakes.gemini_server import DEFAULT_USAGE, Reply
 
@@ -93,6 +94,8 @@ async def test_hostile_text_through_the_stream_output_and_session_file(
     answers = [entry.data["text"] for entry in loaded.transcript if entry.kind == "answer"]
     assert settle("".join(answers)) == settle("a" + answer + "b" + answer)
     assert [e.data["text"] for e in loaded.transcript if e.kind == "prompt"] == [settle(prompt)]
+    for summary in SessionStore(Path(session.recorder.writer.path).parent.parent).summaries():  # --list-sessions
+        describe(summary).encode("utf-8")
 
 
 @settings(max_examples=200, deadline=None)
