@@ -44,7 +44,8 @@ class Compressor:
     async def maybe_compress(self, abort: AbortSignal, *, force: bool = False) -> compression.Compression | None:
         """Before a request: past the threshold, large old tool outputs are shortened first, and if that is not
         enough the older turns are summarised by the model (a request of its own, with no tools); the newest ~30%
-        stays verbatim and no call is parted from its response."""
+        stays verbatim and no call is parted from its response. The split may fall between two model turns of the
+        prompt that runs (after the answers to its calls)."""
         conversation, bus = self.state.conversation, self.state.bus
         window = self.context_window()
         before = compression.estimate_tokens(conversation)

@@ -349,16 +349,16 @@ def _merge(olines: list[str], region: list[str], mapped: list[int | None], nline
                 out.append(region[at])
                 cursor = at + 1
             continue
-        touched = [mapped[i] for i in range(i1, i2) if mapped[i] is not None]
+        touched = [m for m in mapped[i1:i2] if m is not None]
         if touched:
-            first, last = min(touched), max(touched)  # type: ignore[type-var]
+            first, last = min(touched), max(touched)
             inside = set(range(first, last + 1)) - set(touched)
             if inside:
                 return None  # the change spans a line old_string did not show
             upto(first)
             cursor = last + 1
         else:
-            after = next((mapped[i] for i in range(i2, len(olines)) if mapped[i] is not None), len(region))
+            after = next((m for m in mapped[i2:] if m is not None), len(region))
             if cursor < after and any(region[n].strip() for n in range(cursor, after)):
                 return None  # an insertion next to lines old_string did not show: before or after them?
         shift = shift_at(i1 if touched else i1 - 1)

@@ -121,7 +121,7 @@ class Workspace:
         self._root_str = str(self.root)
         self._root_prefix = self._root_str.rstrip(os.sep) + os.sep
         self.included: list[Path] = []
-        self._rules: dict[tuple[str, bool], tuple[tuple[tuple[int, int], ...], IgnoreRules]] = {}
+        self._rules: dict[tuple[str, bool, bool], tuple[tuple[tuple[int, int], ...], IgnoreRules]] = {}
         for directory in include:
             self.add_directory(directory)
 
