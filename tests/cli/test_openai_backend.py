@@ -145,9 +145,10 @@ async def test_repeated_calls_are_stopped_as_a_loop(server, root: Path, home: Pa
 async def test_edit_model_tier_asks_this_backend(server, root: Path, home: Path) -> None:
     (root / "m.py").write_text(SOURCE)
     fix = json.dumps({"search": GOOD[0], "replace": GOOD[1], "explanation": "the quotes differ"})
-    # the model misremembers the code (the wrong comparison and indentation): only the model tier can mend it
-    edit = tool("replace", file_path=str(root / "m.py"), old_string='if total >= 10:\n  return "big"',
-                new_string='if total >= 10:\n  return "huge"')
+    # the model misremembers the code (the comparison, the value and indentation: more than one slipped
+    # character, so no approximate match): only the model tier can mend it
+    edit = tool("replace", file_path=str(root / "m.py"), old_string='if total >= 10.0:\n  return "big"',
+                new_string='if total >= 10.0:\n  return "huge"')
     server.script(chat(calls=[edit]),
                   chat(say(fix)), chat(say("Fixed.")))
     session = session_for(server, root, home)
