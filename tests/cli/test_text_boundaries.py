@@ -145,7 +145,8 @@ def test_debug_log_writes_hostile_messages(tmp_path: Path) -> None:
     path = debug_log.to_file(tmp_path)
     try:
         errors: list[BaseException] = []
-        handler = next(h for h in root.handlers if isinstance(h, logging.FileHandler))
+        handler = next(h for h in root.handlers
+                       if isinstance(h, logging.FileHandler) and h.baseFilename == str(path))
         handler.handleError = lambda record: errors.append(record)  # type: ignore[method-assign,assignment]
         for text in SPECIAL:
             logging.getLogger("hostile").warning("model said %s", text)
