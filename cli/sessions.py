@@ -9,6 +9,7 @@ from typing import Any
 
 from gemini_tui.core.persistence.listing import describe
 from gemini_tui.core.persistence.store import SessionStore, project_dir
+from gemini_tui.core.processes.terminal_text import clean_terminal_text
 from gemini_tui.core.setup.config import gemini_home
 
 
@@ -19,19 +20,20 @@ def store_for(root: Path | None = None) -> SessionStore:
 
 def manage_sessions(*, list_them: bool, delete: str | None) -> int:
     store = store_for()
+    here = clean_terminal_text(str(Path.cwd().resolve()))  # a folder's name may hold escape sequences too
     if delete is not None:
         try:
             gone = store.delete(delete)
         except (LookupError, OSError) as exc:
-            print(f"gemini-tui: {exc}", file=sys.stderr)
+            print(f"gemini-tui: {clean_terminal_text(str(exc))}", file=sys.stderr)
             return 1
         print(f"Deleted session {gone.index}: {describe(gone).split('. ', 1)[1]}")
     if list_them:
         sessions = store.summaries()
         if not sessions:
-            print(f"No saved sessions for {Path.cwd().resolve()}.")
+            print(f"No saved sessions for {here}.")
             return 0
-        print(f"Saved sessions for {Path.cwd().resolve()} ({len(sessions)}), oldest first:")
+        print(f"Saved sessions for {here} ({len(sessions)}), oldest first:")
         for summary in sessions:
             print(describe(summary))
         print("Resume one with: gemini-tui --resume N (or --resume latest, or --resume ID).")

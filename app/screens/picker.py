@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -14,6 +15,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from gemini_tui.app import decision_keys as keys
+from gemini_tui.core.processes.terminal_text import clean_terminal_text
 
 
 class PickerScreen(ModalScreen[int | None]):
@@ -33,7 +35,8 @@ class PickerScreen(ModalScreen[int | None]):
     def __init__(self, title: str, items: list[str], *, filterable: bool = True) -> None:
         super().__init__()
         self.title_text = title
-        self.items = items
+        # items may be saved text (a session's first prompt): shown cleaned, and as plain text, never as markup
+        self.items = [clean_terminal_text(item) for item in items]
         self.filterable = filterable
         self.shown: list[int] = list(range(len(items)))
 
@@ -42,7 +45,7 @@ class PickerScreen(ModalScreen[int | None]):
             yield Static(self.title_text, classes="picker-title")
             if self.filterable:
                 yield Input(placeholder="type to filter", id="picker-filter")
-            yield OptionList(*[Option(item) for item in self.items], id="picker-list")
+            yield OptionList(*[Option(Text(item)) for item in self.items], id="picker-list")
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)
@@ -56,7 +59,7 @@ class PickerScreen(ModalScreen[int | None]):
         self.shown = [i for i, item in enumerate(self.items) if all(w in item.lower() for w in words)]
         options = self.query_one(OptionList)
         options.clear_options()
-        options.add_options([Option(self.items[i]) for i in self.shown])
+        options.add_options([Option(Text(self.items[i])) for i in self.shown])
         if self.shown:
             options.highlighted = 0
 

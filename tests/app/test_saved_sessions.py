@@ -98,3 +98,32 @@ async def test_escape_twice_opens_the_rewind_picker(root: Path, tmp_path: Path) 
         await pilot.press("down", "enter")  # conversation only
         await wait_for(pilot, lambda: len(screen.session.history) == 2)
         assert screen.prompt.input.text == "second prompt"
+
+
+async def test_the_resume_picker_shows_saved_prompts_cleaned(root: Path, tmp_path: Path) -> None:
+    """A saved first prompt with OSC, CSI and C1 bytes and Rich markup: the picker shows it as plain, clean text."""
+    import uuid
+
+    from gemini_tui.core.processes.terminal_text import has_terminal_controls
+
+    app = make_app(root, tmp_path, ScriptedModel(), approval_mode="yolo")
+    hostile = "\x1b]52;c;aGk=\x07fix \x9b2J[bold red]the\x1b[31m parser\x85 [/] tests\x1b]0;t\x1b\\"
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = main_screen(pilot)
+        await wait_for(pilot, lambda: screen.ready)
+        store = screen.session.store  # type: ignore[attr-defined]
+        writer = store.new_writer(str(uuid.uuid4()), root, "gemini-2.5-pro")
+        writer.append([{"kind": "prompt", "text": hostile}])
+        writer.close()
+        await type_and_send(pilot, "/resume")
+        await wait_for(pilot, lambda: isinstance(app.screen, PickerScreen))
+        picker = app.screen
+        assert isinstance(picker, PickerScreen)
+        from textual.widgets import OptionList
+
+        options = picker.query_one(OptionList)
+        shown = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+        assert len(shown) == 1 and not has_terminal_controls(shown[0])
+        assert "fix [bold red]the parser<85> [/] tests" in shown[0]  # markup shown as typed, not applied
+    # the picker cleans what any caller gives it (/rewind lists prompts as typed), not only describe()'s lines
+    assert not any(has_terminal_controls(item) for item in PickerScreen("t", [hostile, "plain"]).items)
