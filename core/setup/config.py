@@ -176,6 +176,40 @@ def _str_or_list(value: Any) -> list[str]:
     return names
 
 
+def not_a_file_name(name: str) -> str | None:
+    """Why `name` is not a plain file name (None when it is): `context.fileName` names a file looked for in each
+    folder, and a path in it (`/home/you/.ssh/id_rsa`, `../../.ssh/id_rsa`, `~/x`, `C:\\x`) would read a file
+    from anywhere into the system instruction."""
+    if not name.strip():
+        return "it is empty"
+    if "/" in name or "\\" in name:
+        return "it holds a path separator"
+    if ".." in name:
+        return "it holds `..`"
+    if name.startswith("~"):
+        return "it starts with `~` (a home folder)"
+    if any(ord(ch) < 0x20 or 0x7F <= ord(ch) < 0xA0 for ch in name):
+        return "it holds a control character"
+    return None
+
+
+def _context_file_names(value: Any) -> list[str]:
+    names = _str_or_list(value)
+    refused = [f"{name!r} ({why})" for name in names if (why := not_a_file_name(name))]
+    if refused:
+        raise _Partly([name for name in names if not not_a_file_name(name)],
+                      f"entries must be file names, looked for in each folder; refused: {', '.join(refused)}")
+    return names
+
+
+class _Partly(ValueError):
+    """A value of which a part is usable: `kept` applies, the message says what was dropped and why."""
+
+    def __init__(self, kept: Any, message: str) -> None:
+        super().__init__(message)
+        self.kept = kept
+
+
 def _bool(value: Any) -> bool:
     if isinstance(value, bool):
         return value
@@ -246,7 +280,7 @@ _KEYS: dict[str, tuple[tuple[str, ...], Callable[[Any], Any]]] = {
     "tools_allowed": (("tools.allowed", "allowedTools"), _str_list),
     "model_name": (("model.name",), _str),
     "max_session_turns": (("model.maxSessionTurns", "maxSessionTurns"), _positive_int),
-    "context_file_names": (("context.fileName", "contextFileName"), _str_or_list),
+    "context_file_names": (("context.fileName", "contextFileName"), _context_file_names),
     "web_fetch_private_addresses": (("tools.webFetchPrivateAddresses",), _bool),
     "auth_selected_type": (("security.auth.selectedType", "selectedAuthType"), _str),
     "include_directories": (("context.includeDirectories",), _str_list),
@@ -328,6 +362,10 @@ def interpret(data: dict[str, Any], path: Path, notices: list[str]) -> dict[str,
                 continue  # a newer spelling already set it
             try:
                 values[field_name] = convert(value)
+            except _Partly as exc:
+                notices.append(f"{path}: {dotted} {exc}.")
+                if exc.kept:
+                    values[field_name] = exc.kept
             except ValueError as exc:
                 notices.append(f"{path}: {dotted} {exc}; ignored.")
     if "hooks" in data:

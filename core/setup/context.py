@@ -39,7 +39,18 @@ class Memory:
 
 
 def _candidates(directory: Path, file_names: Iterable[str]) -> list[Path]:
-    return [directory / name for name in file_names if (directory / name).is_file()]
+    # only plain names (settings refuse the rest with a notice): `directory / "/etc/x"` would be /etc/x
+    return [directory / name for name in file_names
+            if name and "/" not in name and "\\" not in name and ".." not in name and "\0" not in name
+            and (directory / name).is_file()]
+
+
+def _outside(path: Path, scope: Sequence[Path]) -> Path | None:
+    """Where `path` really is when that is outside every folder of `scope` (a link out of the project); else None."""
+    real = Path(os.path.realpath(path))
+    if any(real == d or real.is_relative_to(d) for d in (Path(os.path.realpath(s)) for s in scope)):
+        return None
+    return real
 
 
 def _ancestors(root: Path, home: Path) -> list[Path]:
@@ -127,6 +138,14 @@ def load_memory(root: Path, home: Path, file_names: list[str], *, include_dirs: 
     found = [(p, _import_scope(p, root, home, include_dirs)) for p in find_context_files(root, home, file_names)]
     found += [(Path(p), [Path(d)]) for p, d in extra_files]
     for path, scope in found:
+        # a project's context file (or an extension's) is read only when it really is inside the folders it may
+        # import from, or the folder it was found in: a GEMINI.md that links to ~/.ssh/id_rsa is not read. The
+        # user's own ~/.gemini files are theirs to link anywhere.
+        if path.parent != home / ".gemini":
+            elsewhere = _outside(path, [*scope, path.parent])
+            if elsewhere is not None:
+                problems.append(f"{path} links to {elsewhere}, outside the project: not read")
+                continue
         try:
             with open(path, encoding="utf-8", errors="replace") as handle:
                 content = handle.read(MAX_FILE_BYTES).strip()
