@@ -23,6 +23,7 @@ from pathlib import Path
 from gemini_tui.core.processes.child_env import helper_environment
 from gemini_tui.core.processes.sandbox_places import (
     create_missing,
+    git_identity,
     homes,
     mount_points_between,
     outermost,
@@ -39,6 +40,7 @@ _FALSE = {"", "0", "false", "no", "off", "none"}
 PROBE_TIMEOUT_S = 10.0
 # folders where programs keep sockets and shared memory: each a fresh, empty one in the sandbox
 PRIVATE_DIRS = ("/tmp", "/var/tmp", "/run", "/var/run", "/var/lock", "/run/lock")
+IDENTITY = ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL")
 SECCOMP_FD = 9  # the descriptor bubblewrap reads the filter from
 
 
@@ -99,6 +101,7 @@ class Sandbox:
     home: str | None = None  # HOME as commands see it (empty unless it is a root)
     context_names: tuple[str, ...] = ("GEMINI.md",)  # context files kept read-only at the top of each root
     filter_fd: int | None = None  # the seccomp program, held by this process (unix_socket_filter.py)
+    identity: dict[str, str] = field(default_factory=dict)  # GIT_AUTHOR_NAME & co. from the hidden ~/.gitconfig
 
     @property
     def active(self) -> bool:
@@ -131,6 +134,10 @@ class Sandbox:
         env = helper_environment(base=base)
         env.pop("XDG_RUNTIME_DIR", None)
         env["TMPDIR"] = "/tmp"
+        for name in IDENTITY:  # who commits: the user's own variables, else their ~/.gitconfig's name and e-mail
+            value = base.get(name) or self.identity.get(name)
+            if value:
+                env[name] = value
         if self.home is not None:
             env["HOME"] = self.home
         return env
@@ -250,7 +257,7 @@ def build_sandbox(request: SandboxRequest, writable: Iterable[Path], env: Mappin
     home = env.get("HOME")
     sandbox = Sandbox(bwrap, writable, request.network, hidden=hidden, shown=toolchains(hidden, env.get("PATH", "")),
                       home=os.path.realpath(home) if home else None, context_names=tuple(context_names),
-                      filter_fd=filter_fd(program))
+                      filter_fd=filter_fd(program), identity=git_identity(env))
     failure = probe(sandbox)
     if failure is not None:
         sandbox.problem = (

@@ -80,6 +80,22 @@ def _config_state(root: Path) -> tuple[object, ...]:
     return tuple(state)
 
 
+def git_identity(env: Mapping[str, str]) -> dict[str, str]:
+    """The user's git name and e-mail as git's environment variables: ~/.gitconfig is hidden in the sandbox (it
+    can hold credentials in URLs), and `git commit` needs who is committing."""
+    found: dict[str, str] = {}
+    for key, names in (("user.name", ("GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME")),
+                       ("user.email", ("GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL"))):
+        try:
+            done = subprocess.run(["git", "config", "--global", "--get", key], capture_output=True, text=True,
+                                  timeout=GIT_TIMEOUT_S, stdin=subprocess.DEVNULL, env=dict(env))
+        except (OSError, subprocess.SubprocessError):
+            continue
+        if done.returncode == 0 and done.stdout.strip():
+            found.update(dict.fromkeys(names, done.stdout.strip()))
+    return found
+
+
 def hooks_path(root: Path) -> Path | None:
     """The folder git takes hooks from for this repository when the configuration names one (core.hooksPath,
     from every level of git's configuration, relative to the root), else None. Asked of git again only when a

@@ -280,3 +280,15 @@ def test_without_libseccomp_the_sandbox_fails_closed(root: Path, tmp_path: Path)
     done = subprocess.run([sys.executable, "-c", script, str(root)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert "cannot keep this machine's Unix sockets out" in done.stdout and "libseccomp" in done.stdout
+
+
+@needs_bwrap
+async def test_git_commit_knows_who_commits_with_the_gitconfig_hidden(root: Path, fake_home: Path) -> None:
+    (fake_home / ".gitconfig").write_text("[user]\n\tname = Home Name\n\temail = home@example.invalid\n"
+                                          f"[url \"https://{SECRET}@example.invalid/\"]\n\tinsteadOf = x:\n")
+    git(root, "init", "-q")
+    (root / "a.txt").write_text("one\n")
+    tool = tool_for(root, fake_home)
+    text = output(await run(tool, "cat ~/.gitconfig; git add a.txt && git commit -qm first && echo committed"))
+    assert "committed" in text and SECRET not in text  # the file is not there, the identity is
+    assert git(root, "log", "--format=%an <%ae>").strip() == "Home Name <home@example.invalid>"
