@@ -39,7 +39,7 @@ _TRUE = {"1", "true", "yes", "on", "bwrap", "bubblewrap"}
 _FALSE = {"", "0", "false", "no", "off", "none"}
 PROBE_TIMEOUT_S = 10.0
 # folders where programs keep sockets and shared memory: each a fresh, empty one in the sandbox
-PRIVATE_DIRS = ("/tmp", "/var/tmp", "/run", "/var/run", "/var/lock", "/run/lock")
+PRIVATE_DIRS = ("/tmp", "/var/tmp", "/run", "/var/run")  # /var/run: when it is not a link to /run
 IDENTITY = ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL")
 SECCOMP_FD = 9  # the descriptor bubblewrap reads the filter from
 
@@ -205,8 +205,8 @@ class Sandbox:
         return [line for root in self.writable for line in set_aside_planted(root)]
 
     def _inside(self, root: Path) -> list[str]:
-        """Inside one root: the home's secrets hidden when the root is the home; the protected places read-only,
-        each folder above them a mount point so that it cannot be moved away."""
+        """Inside one root: the protected places read-only, each folder between them and the root a mount point so
+        that it cannot be moved away (sandbox_places.py)."""
         args: list[str] = []
         create_missing(root)
         protected = outermost(protected_in(root, self.context_names, self.hidden))
