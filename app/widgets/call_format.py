@@ -16,6 +16,16 @@ STATE_ICONS: dict[CallState, str] = {
     CallState.cancelled: "⊘",
 }
 
+def rejected(call: ToolCallInfo) -> bool:
+    """A call the user turned down (not one cancelled with its turn)."""
+    return call.state is CallState.cancelled and call.outcome == "reject"
+
+
+def state_word(call: ToolCallInfo) -> str:
+    """The state as the chat says it: a call the user rejected is "rejected", not "cancelled"."""
+    return "rejected" if rejected(call) else STATE_WORDS[call.state]
+
+
 STATE_WORDS: dict[CallState, str] = {
     CallState.validating: "waiting",
     CallState.awaiting_approval: "awaiting approval",

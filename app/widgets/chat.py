@@ -16,11 +16,12 @@ from textual.widgets import Static
 
 from gemini_tui.app.widgets.call_format import (
     STATE_ICONS,
-    STATE_WORDS,
     call_target,
     call_title,
     format_elapsed,
+    rejected,
     short,
+    state_word,
 )
 from gemini_tui.core.ground.events import CallState, ToolCallInfo
 from gemini_tui.core.processes.terminal_text import TerminalTextStream, clean_terminal_text
@@ -91,7 +92,7 @@ class ToolCallCard(Vertical, can_focus=True):
         text.append(call_title(call), style="bold")
         if target := call_target(call):
             text.append(f"  {short(target, 90)}")
-        text.append(f"  {STATE_WORDS[call.state]}", style="italic")
+        text.append(f"  {state_word(call)}", style="italic")
         # the tool's own time: the core's duration also counts the wait for the user, shown apart
         if (seconds := self.record.tool_seconds(time.monotonic())) is not None:
             text.append(f" {format_elapsed(seconds)}", style="dim")
@@ -101,7 +102,8 @@ class ToolCallCard(Vertical, can_focus=True):
             text.append(f"\n  │ {short(self.record.last_output, 140)}", style="dim")
         if self.result is not None:
             text.append("  ▾" if self.expanded else "  ▸", style="dim")
-        if call.state is CallState.error and self.result is not None and self.result.error is not None:
+        if (call.state is CallState.error or rejected(call)) and self.result is not None \
+                and self.result.error is not None:  # why it failed; for a rejection, the user's reason
             error = self.result.error.message.strip().splitlines()
             if error:
                 text.append(f"\n  └ {short(error[0], 140)}", style="bold")

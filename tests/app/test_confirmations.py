@@ -107,3 +107,19 @@ async def test_escape_while_asking_cancels_the_turn(root: Path, tmp_path: Path) 
         await asyncio.sleep(0)
         assert bar.request is None
     assert not (root / "x.txt").exists()
+
+
+async def test_a_rejected_call_says_rejected_and_shows_the_reason_in_the_chat(root: Path, tmp_path: Path) -> None:
+    model = ScriptedModel().add(call("run_shell_command", command="touch nope.txt")).add(text("OK."))
+    app = make_app(root, tmp_path, model)
+    async with app.run_test(size=(110, 32)) as pilot:
+        await type_and_send(pilot, "touch it")
+        screen = main_screen(pilot)
+        bar = screen.query_one(ConfirmBar)
+        await wait_for(pilot, lambda: bar.request is not None)
+        await pilot.pause(GRACE)
+        await pilot.press("r", *"too risky", "enter")
+        await wait_for(pilot, lambda: not screen.busy)
+        header = next(iter(screen.chat.cards.values())).header_text().plain
+    assert "rejected" in header and "cancelled" not in header  # the user's no, not a cancelled turn
+    assert "too risky" in header
