@@ -122,7 +122,9 @@ async def queue_with_running_calls(pilot: Pilot[Any]) -> None:
     calls = main_screen(pilot).queue
     # the live output too: it arrives apart from the states, and a busy machine may draw the states first
     await wait_for(pilot, lambda: len(calls.entries) == 4 and "[ 40%]" in calls.queue_text().plain)
-    calls.refresh_lines()  # drawn now, not at the queue's next half-second tick
+    calls.refresh_lines()  # drawn now, not at the queue's (and the cards') next half-second tick
+    for card in main_screen(pilot).chat.cards.values():
+        card.refresh_header()
     await pilot.pause()
 
 
