@@ -125,7 +125,7 @@ async def test_no_size_breaks_the_screens(root: Path, tmp_path: Path) -> None:
             await type_and_send(pilot, "edit " + "x" * 50)
             await wait_for(pilot, lambda app=app: isinstance(app.screen, DiffReviewScreen))
             await pilot.pause(GRACE)  # the review takes keys once typing has paused (app/typing_guard.py)
-            await pilot.press("w", "s", "n")
+            await pilot.press("w", "v", "right_square_bracket")
             await pilot.pause()
             await pilot.press("escape")
             await wait_for(pilot, lambda screen=screen: not screen.busy)
