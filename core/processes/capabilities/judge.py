@@ -7,15 +7,15 @@ the network, and whether the table does not know it at all."""
 
 from __future__ import annotations
 
-import functools
 import os
 import re
 import shlex
-import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+from gemini_tui.core.processes import sandbox_places
 from gemini_tui.core.processes.capabilities.table import SAFE_GIT_CONFIG, SHELL_NAMES, Program, lookup
 from gemini_tui.core.processes.capabilities.words import expand
 
@@ -831,27 +831,11 @@ def _other_repository(directory: str, root: str) -> bool:
     return False
 
 
-@functools.lru_cache(maxsize=64)
-def _hooks_path(root: str, stamp: float) -> str | None:
-    try:
-        found = subprocess.run(["git", "-C", root, "config", "--get", "core.hooksPath"], capture_output=True,
-                               text=True, timeout=5, env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-                                                          "HOME": os.environ.get("HOME", "/"),
-                                                          "GIT_CONFIG_NOSYSTEM": "1"})
-    except (OSError, subprocess.SubprocessError):
-        return None
-    value = found.stdout.strip()
-    return os.path.normpath(os.path.join(root, os.path.expanduser(value))) if value else None
-
-
 def hooks_path(root: str) -> str | None:
-    """The folder `core.hooksPath` names for the root's repository (read from git), or None."""
-    config = os.path.join(root, ".git", "config")
-    try:
-        stamp = os.stat(config).st_mtime
-    except OSError:
-        return None
-    return _hooks_path(root, stamp)
+    """The folder `core.hooksPath` names for the root's repository (read from git by the one reader the sandbox
+    uses too, cached on every level of git's configuration), or None."""
+    found = sandbox_places.hooks_path(Path(root))
+    return str(found) if found is not None else None
 
 
 def hooks_in_root(root: str) -> list[str]:
