@@ -114,7 +114,10 @@ def coverage_problem(command: Command, effects: Effects, roots: list[str], cwd: 
                                                    "outside the workspace.")
         if path in HARMLESS_TARGETS or path.startswith("/dev/fd/"):
             continue
-        if (changes_directory and not os.path.isabs(path)) or not inside(resolve(path, cwd), roots):
+        if changes_directory and not os.path.isabs(path):
+            return ("reads outside the workspace", f"`{name}` reads {path} after a cd, somewhere the rules cannot "
+                                                   "see; rules cover reads inside the workspace only.")
+        if not inside(resolve(path, cwd), roots):
             return ("reads outside the workspace", f"`{name}` reads {path}, outside the workspace; rules cover "
                                                    "reads inside it only.")
     return None
