@@ -23,6 +23,8 @@ from gemini_tui.core.ground.text_boundary import shown_text
 from gemini_tui.styles import stylesheet
 
 if TYPE_CHECKING:
+    from rich.console import RenderableType
+
     from gemini_tui.app.screens.main_screen import MainScreen
     from gemini_tui.core.session.face import SessionFace
 
@@ -120,6 +122,14 @@ class GeminiApp(App[int]):
     def on_unmount(self) -> None:
         if self.window_title is not None:  # before the driver stops: the title the app found, back
             self.window_title.restore()
+
+    def exit(self, result: int | None = None, return_code: int = 0, message: RenderableType | None = None) -> None:
+        """Every way of leaving comes here: what tools still run (a command, its background jobs) ends now, not
+        after the screens, the session and its servers have been closed, which can take seconds on a busy machine."""
+        from gemini_tui.core.processes.child_processes import end_all
+
+        end_all()
+        super().exit(result, return_code, message)
 
     def end_on_signal(self, signum: int) -> None:
         """SIGTERM or SIGHUP: leave as the user's quit does, with 128 + `signum` as the exit code. Should leaving
