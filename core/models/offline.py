@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -22,6 +23,7 @@ from gemini_tui.core.ground.model_api import (
     UsageChunk,
 )
 from gemini_tui.core.ground.parts import TextPart
+from gemini_tui.core.session.mentions import AttachedPrompt, Attachment, Mention, mention_spans, read_back
 
 OFFLINE_MODEL_NAME = "offline"
 
@@ -37,8 +39,8 @@ which becomes one tool call, so that you can try the tools on your own files wit
 - `run <command>`: run a shell command (run_shell_command)
 - `remember <fact>`: save a fact to GEMINI.md (save_memory)
 
-Quote arguments that contain spaces, e.g. `replace "old text" with "new text" in notes.md`. Set GEMINI_API_KEY \
-to talk to Gemini instead.
+Quote arguments that contain spaces, e.g. `replace "old text" with "new text" in notes.md`. Files you attach with \
+`@path` I show as they are (a phrase may name them too: `list @src`). Set GEMINI_API_KEY to talk to Gemini instead.
 """
 
 _Q = r"""("[^"]*"|'[^']*'|\S+)"""  # one argument: quoted or a single word
@@ -92,13 +94,54 @@ class OfflineModel:
 
     def interpret(self, prompt: str) -> tuple[str, dict[str, Any]] | None:
         """The tool call a prompt asks for, or None (the help text)."""
-        text = prompt.strip()
+        text = _literal_at(prompt).strip()
         if not text.lower().startswith("write"):
             text = text.rstrip("!?").strip()
         for pattern, build in self._rules:
             if match := pattern.match(text):
                 return build(match)
         return None
+
+    def _answer_attached(self, attached: AttachedPrompt) -> tuple[str, tuple[str, dict[str, Any]] | None]:
+        """A prompt sent with its mentions' content: each `@path` stands for the path it names, so a phrase such as
+        `replace a with b in @x.md` acts on x.md; a `read` of an attached file, or any other words, are answered
+        from the attached content itself (the file is never looked up as `@x.md`)."""
+        spans = mention_spans(attached.text)
+        mentioned = [m.path for m in spans]
+        call = self.interpret(_named(attached.text, spans))
+        if call is not None and not (call[0] == "read_file" and self._covered(call[1]["path"], mentioned)):
+            return f"Calling {call[0]}.\n", call
+        return self._show_attached(attached, mentioned), None
+
+    def _covered(self, path: str, mentioned: list[str]) -> bool:
+        return any(_within(Path(path), Path(self._abs(m))) for m in mentioned)
+
+    def _shown(self, name: str) -> str:
+        """An attachment's name as the user would write it: relative to the root when inside it."""
+        where = Path(name)
+        if where.is_absolute():
+            for root in (self.root, self.root.resolve()):
+                if where.is_relative_to(root):
+                    return where.relative_to(root).as_posix()
+        return name
+
+    def _show_attached(self, attached: AttachedPrompt, mentioned: list[str]) -> str:
+        files = attached.attachments
+        lines = []
+        if files:
+            said = ", ".join(map(_as_mention, mentioned)) or "Your prompt"
+            count, them, hold = ("1 file", "it", "it holds") if len(files) == 1 else (f"{len(files)} files", "them",
+                                                                                      "they hold")
+            lines.append(f"{said} attached {count}. I am the offline demo model, so I cannot explain {them}; this "
+                         f"is what {hold}.")
+        for item in files:
+            lines += ["", *_describe(self._shown(item.name), item)]
+        missing = [m for m in mentioned
+                   if not any(f.name == m or _within(Path(f.name), Path(self._abs(m))) for f in files)]
+        if missing:
+            lines += ["", "Nothing was attached for " + ", ".join(map(_as_mention, missing)) + "."]
+        lines += [f"read_many_files: {note}" for note in attached.notes]
+        return "\n".join(lines).strip("\n") + "\n"
 
     async def stream(self, request: ModelRequest, abort_signal: AbortSignal) -> AsyncIterator[ModelChunk]:
         from gemini_tui.core.session.compression import SNAPSHOT_MARKER, deterministic_snapshot
@@ -115,10 +158,14 @@ class OfflineModel:
         after = max((i for i, p in enumerate(last.parts) if isinstance(p, FunctionResponse)), default=-1)
         responses = [p for p in last.parts if isinstance(p, FunctionResponse)]
         texts = [p.text for p in last.parts[after + 1:] if isinstance(p, TextPart) and p.text.strip()]
-        if responses and not texts:
+        call: tuple[str, dict[str, Any]] | None
+        if (attached := read_back(last.parts[after + 1:])) is not None:
+            # `@path` mentions were read by the session: answer from what they attached, the paths they name
+            answer, call = self._answer_attached(attached)
+        elif responses and not texts:
             answer, call = summarize(responses), None
         else:
-            # newest text first: a `!command` note or the files an @mention read come before or after it
+            # newest text first: a `!command` note comes before or after it
             call = next((c for c in map(self.interpret, reversed(texts)) if c is not None), None)
             if call is None and texts:
                 call = self.interpret(" ".join(texts))
@@ -137,6 +184,54 @@ class OfflineModel:
 
 
 SUMMARY_LINES = 8
+_DEFINITION = re.compile(r"^\s*(?:export\s+)?(?:async\s+)?(?:def|class|function|func|fn|struct|interface)\s+(\w+)",
+                         re.M)
+
+
+def _literal_at(text: str) -> str:
+    """`\\@` is the user's way to write an `@` that attaches nothing: it means the character itself."""
+    return text.replace("\\@", "@")
+
+
+def _named(text: str, spans: list[Mention]) -> str:
+    """The prompt with each `@path` replaced by the path it names (quoted when it holds a space)."""
+    out, position = [], 0
+    for span in spans:
+        out += [text[position:span.start], f'"{span.path}"' if " " in span.path else span.path]
+        position = span.end
+    return "".join([*out, text[position:]])
+
+
+def _as_mention(path: str) -> str:
+    return f'@"{path}"' if " " in path else f"@{path}"
+
+
+def _within(path: Path, target: Path) -> bool:
+    """Whether `path` is `target` or lies under it (a mentioned directory attaches the files in it)."""
+    path, target = Path(os.path.realpath(path)), Path(os.path.realpath(target))  # a root reached through a link
+    return path == target or target in path.parents
+
+
+def _fenced(shown: list[str]) -> list[str]:
+    """Lines in a fenced block (long enough to hold any run of backticks in them), so Markdown keeps them lines."""
+    fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", "\n".join(shown))), default=0))
+    return [fence, *shown, fence]
+
+
+def _describe(name: str, item: Attachment) -> list[str]:
+    """One attachment: its name and size, what it defines (for code), and its first lines."""
+    if item.mime_type:
+        return [f"{name}: {item.mime_type}, {item.size} bytes, sent as data (I cannot look inside it)."]
+    lines = item.text.splitlines()
+    head = f"{name}: {len(lines)} line{'' if len(lines) == 1 else 's'}"
+    if names := list(dict.fromkeys(_DEFINITION.findall(item.text))):
+        head += ", defines " + ", ".join(names[:10]) + (" ..." if len(names) > 10 else "")
+    if not lines:
+        return [head + ", empty."]
+    shown = lines[:SUMMARY_LINES]
+    if len(lines) > SUMMARY_LINES:
+        shown.append(f"... ({len(lines) - SUMMARY_LINES} more lines)")
+    return [head + ":", *_fenced(shown)]
 
 
 def summarize(responses: list[FunctionResponse]) -> str:
@@ -154,6 +249,5 @@ def summarize(responses: list[FunctionResponse]) -> str:
             shown = rest[:SUMMARY_LINES]
             if len(rest) > SUMMARY_LINES:
                 shown.append(f"... ({len(rest) - SUMMARY_LINES} more lines)")
-            fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", "\n".join(shown))), default=0))
-            lines += [fence, *shown, fence]
+            lines += _fenced(shown)
     return "\n".join(lines) + "\n"

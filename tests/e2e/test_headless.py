@@ -220,6 +220,19 @@ def test_offline_model_without_a_key(root: Path, home: Path) -> None:
     assert json.loads(out.stdout)["stats"]["models"].keys() == {"offline"}
 
 
+
+def test_offline_model_answers_from_mentioned_files(root: Path, home: Path) -> None:
+    """`-p` with `@path` mentions and no key: the answer shows the attached files, for generated spellings."""
+    from tests.core.models.test_offline_mentions import FILES, generated_cases, make_root
+
+    make_root(root)
+    for case in generated_cases(seed=3)[::5]:
+        out = run_cli(["-p", case.prompt], root, home)
+        assert out.returncode == 0, out.stderr
+        assert "Calling" not in out.stdout and "fixed phrases" not in out.stdout, case.prompt
+        assert all(f"{name}: " in out.stdout and FILES[name].splitlines()[0] in out.stdout for name in case.attached)
+        assert all(f"Nothing was attached for @{name}." in out.stdout for name in case.missing), case.prompt
+
 def test_headless_imports_nothing_of_the_app(gemini_server, root: Path, home: Path) -> None:
     list_script(gemini_server, root)
     out = run_cli(["-p", "list"], root, home, gemini_server, python_flags=("-X", "importtime"))
