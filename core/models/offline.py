@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import fnmatch
 import json
 import os
 import re
@@ -116,6 +117,13 @@ class OfflineModel:
     def _covered(self, path: str, mentioned: list[str]) -> bool:
         return any(_within(Path(path), Path(self._abs(m))) for m in mentioned)
 
+    def _attached_by(self, name: str, mention: str) -> bool:
+        """Whether the attachment `name` came from `mention`: the file itself, a folder holding it, a glob it
+        matches (`@src/*.py`), or the MCP resource of that name."""
+        target = self._abs(mention)
+        return (name == mention or _within(Path(name), Path(target)) or fnmatch.fnmatchcase(name, target)
+                or fnmatch.fnmatchcase(self._shown(name), mention))
+
     def _shown(self, name: str) -> str:
         """An attachment's name as the user would write it: relative to the root when inside it."""
         where = Path(name)
@@ -136,8 +144,7 @@ class OfflineModel:
                          f"is what {hold}.")
         for item in files:
             lines += ["", *_describe(self._shown(item.name), item)]
-        missing = [m for m in mentioned
-                   if not any(f.name == m or _within(Path(f.name), Path(self._abs(m))) for f in files)]
+        missing = [m for m in mentioned if not any(self._attached_by(f.name, m) for f in files)]
         if missing:
             lines += ["", "Nothing was attached for " + ", ".join(map(_as_mention, missing)) + "."]
         lines += [f"read_many_files: {note}" for note in attached.notes]

@@ -28,7 +28,8 @@ FILES = {"src/foo.py": "def foo():\n    return 42\n", "src/bar.py": "class Bar:\
          "my dir/a b.txt": "spaced content\n", "README.md": "# Title\nhi there\n", "@odd.txt": "odd one\n"}
 # what a mention of each target attaches
 TARGETS = {"src/foo.py": ["src/foo.py"], "src": ["src/bar.py", "src/foo.py"], "my dir/a b.txt": ["my dir/a b.txt"],
-           "my dir": ["my dir/a b.txt"], "README.md": ["README.md"]}
+           "my dir": ["my dir/a b.txt"], "README.md": ["README.md"], "src/*.py": ["src/bar.py", "src/foo.py"],
+           "*/a b.txt": ["my dir/a b.txt"]}
 TEMPLATES = ["{m} explain", "what does {m} do?", "explain {m}.", "read {m}", "tell me about {m}, please", "{m}",
              "compare {m} with {n}", "{m} {n} what changed?"]
 MISSING = ["nope.py", "gone/away.txt"]
@@ -90,6 +91,7 @@ async def test_the_offline_model_answers_from_what_a_mention_attached(case: Case
         assert FILES[name].splitlines()[0] not in answer
     for name in case.missing:
         assert f"Nothing was attached for @{name}." in answer
+    assert ("Nothing was attached" in answer) == bool(case.missing)
     count = len(case.attached)
     first = answer.split("\n")[0]
     assert first.endswith(f" attached {count} file{'' if count == 1 else 's'}. I am the offline demo model, so I "
