@@ -24,7 +24,9 @@ from gemini_tui.styles import stylesheet
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
+    from textual.driver import Driver
 
+    from gemini_tui.app.early_input import EarlyInput
     from gemini_tui.app.screens.main_screen import MainScreen
     from gemini_tui.core.session.face import SessionFace
 
@@ -56,10 +58,13 @@ class GeminiApp(App[int]):
     ]
 
     def __init__(self, session: SessionFace | Callable[[], SessionFace], root: Path | None = None, *,
-                 first_prompt: str | None = None, ask_trust: bool = True) -> None:
+                 first_prompt: str | None = None, ask_trust: bool = True, early: EarlyInput | None = None) -> None:
         """`ask_trust`: before building the session, ask whether to trust a folder whose settings need it
-        (off with --trust, and when a built Session is passed)."""
+        (off with --trust, and when a built Session is passed). `early`: the terminal was set to raw input as the
+        process started; what was typed before is read first, and the terminal's own settings come back at the end."""
         super().__init__()
+        if early is not None:
+            self.driver_class = _reading_early_input(self.driver_class, early)
         self._source = session
         self.root = (root or Path.cwd()).resolve()
         self.first_prompt = first_prompt  # `-i TEXT`: sent once the session is ready
@@ -68,11 +73,24 @@ class GeminiApp(App[int]):
         self.last_key_at = 0.0  # when any key last arrived: confirmations wait for typing to pause
         self.ending_signal: int | None = None  # the signal that ended the app, if one did
         self.window_title: WindowTitle | None = None  # in a real terminal
+        # Keys that come before the main screen is up (typed as the app starts) wait here, in order, and are handed
+        # on as it opens: there is nothing to receive them before (the default screen would drop them).
+        self._held_keys: list[events.Key] | None = []
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key):
             self.last_key_at = time.monotonic()  # before any widget sees it (see app/typing_guard.py)
+            if self._held_keys is not None and not event.is_forwarded:
+                self._held_keys.append(event)
+                return
         await super().on_event(event)
+
+    async def open_keys(self) -> None:
+        """The main screen is up, its prompt focused: the keys held until now go where they would have gone a
+        moment later (in the app's own order: keys that arrive meanwhile queue behind these)."""
+        held, self._held_keys = self._held_keys or [], None
+        for key in held:
+            await super().on_event(key)
 
     def on_mount(self) -> None:
         # whatever asyncio would print on its own (a task's error nobody retrieved, a generator closed at the
@@ -238,18 +256,37 @@ class GeminiApp(App[int]):
             self.push_screen(HelpScreen(session_commands(main.session) if main and main.ready else None))
 
 
+def _reading_early_input(base: type[Driver], early: EarlyInput) -> type[Driver]:
+    """The terminal driver, reading first what was typed before the process switched the terminal to raw input
+    (those keys come before any the driver reads itself), and giving back the terminal's own settings at the end
+    (and around a suspension), not the raw ones it found."""
+    from textual._xterm_parser import XTermParser  # the parser Textual's own driver reads keys with
+
+    class EarlyInputDriver(base):  # type: ignore[valid-type,misc]
+        def start_application_mode(self) -> None:
+            parser = XTermParser()
+            for message in [*parser.feed(early.typed), *parser.feed("")] if early.typed else []:
+                self.process_message(message)
+            early.typed = ""  # once: a resumed driver (after a suspension) does not read them again
+            super().start_application_mode()
+            if getattr(self, "attrs_before", None) is not None:
+                self.attrs_before = early.original
+
+    return EarlyInputDriver
+
+
 def _log_loop_error(_loop: asyncio.AbstractEventLoop, context: dict[str, object]) -> None:
     error = context.get("exception")
     log.debug("asyncio: %s", context.get("message"), exc_info=error if isinstance(error, BaseException) else None)
 
 
 def run(session: SessionFace | Callable[[], SessionFace], root: Path | None = None, *,
-        first_prompt: str | None = None, ask_trust: bool = True) -> int:
+        first_prompt: str | None = None, ask_trust: bool = True, early: EarlyInput | None = None) -> int:
     """Run the app until the user quits; returns the process exit code.
 
     Pass a function that builds the session rather than the session itself to have the first frame drawn
     before the settings, tools and model are loaded (it is called in a thread right after)."""
-    app = GeminiApp(session, root, first_prompt=first_prompt, ask_trust=ask_trust)
+    app = GeminiApp(session, root, first_prompt=first_prompt, ask_trust=ask_trust, early=early)
     with _signals_end(app):
         result = app.run()
     return result if isinstance(result, int) else (app.return_code or 0)

@@ -330,12 +330,21 @@ def _build_interactive(model: str | None, mode: str | None, wiring: dict[str, ob
 
 def _interactive(build: Callable[[], SessionFace], first_prompt: str | None = None,
                  ask_trust: bool = True) -> int:
+    # the terminal reads raw keys from now on, before the app's imports: a key typed in the first instant is kept
+    # as typed (Enter stays Enter), not turned into a line by the terminal
+    from gemini_tui.app.early_input import capture
+
+    early = capture(sys.stdin)
     try:
-        from gemini_tui.app.main import run
-    except ImportError as exc:
-        print(f"gemini-tui: the full-screen app is not available ({exc}); use -p PROMPT.", file=sys.stderr)
-        return 1
-    return run(build, Path.cwd(), first_prompt=first_prompt, ask_trust=ask_trust)
+        try:
+            from gemini_tui.app.main import run
+        except ImportError as exc:
+            print(f"gemini-tui: the full-screen app is not available ({exc}); use -p PROMPT.", file=sys.stderr)
+            return 1
+        return run(build, Path.cwd(), first_prompt=first_prompt, ask_trust=ask_trust, early=early)
+    finally:
+        if early is not None:
+            early.restore()
 
 
 if __name__ == "__main__":

@@ -75,6 +75,9 @@ def history_panel() -> HistoryPanel:
 
 class MainScreen(Screen[None]):
     COMMANDS: ClassVar = {GeminiCommands}  # the command palette's entries for this screen
+    # the prompt has the focus as soon as the screen is composed: a key read in the same instant goes to it (with
+    # the default, the chat had it until a later focus call, and keys typed at start were dropped on the way)
+    AUTO_FOCUS = "#prompt-input"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel_turn", "Cancel turn"),
         Binding("shift+tab", "cycle_mode", "Approval mode", priority=True),
@@ -111,7 +114,8 @@ class MainScreen(Screen[None]):
         self.adapter = EventAdapter(self)
         self.mcp_status: dict[str, McpServerStatusChanged] = {}
         self.busy = False
-        self._waiting_prompts: list[str] = []  # typed before the session was ready
+        # what the user did before the session was ready (prompts sent, approval mode changed), done in order then
+        self._waiting: list[Callable[[], object]] = []
         self._busy_since = 0.0
         self._waiting_title = False
         self.queued: list[str] = []  # sent while a turn ran: each goes when the turn before it ends
@@ -136,6 +140,9 @@ class MainScreen(Screen[None]):
         self.history.display = False
         self.queued_view.display = False
         self.focus_prompt()
+        open_keys = getattr(self.app, "open_keys", None)
+        if open_keys is not None:  # keys typed as the app started were held for the prompt: it is here
+            self.app.call_later(open_keys)
         # the key bar comes right after the first frame: the prompt is what must show first
         self.call_after_refresh(self.mount, KeyBar())
         if self._initial_session is not None:
@@ -159,7 +166,12 @@ class MainScreen(Screen[None]):
         if self.ready:
             self.post_message(PromptInput.Submitted(text))
         else:
-            self._waiting_prompts.append(text)
+            self._when_ready(lambda: self.post_message(PromptInput.Submitted(text)))
+
+    def _when_ready(self, action: Callable[[], object]) -> None:
+        """Keeps `action` (a key the user pressed before the session was built) for when it is: a key pressed in
+        the first instant acts as it would a second later."""
+        self._waiting.append(action)
 
     def attach(self, session: SessionFace) -> None:
         """The session is built: subscribe to its events, show its state, send what was typed meanwhile."""
@@ -185,9 +197,9 @@ class MainScreen(Screen[None]):
             self.set_timer(WARM_UP_DELAY, self.warm_up_client)
         self.warm_up_markdown()
         gc.freeze()  # what exists now lives as long as the screen: collections need not walk it (undone on unmount)
-        waiting, self._waiting_prompts = self._waiting_prompts, []
-        for text in waiting:
-            self.post_message(PromptInput.Submitted(text))
+        waiting, self._waiting = self._waiting, []
+        for action in waiting:
+            self.call_later(action)  # each a message of its own, in the order the keys came (a prompt's is async)
 
     def warn_about_root(self) -> None:
         """Started in / or the home directory: every file there is in reach of the tools. Say so."""
@@ -309,7 +321,7 @@ class MainScreen(Screen[None]):
         text = event.text
         self.chat.follow()  # whatever was sent, its answer (and any confirmation) happens in view
         if not self.ready:
-            self._waiting_prompts.append(text)
+            self._when_ready(lambda: self.post_message(PromptInput.Submitted(text)))
             self.notify("Starting up: your prompt is sent as soon as the session is ready.", timeout=2)
             return
         if text.startswith("/"):
@@ -605,11 +617,13 @@ class MainScreen(Screen[None]):
 
     def action_cycle_mode(self) -> None:
         if not self.ready:
+            self._when_ready(self.action_cycle_mode)
             return
         self.set_mode(self.session.approval_mode.next())
 
     def action_toggle_yolo(self) -> None:
         if not self.ready:
+            self._when_ready(self.action_toggle_yolo)
             return
         from gemini_tui.core.approvals.policy import ApprovalMode
 
