@@ -181,7 +181,9 @@ class MainScreen(Screen[None]):
         self.status.model_name = session.model_name
         self.status.is_offline = session.is_offline
         self.status.approval_mode = str(session.approval_mode)
-        self.status.context_percent = 0  # shown from the start, updated before every request
+        # shown from the start (a resumed session's share and tokens: all of its history is sent), updated by events
+        self.status.context_percent = session.context_used().percent
+        self.status.tokens = session.stats.conversation_tokens
         self.status.sandbox = session.sandbox.describe()
         self.refresh_session_commands()  # custom commands complete like built-ins
         self.apply_theme(session.settings)

@@ -136,8 +136,8 @@ class Usage:
 @dataclass(frozen=True)
 class UsageUpdated:
     model: str
-    usage: Usage  # this request's usage
-    session_total: int
+    usage: Usage  # this request's usage (empty when the count changed without one: a saved session was resumed)
+    session_total: int  # the conversation's tokens so far, a resumed session's earlier requests included
 
 
 @dataclass(frozen=True)

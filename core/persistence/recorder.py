@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from gemini_tui.core.ground.content import contents_to_json
-from gemini_tui.core.ground.events import CallFinished, ErrorOccurred, Event, TextDelta, TurnStarted
+from gemini_tui.core.ground.events import CallFinished, ErrorOccurred, Event, TextDelta, TurnStarted, UsageUpdated
 from gemini_tui.core.ground.model_api import Content
 from gemini_tui.core.persistence.records import display_to_json, entry_digest, prompt_position
 from gemini_tui.core.persistence.store import SessionWriter
@@ -57,6 +57,12 @@ class SessionRecorder:
                     "error": None if result.error is None else {"kind": result.error.kind.value,
                                                                 "message": result.error.message},
                 })
+            case UsageUpdated(model=model, usage=usage) if usage.total_tokens or usage.prompt_tokens:
+                # what the request used, as the model counted it: a resume counts on from these (the context's
+                # share from the last one), as Gemini CLI does from its saved messages' tokens
+                self._pending.append({"kind": "usage", "model": model, "prompt": usage.prompt_tokens,
+                                      "candidates": usage.candidates_tokens, "cached": usage.cached_tokens,
+                                      "thoughts": usage.thoughts_tokens, "total": usage.total_tokens})
             case ErrorOccurred(message=message, kind=kind):
                 self._end_answer()
                 self._pending.append({"kind": "notice", "message": f"✗ {message}", "level": "error",

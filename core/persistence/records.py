@@ -126,6 +126,10 @@ class LoadedSession:
     agent_state: str | None = None  # the workspace tree after the agent's last change (a shadow-repo tree)
     problems: list[str] = field(default_factory=list)
     gaps: int = 0  # history splices added at the end because the records before them were lost
+    tokens_spent: int = 0  # what its requests used, by their usage records
+    # the context as the model counted it at its last request (its prompt and answer), while nothing has shrunk the
+    # history since (a compression or a rewind); None: not recorded (an older file), the front end estimates it
+    context_tokens: int | None = None
 
     @property
     def prompts(self) -> list[TranscriptEntry]:
@@ -159,7 +163,16 @@ def apply_record(session: LoadedSession, record: dict[str, Any]) -> None:
             session.history[start:] = contents
         case "prompt" | "answer" | "call" | "notice" | "compressed":
             session.transcript.append(TranscriptEntry(kind, {k: v for k, v in record.items() if k != "kind"}))
+            if kind == "compressed":
+                session.context_tokens = None
+        case "usage":
+            total, prompt, candidates = int(record["total"]), int(record["prompt"]), int(record["candidates"])
+            if min(total, prompt, candidates) < 0:
+                raise ValueError("a negative token count")
+            session.tokens_spent += total
+            session.context_tokens = prompt + candidates if prompt else None
         case "rewind":
+            session.context_tokens = None
             keep = int(record["prompt"])
             seen = 0
             for index, entry in enumerate(session.transcript):

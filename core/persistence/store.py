@@ -266,7 +266,7 @@ def _meta(line: bytes, path: Path) -> dict[str, Any]:
 
 
 KINDS = frozenset({"history", "prompt", "answer", "call", "notice", "compressed", "rewind", "checkpoint",
-                   "agent_state", "uncheckpoint", "bookmark"})
+                   "agent_state", "uncheckpoint", "bookmark", "usage"})
 
 
 def _recovered_meta(lines: list[bytes], path: Path) -> dict[str, Any] | None:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from gemini_tui.core.approvals.grants import GrantStore
     from gemini_tui.core.approvals.policy import ApprovalPolicy
-    from gemini_tui.core.ground.events import EventBus, Notice, TurnEndReason
+    from gemini_tui.core.ground.events import ContextUsed, EventBus, Notice, TurnEndReason
     from gemini_tui.core.ground.model_api import Content
     from gemini_tui.core.persistence.checkpoints import RestoreOutcome
     from gemini_tui.core.persistence.records import CheckpointRecord, LoadedSession, PromptMark
@@ -68,6 +68,10 @@ class SessionFace(Protocol):
     def is_offline(self) -> bool: ...
     @property
     def is_running(self) -> bool: ...
+    def context_used(self) -> ContextUsed:
+        """How full the model's context window is with the conversation as it is (after a resume: the resumed
+        session's last count, else an estimate); the same figure `ContextUsed` events carry."""
+        ...
     @property
     def notices(self) -> Sequence[Notice]:
         """Notices published while the session was built (settings problems, the offline model), for a front

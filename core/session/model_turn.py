@@ -102,7 +102,7 @@ class ModelTurn:
                         calls.append(call)
                     case UsageChunk(usage=usage):
                         self.stats.model(model.model_name).tokens.add(usage)
-                        bus.publish(UsageUpdated(model.model_name, usage, self.stats.total_tokens))
+                        bus.publish(UsageUpdated(model.model_name, usage, self.stats.conversation_tokens))
                         # a client that knows its window (an OpenAI-compatible server's) has the server's count
                         # of the context too, which beats our estimate; Gemini's share stays the estimate
                         if usage.prompt_tokens and getattr(model, "context_window", None):

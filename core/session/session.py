@@ -20,7 +20,17 @@ from gemini_tui.core.approvals.grants import GrantStore
 from gemini_tui.core.approvals.policy import ApprovalMode, ApprovalPolicy, policy_from_settings
 from gemini_tui.core.ground.abort import AbortSignal
 from gemini_tui.core.ground.debug_log import where_details
-from gemini_tui.core.ground.events import ErrorOccurred, EventBus, Notice, TurnEndReason, TurnFinished, TurnStarted
+from gemini_tui.core.ground.events import (
+    ContextUsed,
+    ErrorOccurred,
+    EventBus,
+    Notice,
+    TurnEndReason,
+    TurnFinished,
+    TurnStarted,
+    Usage,
+    UsageUpdated,
+)
 from gemini_tui.core.ground.model_api import ContentPart, FunctionCall, ModelClient
 from gemini_tui.core.ground.parts import Part, TextPart
 from gemini_tui.core.ground.tool_result import ToolResult
@@ -479,10 +489,32 @@ class Session:
         self.autosave.enable(store)
 
     def resume(self, which: str = "latest") -> LoadedSession:
-        return self.autosave.resume(which)
+        loaded = self.autosave.resume(which)
+        self._count_resumed()
+        return loaded
 
     def load_session(self, loaded: LoadedSession) -> None:
         self.autosave.load(loaded)
+        self._count_resumed()
+
+    def context_used(self) -> ContextUsed:
+        """How full the model's context window is with the conversation as it is: right after a resume, what the
+        model counted at the resumed session's last request (when recorded, and the history is as it was then),
+        else the estimate every request starts from."""
+        loaded, conversation = self.autosave.resumed, self.state.conversation
+        if loaded is not None and loaded.context_tokens is not None and len(conversation) == len(loaded.history):
+            tokens = loaded.context_tokens
+        else:
+            tokens = compression.estimate_tokens(conversation)
+        return ContextUsed(tokens, self.compressor.context_window())
+
+    def _count_resumed(self) -> None:
+        """A saved conversation took this one's place: the token count goes on from what its requests used, and the
+        context share is its history's (the status line showed 0 until the next request, though all of it is sent)."""
+        loaded = self.autosave.resumed
+        self.stats.carry(loaded.tokens_spent if loaded is not None else 0)
+        self.bus.publish(UsageUpdated(self.model_name, Usage(), self.stats.conversation_tokens))
+        self.bus.publish(self.context_used())
 
     def list_sessions(self) -> list[SessionSummary]:
         return self.autosave.list_sessions()
@@ -507,7 +539,15 @@ class Session:
         return self.chats.save(tag)
 
     def resume_chat(self, tag: str) -> int:
-        return self.chats.resume(tag)
+        resumed = self.autosave.resumed
+        self.autosave.resumed = None  # a chat saved by an earlier build is no saved session: nothing to count from
+        try:
+            count = self.chats.resume(tag)
+        except BaseException:
+            self.autosave.resumed = resumed
+            raise
+        self._count_resumed()
+        return count
 
     def list_chats(self) -> list[str]:
         return self.chats.list()

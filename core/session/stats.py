@@ -65,6 +65,8 @@ class SessionStats:
     lines_removed: int = 0
     compressions: int = 0
     tokens_saved: int = 0  # estimated, by context compression
+    carried_tokens: int = 0  # what a resumed session's requests used before this run (its saved usage records)
+    carried_at: int = 0  # this run's total when that session was resumed: what came before was another conversation
 
     def model(self, name: str) -> ModelStats:
         return self.models.setdefault(name, ModelStats())
@@ -92,6 +94,16 @@ class SessionStats:
     @property
     def total_tokens(self) -> int:
         return sum(m.tokens.total for m in self.models.values())
+
+    def carry(self, tokens: int) -> None:
+        """A saved session was resumed: the conversation's count goes on from the `tokens` its requests used."""
+        self.carried_tokens, self.carried_at = tokens, self.total_tokens
+
+    @property
+    def conversation_tokens(self) -> int:
+        """The status line's count: the tokens the conversation's requests used, a resumed session's included
+        (the per-model counts and `total_tokens` stay this run's own, as `/stats` and `-o json` report them)."""
+        return self.carried_tokens + self.total_tokens - self.carried_at
 
     @property
     def total_calls(self) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import acp
@@ -30,7 +31,14 @@ async def test_a_saved_session_is_listed_loaded_and_continued(root: Path, home: 
             await conn.load_session(cwd=str(root), session_id="no-such-session", mcp_servers=[])
         loaded = await conn.load_session(cwd=str(root), session_id=session.session_id, mcp_servers=[])
         assert loaded.modes.current_mode_id == "default"
-        replayed = [u for u in client.updates if u["sessionUpdate"] != "available_commands_update"]
+        for _ in range(100):  # the loaded history's context share is reported as the client's usage
+            if any(u["sessionUpdate"] == "usage_update" for u in client.updates):
+                break
+            await asyncio.sleep(0.02)
+        [usage] = [u for u in client.updates if u["sessionUpdate"] == "usage_update"]
+        assert 0 < usage["used"] < usage["size"] == 1_048_576
+        replayed = [u for u in client.updates if u["sessionUpdate"] not in ("available_commands_update",
+                                                                            "usage_update")]
         assert [u["sessionUpdate"] for u in replayed] == [
             "user_message_chunk", "agent_message_chunk", "tool_call", "tool_call_update", "agent_message_chunk"]
         assert replayed[0]["content"]["text"] == "what is in a.txt?"

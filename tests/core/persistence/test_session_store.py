@@ -21,6 +21,7 @@ from gemini_tui.core.ground.display import (
 from gemini_tui.core.ground.model_api import FunctionCall, FunctionResponse
 from gemini_tui.core.persistence.records import NotASession, display_from_json, display_to_json
 from gemini_tui.core.persistence.store import SessionStore, parse_age, project_dir, read_session
+from gemini_tui.core.session import compression
 from gemini_tui.core.session.conversation import Conversation
 from tests.fakes.gemini_server import call, reply, text
 
@@ -252,3 +253,55 @@ async def test_each_line_damaged_in_turn_costs_that_record_only(gemini_server, m
     await resumed.send("more")
     sent = [part.get("text") for c in gemini_server.requests[-1].contents for part in c["parts"]]
     assert "bye" in sent and "Last answer." in sent and sent[-1] == "more"
+
+
+def usage(prompt: int, candidates: int) -> dict[str, int]:
+    return {"promptTokenCount": prompt, "candidatesTokenCount": candidates, "totalTokenCount": prompt + candidates}
+
+
+async def test_a_resume_counts_on_from_the_saved_usage(gemini_server, make_session, root, home) -> None:
+    """Each request's usage is saved; a resume carries its tokens over and takes the context share from the last
+    count while the history is as it was then (a compression or rewind since: the estimate)."""
+    gemini_server.script(reply(text("One."), usage=usage(1000, 10)), reply(text("Two."), usage=usage(3000, 20)))
+    first = make_session()
+    await first.send("one")
+    await first.send("two")
+    loaded = read_session(store_of(home, root).summaries()[0].path)
+    assert (loaded.tokens_spent, loaded.context_tokens) == (1010 + 3020, 3020)
+
+    fresh = make_session()
+    seen: list[object] = []
+    fresh.bus.tap(seen.append)
+    fresh.resume("latest")
+    assert fresh.stats.conversation_tokens == 4030 and fresh.stats.total_tokens == 0  # /stats: this run's own
+    assert fresh.context_used().tokens == 3020
+    assert any(getattr(e, "session_total", None) == 4030 for e in seen)
+    assert any(getattr(e, "tokens", None) == 3020 and getattr(e, "window", 0) > 0 for e in seen)
+    gemini_server.script(reply(text("Three."), usage=usage(4000, 5)))
+    await fresh.send("three")
+    assert fresh.stats.conversation_tokens == 4030 + 4005 and fresh.stats.total_tokens == 4005
+
+    # a file of an older build (no usage records), or one compressed after its last count: the estimate
+    path = store_of(home, root).summaries()[0].path
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join(line for line in lines if '"usage"' not in line) + "\n")
+    older = make_session()
+    older.resume("latest")
+    assert older.stats.conversation_tokens == 0
+    assert older.context_used().tokens == compression.estimate_tokens(older.history) > 0
+    path.write_text("\n".join([*lines, json.dumps({"kind": "compressed", "before": 9, "after": 3,
+                                                   "summarised": True})]) + "\n")
+    assert read_session(path).context_tokens is None and read_session(path).tokens_spent == 4030 + 4005
+
+
+@pytest.mark.parametrize("record", [{"kind": "usage", "model": "m", "prompt": -1, "candidates": 0, "total": 0},
+                                    {"kind": "usage", "model": "m", "prompt": "x", "candidates": 0, "total": 0},
+                                    {"kind": "usage", "model": "m", "prompt": 5}])
+def test_a_damaged_usage_record_costs_only_itself(record: dict[str, object], tmp_path: Path) -> None:
+    from gemini_tui.core.persistence.records import LoadedSession, apply_record
+
+    loaded = LoadedSession("id", "p", 0.0, "/", "m")
+    apply_record(loaded, {"kind": "usage", "model": "m", "prompt": 7, "candidates": 1, "total": 8})
+    with pytest.raises((ValueError, KeyError, TypeError)):
+        apply_record(loaded, record)
+    assert (loaded.tokens_spent, loaded.context_tokens) == (8, 8)
