@@ -301,4 +301,8 @@ def build_session(root: Path | str | None = None, *, model: str | None = None,
     sessions.append(session)
     attach_edit_fixer(session, settings, registry)
     attach_sessions(session, settings, root)
+    # every GEMINI.md is read now, while the session is built (off the first frame, before a headless run prints):
+    # a broken @import, or a context file linking out of the project, is said at start, not mid-way through the
+    # first turn when the system instruction is first asked for
+    session.refresh_memory()
     return session

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
-from gemini_tui.core.ground.events import EventBus, Notice
+from gemini_tui.core.ground.events import Notice
 from gemini_tui.core.setup.config import Settings
 from gemini_tui.core.setup.context import Memory, load_memory
 
@@ -20,11 +21,13 @@ class ContextMemory:
     """GEMINI.md files of the root, the home, the workspace's other directories (`include_dirs`, shared with the
     session, which widens it) and extensions (`extra_files`: each with the directory its imports may read)."""
 
-    def __init__(self, settings: Settings, root: Path, bus: EventBus, include_dirs: list[Path],
+    def __init__(self, settings: Settings, root: Path, report: Callable[[Notice], None], include_dirs: list[Path],
                  extra_files: list[tuple[Path, Path]]) -> None:
+        """`report` tells a problem (a broken import) to the session's notices: kept for a front end that
+        subscribes later, so it is said at start however early it was found."""
         self.settings = settings
         self.root = root
-        self.bus = bus
+        self.report = report
         self.include_dirs = include_dirs
         self.extra_files = extra_files
         self._memory: Memory | None = None
@@ -41,7 +44,7 @@ class ContextMemory:
                                    include_dirs=self.include_dirs, extra_files=self.extra_files)
         for problem in self._memory.problems:
             if problem not in before:  # said once, not at every reload
-                self.bus.publish(Notice(f"GEMINI.md import: {problem}", "warning"))
+                self.report(Notice(f"GEMINI.md import: {problem}", "warning"))
         return self._memory
 
     def system_instruction(self) -> str:

@@ -129,7 +129,7 @@ class Session:
         self.workspace = workspace  # the tools' gate (tools.workspace.Workspace): `/directory add` widens it
         self._background: set[asyncio.Task[None]] = set()
         # the parts, wired here and nowhere else
-        self.context = ContextMemory(settings, self.root, self.bus, self.include_dirs, extra_context)
+        self.context = ContextMemory(settings, self.root, state.notice, self.include_dirs, extra_context)
         self.services = BackgroundServices(registry, mcp, discovery, state.notice)
         self._service_wait = ServiceWait()  # a prompt's wait for MCP servers, said and stoppable
         self.compressor = Compressor(state, self.stats, settings.compression_threshold, lambda: self.model)
