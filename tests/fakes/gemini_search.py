@@ -4,12 +4,12 @@ groundingMetadata), for google_web_search tests through the real google-genai cl
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.fakes.loopback import QuietHandler, serve_handler
 
 ANSWER = "Python 3.13 was released in October 2024. It adds a free-threaded build — experimental."
 
@@ -50,29 +50,14 @@ class SearchServer:
 def serve_search() -> Iterator[SearchServer]:
     state = SearchServer("")
 
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, format: str, *args: object) -> None:
-            pass
-
+    class Handler(QuietHandler):
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length", "0"))
             body = json.loads(self.rfile.read(length) or b"{}")
             state.requests.append((self.path, {k.lower(): v for k, v in self.headers.items()}, body))
             status, payload = state.replies.pop(0) if state.replies else (200, grounded_response())
-            data = json.dumps(payload).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            self.send(status, json.dumps(payload).encode(), "application/json")
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    state.base_url = f"http://127.0.0.1:{server.server_address[1]}"
-    try:
+    with serve_handler(Handler) as base_url:
+        state.base_url = base_url
         yield state
-    finally:
-        server.shutdown()
-        server.server_close()

@@ -12,16 +12,12 @@ it runs its own event loop in a thread, for sync tests, async tests and subproce
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import json
-import threading
-from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
 
-from tests.fakes.gemini_server import _reset
+from tests.fakes.loopback import HttpRequest, ScriptedServer, StreamedReply, send_events, send_json
 
 DEFAULT_USAGE = {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}
 _ids = itertools.count(1)
@@ -45,21 +41,11 @@ def say(value: str) -> str:
 
 
 @dataclass
-class Reply:
-    """One answer. `chunks` are SSE payloads (ChatCompletionChunk JSON); a non-streamed request gets them merged
-    into one ChatCompletion. `status` >= 400 answers `error` as JSON. `cut_after` resets the connection after
-    that many chunks; `raw_events` are sent verbatim as `data:` payloads; `stall_after`/`stall_s` pause;
-    `done` sends the final `data: [DONE]`."""
+class Reply(StreamedReply):
+    """One answer (`chunks` are ChatCompletionChunk JSON; a non-streamed request gets them merged into one
+    ChatCompletion). Besides what any scripted reply can do (see StreamedReply): `done` sends the final
+    `data: [DONE]`."""
 
-    chunks: list[dict[str, Any]] = field(default_factory=list)
-    status: int = 200
-    error: Any = None
-    headers: dict[str, str] = field(default_factory=dict)
-    delay_s: float = 0.0
-    cut_after: int | None = None
-    raw_events: list[str] | None = None
-    stall_after: int | None = None
-    stall_s: float = 0.0
     done: bool = True
 
 
@@ -153,152 +139,48 @@ class RecordedRequest:
         return [t["function"]["name"] for t in self.body.get("tools") or []]
 
 
-class FakeOpenAIServer:
+class FakeOpenAIServer(ScriptedServer[Reply]):
     """Serves scripted replies in order; when the script runs out it answers "OK."; `models` is what
     `GET /v1/models` lists."""
 
+    thread_name = "fake-openai"
+
     def __init__(self) -> None:
+        super().__init__()
         self.requests: list[RecordedRequest] = []
         self.models: list[dict[str, Any]] = [{"id": "test-model", "object": "model", "owned_by": "fake"}]
-        self._script: deque[Reply] = deque()
-        self._lock = threading.Lock()
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._server: asyncio.base_events.Server | None = None
-        self._thread: threading.Thread | None = None
-        self._ready = threading.Event()
-        self._writers: set[asyncio.StreamWriter] = set()
-        self.port = 0
-
-    def start(self) -> FakeOpenAIServer:
-        self._thread = threading.Thread(target=self._serve, name="fake-openai", daemon=True)
-        self._thread.start()
-        if not self._ready.wait(10):
-            raise RuntimeError("fake OpenAI server did not start")
-        return self
-
-    def stop(self) -> None:
-        if self._loop is not None and self._server is not None:
-            loop, server = self._loop, self._server
-
-            async def shutdown() -> None:
-                server.close()
-                for writer in list(self._writers):
-                    writer.transport.abort()
-                handlers = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
-                if handlers:
-                    _, pausing = await asyncio.wait(handlers, timeout=0.2)
-                    for task in pausing:
-                        task.cancel()
-                    await asyncio.gather(*pausing, return_exceptions=True)
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(server.wait_closed(), 2)
-                loop.stop()
-
-            asyncio.run_coroutine_threadsafe(shutdown(), loop)
-        if self._thread is not None:
-            self._thread.join(5)
-
-    def __enter__(self) -> FakeOpenAIServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     @property
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
 
-    def script(self, *replies: Reply) -> None:
-        with self._lock:
-            self._script.extend(replies)
-
     @property
     def chat_requests(self) -> list[RecordedRequest]:
         return [r for r in self.requests if r.path.endswith("/chat/completions")]
 
-    def _serve(self) -> None:
-        loop = self._loop = asyncio.new_event_loop()
-        asyncio.set_event_loop(loop)
-        self._server = loop.run_until_complete(asyncio.start_server(self._handle, "127.0.0.1", 0))
-        self.port = self._server.sockets[0].getsockname()[1]
-        self._ready.set()
-        try:
-            loop.run_forever()
-        finally:
-            loop.close()
+    def default_reply(self) -> Reply:
+        return chat(say("OK."))
 
-    def _next_reply(self) -> Reply:
-        with self._lock:
-            return self._script.popleft() if self._script else chat(say("OK."))
-
-    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self._writers.add(writer)
-        try:
-            while await self._handle_one(reader, writer):
-                pass
-        except (ConnectionError, asyncio.IncompleteReadError):
-            pass
-        finally:
-            self._writers.discard(writer)
-            with contextlib.suppress(Exception):
-                writer.close()
-
-    @staticmethod
-    async def _send_json(writer: asyncio.StreamWriter, status: int, body: Any, headers: dict[str, str]) -> None:
-        payload = json.dumps(body).encode()
-        extra = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
-        writer.write((f"HTTP/1.1 {status} {'OK' if status < 400 else 'Error'}\r\nContent-Type: application/json"
-                      f"\r\n{extra}Content-Length: {len(payload)}\r\n\r\n").encode() + payload)
-        await writer.drain()
-
-    async def _handle_one(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
-        request_line = await reader.readline()
-        if not request_line:
-            return False
-        method, target, _ = request_line.decode("latin-1").split(" ", 2)
-        headers: dict[str, str] = {}
-        while (line := await reader.readline()) not in (b"\r\n", b"\n", b""):
-            name, _, value = line.decode("latin-1").partition(":")
-            headers[name.strip().lower()] = value.strip()
-        length = int(headers.get("content-length", "0"))
-        raw = await reader.readexactly(length) if length else b""
-        path = urlsplit(target).path
-        self.requests.append(RecordedRequest(method, path, headers, json.loads(raw) if raw else {}))
-        if method == "GET" and path.endswith("/models"):
-            await self._send_json(writer, 200, {"object": "list", "data": self.models}, {})
+    async def respond(self, request: HttpRequest, writer: asyncio.StreamWriter) -> bool:
+        path = request.path
+        self.requests.append(RecordedRequest(request.method, path, request.headers, request.json()))
+        self.request_arrived.set()
+        if request.method == "GET" and path.endswith("/models"):
+            await send_json(writer, 200, {"object": "list", "data": self.models})
             return True
         if not path.endswith("/chat/completions"):
-            await self._send_json(writer, 404, {"error": {"message": f"no route {path}"}}, {})
+            await send_json(writer, 404, {"error": {"message": f"no route {path}"}})
             return True
-        scripted = self._next_reply()
+        scripted = self.next_reply()
         if scripted.status >= 400:
-            await self._send_json(writer, scripted.status, scripted.error or {}, scripted.headers)
+            await send_json(writer, scripted.status, scripted.error or {}, scripted.headers)
             return True
         if not self.requests[-1].body.get("stream"):
             if scripted.delay_s:
                 await asyncio.sleep(scripted.delay_s)
-            await self._send_json(writer, 200, _merge(scripted.chunks), scripted.headers)
+            await send_json(writer, 200, _merge(scripted.chunks), scripted.headers)
             return True
-        extra = "".join(f"{k}: {v}\r\n" for k, v in scripted.headers.items())
-        writer.write(("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n"
-                      f"{extra}\r\n").encode())
         payloads = scripted.raw_events if scripted.raw_events is not None else [json.dumps(c) for c in scripted.chunks]
         if scripted.done and scripted.raw_events is None:
             payloads = [*payloads, "[DONE]"]
-        for number, payload in enumerate(payloads):
-            if scripted.cut_after is not None and number >= scripted.cut_after:
-                _reset(writer)
-                return False
-            if scripted.stall_after is not None and number == scripted.stall_after:
-                await asyncio.sleep(scripted.stall_s)
-            if scripted.delay_s:
-                await asyncio.sleep(scripted.delay_s)
-            event = f"data: {payload}\n\n".encode()
-            writer.write(f"{len(event):x}\r\n".encode() + event + b"\r\n")
-            await writer.drain()
-        if scripted.cut_after is not None:
-            _reset(writer)
-            return False
-        writer.write(b"0\r\n\r\n")
-        await writer.drain()
-        return True
+        return await send_events(writer, scripted, payloads)
