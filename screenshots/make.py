@@ -113,7 +113,7 @@ async def diff_long_line(pilot: Pilot[Any]) -> None:
     await send(pilot, "Turn on caching for item 77")
     await until(pilot, lambda: len(pilot.app.screen_stack) > 2)
     await pilot.pause(0.5)
-    await pilot.press("n", "n")  # wrapped: the removed line's change, then the added one's
+    await pilot.press("right_square_bracket")  # wrapped: from the removed line's change to the added one's
     await pilot.pause(0.2)
 
 

@@ -144,6 +144,7 @@ class DiffReviewScreen(ModalScreen[Decision]):
         self.rejected: frozenset[int] = frozenset()
         self.current = 0
         self.change = 0  # index into the view's changes (runs of changed lines)
+        self._anchor: tuple[int, ...] = ()  # what the current change shows (found again after a new layout)
         self.mode = "review"  # review | reason | edit
         self._draft: str | None = None  # edited text kept when the file changed during editing
         self._edit_base: FileDiff | None = None
@@ -595,6 +596,7 @@ class DiffReviewScreen(ModalScreen[Decision]):
             self.view.current = self.current
             self.view.scroll_to_hunk(self.current)
             self.change = next((i for i, c in enumerate(self.view.changes) if c.hunk == self.current), 0)
+            self._anchor = self.view.anchor_of(self.change)
             self._update_summary()
 
     def action_next_hunk(self) -> None:
@@ -611,15 +613,17 @@ class DiffReviewScreen(ModalScreen[Decision]):
 
     def action_toggle_view(self) -> None:
         if self._ready():
+            anchor = self.view.anchor_of(self.change)
             self.view.split = not self.view.split
-            self.view.scroll_to_hunk(self.current)
+            self._go_to_change(self.view.change_holding(anchor))  # the same change, laid out anew
             if self.view.split and not self.view.showing_split:
                 self._say("Side by side would hide changes at this width: shown unified.")
             self._update_summary()
 
     def action_toggle_wrap(self) -> None:
+        anchor = self.view.anchor_of(self.change)
         self.view.wrap = not self.view.wrap
-        self._go_to_change(self.change)
+        self._go_to_change(self.view.change_holding(anchor))
         self._update_summary()
 
     def _go_to_change(self, index: int) -> None:
@@ -629,6 +633,7 @@ class DiffReviewScreen(ModalScreen[Decision]):
             self._update_summary()
             return
         self.change = max(0, min(len(view.changes) - 1, index))
+        self._anchor = view.anchor_of(self.change)
         view.scroll_to_change(self.change)
         self.current = view.changes[self.change].hunk
         view.current = self.current
@@ -650,6 +655,11 @@ class DiffReviewScreen(ModalScreen[Decision]):
     def action_page(self, direction: int) -> None:
         view = self.view
         view.scroll_to(y=view.scroll_y + direction * max(1, view.size.height - 2), animate=False)
+
+    @on(DiffView.Relaid)
+    def _relaid(self) -> None:
+        """The width changed (the first layout, a resize): the current change is brought back into view."""
+        self._go_to_change(self.view.change_holding(self._anchor))
 
     @on(DiffView.HunkClicked)
     def _hunk_clicked(self, event: DiffView.HunkClicked) -> None:

@@ -196,6 +196,10 @@ class DiffView(ScrollView, can_focus=False):
             super().__init__()
             self.hunk = hunk
 
+    class Relaid(Message):
+        """A new size laid the rows out anew (lines wrap at another width, fewer rows fit): what was in view may
+        not be."""
+
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.hunks: tuple[Hunk, ...] = ()
@@ -207,6 +211,7 @@ class DiffView(ScrollView, can_focus=False):
         self.showing_split = False
         self._starts: list[int] | None = None  # first screen line of each row when wrapping (None: one each)
         self._layout_key: tuple[object, ...] = ()
+        self._laid_width = self._laid_height = 0  # what the rows were last laid out for
         self._lexer: Lexer | None = None
         self._highlight_cache: dict[tuple[str, int], Content] = {}
         self._word_cache: dict[int, WordDiff] = {}
@@ -307,6 +312,10 @@ class DiffView(ScrollView, can_focus=False):
         if key == self._layout_key:
             return
         self._layout_key = key
+        if width != self._laid_width and width > 0 and self.hunks:
+            # a resize, or a scroll bar that came or went: lines wrap anew, the owner brings its change back
+            self._laid_width = width
+            self.post_message(self.Relaid())
         if width <= 0:  # not laid out yet: nothing to measure against
             self._starts = None
             self.changes = []
@@ -342,6 +351,9 @@ class DiffView(ScrollView, can_focus=False):
         else:
             self._strip_cache.clear()
             self._update_virtual_size()
+        if self.size.height != self._laid_height and self.hunks:  # (a width change was said by the layout)
+            self._laid_height = self.size.height
+            self.post_message(self.Relaid())
 
     def _gutter_width(self, *, split: bool | None = None) -> int:
         # marker, old number, new number (unified) or one number (side by side), sign
@@ -379,41 +391,81 @@ class DiffView(ScrollView, can_focus=False):
                            force=True)
 
     def scroll_to_change(self, index: int) -> None:
-        """Bring a change into view: its rows, and the column where the line changes (the screen line of a
-        wrapped line that holds it, or the scroll position of a line that is not wrapped)."""
+        """Bring a change into view: its rows, and the cells where its lines start to differ (the screen lines of
+        a wrapped line that hold them, on both sides when side by side, or the scroll position of a line that is
+        not wrapped)."""
         self.lay_out()  # a toggled wrap or a new diff is measured before scrolling within it
         if not 0 <= index < len(self.changes):
             return
         change = self.changes[index]
-        end = self.changes[index + 1].row if index + 1 < len(self.changes) else len(self.rows)
-        end = min(end, next((i for i in range(change.row, len(self.rows))
-                             if self.rows[i].is_header or not self._is_changed(self.rows[i])), len(self.rows)))
-        column = self.change_column(change.row)
+        end = self.change_end(index)
+        cells = self.change_cells(change.row)
         room = self._code_room(self.view_width)
         if self.wrap:
-            target = self.screen_line_of(change.row) + column // room
-            height = self.size.height
-            if self.screen_line_of(end) - self.screen_line_of(change.row) <= height:
-                self._bring_into_view(change.row, end)
-            elif not self.scroll_y <= target < self.scroll_y + height - 1:
-                self.scroll_to(y=max(0, target - height // 3), animate=False, immediate=True, force=True)
+            top, bottom = self.screen_line_of(change.row), self.screen_line_of(end)
+            # the screen lines holding the first changed cell of each side, and the next one (a word cut by the
+            # wrap goes on there) when it is still part of the row
+            first = top + min(cells) // room
+            last = min(top + max(cells) // room + 1, bottom - 1)
+            height, y = self.size.height, int(self.scroll_y)
+            if bottom - top <= height:  # the whole change fits: all of it, a line of context above when there is room
+                if top < y or bottom > y + height:
+                    y = top - 1 if bottom - top < height else top
+            elif not (y <= first and last < y + height):
+                y = first - height // 3 if last - first < height - height // 3 else first
+            if y != int(self.scroll_y):
+                self.scroll_to(y=max(0, y), animate=False, immediate=True, force=True)
             return
         self._bring_into_view(change.row, end)
+        column = min(cells)
         if not self.scroll_x <= column < self.scroll_x + room - 4:
             self.scroll_to(x=max(0, column - room // 3), animate=False, immediate=True,
                            force=True)  # the scrollbar may not be laid out yet for a width just changed
+
+    def change_end(self, index: int) -> int:
+        """The row after the last one of change `index` (its run of changed rows, up to the next change)."""
+        change = self.changes[index]
+        end = self.changes[index + 1].row if index + 1 < len(self.changes) else len(self.rows)
+        return min(end, next((i for i in range(change.row, len(self.rows))
+                              if self.rows[i].is_header or not self._is_changed(self.rows[i])), len(self.rows)))
+
+    def anchor_of(self, index: int) -> tuple[int, ...]:
+        """What change `index` shows first (its first row's changed lines, by id): after the rows are laid out
+        again (side by side, wrap), `change_holding` finds the change that shows them now."""
+        if not 0 <= index < len(self.changes):
+            return ()
+        row = self.rows[self.changes[index].row]
+        return tuple(id(line) for line in (row.left, row.right) if line is not None and line.kind is not
+                     LineKind.context)
+
+    def change_holding(self, anchor: tuple[int, ...]) -> int:
+        """The index of the change whose rows show the first line of `anchor` (0 when none does)."""
+        self.lay_out()
+        for wanted in anchor:
+            for index, change in enumerate(self.changes):
+                for row in self.rows[change.row:self.change_end(index)]:
+                    if wanted in (id(row.left), id(row.right)):
+                        return index
+        return 0
 
     @staticmethod
     def _is_changed(row: Row) -> bool:
         return any(line is not None and line.kind is not LineKind.context for line in (row.left, row.right))
 
+    def change_cells(self, row: int) -> list[int]:
+        """The cell (not character: tabs and wide characters count as drawn) where each changed line of `row`
+        starts to differ from its partner; 0 for a line without a partner."""
+        cells = [self._first_changed_cell(line) for line in (self.rows[row].left, self.rows[row].right)
+                 if line is not None and line.kind is not LineKind.context]
+        return cells or [0]
+
     def change_column(self, row: int) -> int:
-        """The column where the first changed line of `row` starts to differ."""
-        for line in (self.rows[row].left, self.rows[row].right):
-            if line is not None and line.kind is not LineKind.context:
-                ranges = self._word_ranges(line)
-                return ranges[0][0] if ranges else 0
-        return 0
+        """The cell where the first changed line of `row` starts to differ."""
+        return self.change_cells(row)[0]
+
+    def _first_changed_cell(self, line: DiffLine) -> int:
+        ranges = self._word_ranges(line)
+        return text_width(line.text.expandtabs(4)[:ranges[0][0]]) if ranges else 0
 
     def on_click(self, event: events.Click) -> None:
         row, _ = self.row_at(int(self.scroll_y) + event.y)
@@ -439,9 +491,8 @@ class DiffView(ScrollView, can_focus=False):
         if self.wrap or not 0 <= hunk_index < len(self.hunks):
             return None
         if hunk_index not in self._hint_cache:
-            columns = [self._word_ranges(line)[0][0] if self._word_ranges(line) else 0
-                       for line in [ln for ln in self.hunks[hunk_index].lines
-                                    if ln.kind is not LineKind.context][:HINT_LINES]]
+            columns = [self._first_changed_cell(line) for line in [ln for ln in self.hunks[hunk_index].lines
+                                                                   if ln.kind is not LineKind.context][:HINT_LINES]]
             self._hint_cache[hunk_index] = (min(columns), max(columns)) if columns else None
         span = self._hint_cache[hunk_index]
         if span is None:
@@ -468,10 +519,12 @@ class DiffView(ScrollView, can_focus=False):
             return self._header_strip(row.hunk, width)
         if not self.showing_split:
             return self._half(row.left, row.hunk, width, numbers=2, part=part)
-        left_width = width // 2
-        left = self._half(row.left, row.hunk, left_width, numbers=1, side="old", part=part)
-        right = self._half(row.right, row.hunk, width - left_width, numbers=1, side="new", part=part)
-        return Strip.join([left, right])
+        # both halves as wide (an odd width's last cell left blank): each wraps at `_code_room`, so the rows
+        # of a wrapped pair stay side by side and a change's wrapped row is where it was measured
+        half = width // 2
+        left = self._half(row.left, row.hunk, half, numbers=1, side="old", part=part)
+        right = self._half(row.right, row.hunk, half, numbers=1, side="new", part=part)
+        return Strip.join([left, right]).extend_cell_length(width, self.rich_style)
 
     def _header_strip(self, hunk_index: int, width: int) -> Strip:
         hunk = self.hunks[hunk_index]

@@ -263,10 +263,10 @@ async def test_long_lines_wrap_by_default_so_the_change_is_on_screen() -> None:
         await pilot.pause()
         assert view.wrap and view.showing_split and view.virtual_size.width <= view.size.width
         # every character of both lines is on screen, in order, across the wrapped rows of each half
-        half, gutter = view.size.width // 2, view._gutter_width()
+        half, gutter = view.view_width // 2, view._gutter_width()  # the halves are as wide as each other
         lines = [view.render_line(y).text for y in range(1, view.virtual_size.height)]
         assert "".join(line[gutter:half] for line in lines).rstrip() == long_old.rstrip("\n")
-        assert "".join(line[half + gutter:] for line in lines).rstrip() == long_new.rstrip("\n")
+        assert "".join(line[half + gutter:2 * half] for line in lines).rstrip() == long_new.rstrip("\n")
 
 
 async def test_not_wrapping_falls_back_to_unified_and_n_brings_the_change_into_view() -> None:
