@@ -16,6 +16,7 @@ from gemini_tui.core.tooling.tool import BaseTool, CallContext, ToolKind, ToolPa
 from gemini_tui.tools.workspace import Workspace, WorkspaceError
 from gemini_tui.tools.workspace.confined import OutsideRootError
 from gemini_tui.tools.workspace.text_file import TextFile, read_text, write_text
+from gemini_tui.tools.workspace.writable import read_only_reason
 
 
 class WriteFileParams(ToolParams):
@@ -138,4 +139,9 @@ def _target_problem(path: Path) -> ToolError | None:
                 return ToolError(ToolErrorKind.not_a_directory,
                                  f"Cannot write {path}: {parent} is a file, not a directory.")
             break
+    # known before the user is asked: a review of a write that cannot happen would end in a refusal
+    if (reason := read_only_reason(path)) is not None:
+        return ToolError(ToolErrorKind.permission_denied,
+                         f"Cannot write {path}: {reason}. Nothing was written and the user was not asked. Tell the "
+                         "user; they can make it writable if they want this change.")
     return None

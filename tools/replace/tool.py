@@ -22,6 +22,7 @@ from gemini_tui.tools.replace.model_tier import accept_fix, fix_request
 from gemini_tui.tools.workspace import FileType, Workspace, WorkspaceError, sniff_file
 from gemini_tui.tools.workspace.confined import OutsideRootError
 from gemini_tui.tools.workspace.text_file import TextFile, read_text, write_text
+from gemini_tui.tools.workspace.writable import read_only_reason
 
 
 class ReplaceParams(ToolParams):
@@ -143,12 +144,17 @@ class ReplaceTool(BaseTool[ReplaceParams]):
                 return _Outcome(path, None, error=ToolError(
                     ToolErrorKind.file_not_found,
                     f"File not found: {shown}. Use an empty old_string to create a new file."))
+            if (reason := read_only_reason(path)) is not None:
+                return _Outcome(path, None, error=_read_only_error("create", shown, reason))
             return _Outcome(path, None, params.new_string, 1)
         if not params.old_string:
             return _Outcome(path, None, error=ToolError(
                 ToolErrorKind.file_exists,
                 f"Failed to edit. Attempted to create a file that already exists: {shown}. "
                 "Give a non-empty old_string to change it, or use write_file to replace it entirely."))
+        # known before the user is asked: a review of an edit that cannot be written would end in a refusal
+        if (reason := read_only_reason(path)) is not None:
+            return _Outcome(path, None, error=_read_only_error("edit", shown, reason))
         if sniff_file(path) is not FileType.text:
             return _Outcome(path, None, error=ToolError(
                 ToolErrorKind.binary_file, f"Cannot edit {shown}: it is not a text file."))
@@ -237,6 +243,12 @@ def _write_unless_changed(outcome: _Outcome, root: Path) -> bool:
         return False
     write_text(outcome.path, outcome.after, outcome.before, root=root)
     return True
+
+
+def _read_only_error(verb: str, shown: str, reason: str) -> ToolError:
+    return ToolError(ToolErrorKind.permission_denied,
+                     f"Cannot {verb} {shown}: {reason}. Nothing was changed and the user was not asked. Tell the "
+                     "user; they can make it writable if they want this change.")
 
 
 def _miss_error(miss: EditMiss, shown: str, expected: int) -> ToolError:

@@ -1,0 +1,42 @@
+"""End to end in a real terminal (tmux) against the fake Gemini server: an edit that cannot be written is not
+reviewed (a read-only file is refused before asking), and an approved edit that can no longer be applied says
+why, on screen and to the model."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.terminal import send, start_app
+from tests.fakes.gemini_server import FakeGeminiServer, call, reply, text
+
+
+@pytest.fixture
+def server() -> Iterator[FakeGeminiServer]:
+    with FakeGeminiServer() as fake:
+        yield fake
+
+
+def test_a_read_only_file_is_refused_before_any_review(root: Path, tmp_path: Path, server: FakeGeminiServer) -> None:
+    target = root / "locked.cfg"
+    target.write_text("port = 80\n")
+    target.chmod(0o444)
+    server.script(
+        reply(call("replace", file_path=str(target), old_string="port = 80", new_string="port = 8080")),
+        reply(text("It is read-only; I left it.")),
+        reply(call("write_file", file_path=str(target), content="port = 9090\n")),
+        reply(text("Still read-only.")),
+    )
+    with start_app(root, tmp_path, server) as terminal:
+        send(terminal, "change the port")
+        screen = terminal.wait_for("It is read-only; I left it.")
+        assert "Confirm Edit" not in screen and "read-only" in screen.split("change the port", 1)[1]
+        send(terminal, "write it whole")
+        screen = terminal.wait_for("Still read-only.")
+        assert "Confirm Write" not in screen
+    for index in (1, 3):  # the model was told why, each time
+        response = str(server.requests[index].function_responses())
+        assert "read-only" in response and "not asked" in response, response
+    assert target.read_text() == "port = 80\n"
