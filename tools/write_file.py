@@ -16,7 +16,7 @@ from gemini_tui.core.tooling.tool import BaseTool, CallContext, ToolKind, ToolPa
 from gemini_tui.tools.workspace import Workspace, WorkspaceError
 from gemini_tui.tools.workspace.confined import OutsideRootError
 from gemini_tui.tools.workspace.text_file import TextFile, read_text, write_text
-from gemini_tui.tools.workspace.writable import read_only_reason
+from gemini_tui.tools.workspace.writable import after_approval, led_out, read_only_reason, unavailable
 
 
 class WriteFileParams(ToolParams):
@@ -73,7 +73,15 @@ class WriteFileTool(BaseTool[WriteFileParams]):
         if await asyncio.to_thread(_target_problem, path) is not None:
             return None
 
+        root = self.workspace.root_for(path)
+        existed = path.exists()
+
         async def refresh() -> FileDiff:
+            # what happened to the file, named (a directory now, read-only, ...); a file deleted or created
+            # meanwhile is a new diff (the review says what that means)
+            problem = await asyncio.to_thread(unavailable, path, root, existed=existed)
+            if problem is not None and problem.kind not in ("deleted", "created"):
+                raise problem
             return await asyncio.to_thread(self._diff, path, params.content)
 
         diff = await refresh()
@@ -88,10 +96,18 @@ class WriteFileTool(BaseTool[WriteFileParams]):
         try:
             path = self.workspace.resolve(params.file_path)
         except WorkspaceError as exc:
+            if context.reviewed_content is not None and exc.kind is ToolErrorKind.path_outside_root:
+                return after_approval(params.file_path, led_out(self.workspace.root))  # (inside when reviewed)
             return ToolResult.failure(exc.kind, exc.message)
-        return await asyncio.to_thread(self._write, path, params.content, context.reviewed_content)
+        existed = context.reviewed_existed if context.reviewed_existed is not None else \
+            context.reviewed_content != ""
+        return await asyncio.to_thread(self._write, path, params.content, context.reviewed_content, existed)
 
-    def _write(self, path: Path, content: str, reviewed: str | None) -> ToolResult:
+    def _write(self, path: Path, content: str, reviewed: str | None, existed: bool = True) -> ToolResult:
+        # approved: what stops it now is said as what happened since the review
+        since = unavailable(path, self.workspace.root_for(path), existed=existed) if reviewed is not None else None
+        if since is not None:
+            return after_approval(path, since)
         problem = _target_problem(path)
         if problem is not None:
             return ToolResult.failure(problem.kind, problem.message)

@@ -31,7 +31,7 @@ from gemini_tui.app.typing_guard import GRACE_PERIOD, TypingGuard, bound_keys
 from gemini_tui.app.widgets.diff_hunks import Hunk, apply_hunks, hunks_of, rejection_feedback
 from gemini_tui.app.widgets.diff_view import DiffView, fit_parts, hint_texts
 from gemini_tui.app.widgets.key_bar import KeyBar
-from gemini_tui.core.ground.confirmation import ConfirmationOutcome, Decision, EditConfirmation
+from gemini_tui.core.ground.confirmation import ConfirmationOutcome, Decision, EditConfirmation, EditUnavailable
 from gemini_tui.core.ground.display import FileDiff
 from gemini_tui.core.processes.terminal_text import clean_terminal_text, has_terminal_controls
 from gemini_tui.styles import stylesheet
@@ -44,8 +44,9 @@ CHANGED_NOTICE = ("{path} changed on disk: approval is off. The diff now shows t
 DELETED_NOTICE = ("{path} was deleted on disk: approval is off (applying would create it anew). u re-reads it, "
                   "and approval comes back only if the file is there again; r or Esc rejects (the model is told "
                   "file_changed).")
-UNREADABLE_NOTICE = ("{path} changed on disk and can no longer be read or edited ({error}): approval is off. "
-                     "u tries again; r or Esc rejects (the model is told file_changed).")
+# the edit can no longer be made ({reason}: what happened, in words that follow the file's name)
+UNAVAILABLE_NOTICE = ("{path} {reason}: approval is off. u re-reads it, and approval comes back once the edit can be "
+                      "made again; r or Esc rejects (the model is told file_changed).")
 EDITOR_IN_PAGE = ("$EDITOR is not available in a browser page: it would open on the server, where nobody sees it. "
                   "Press e to edit the proposal here.")
 EDITED_NOTICE = ("File changed on disk while you edited, so approval is off. Your text is kept: Esc shows the new "
@@ -59,7 +60,7 @@ EDITED_CHANGED_NOTICE = ("{path} changed on disk: approval is off. Your edited v
 EDITED_REREAD_NOTICE = ("Re-read {path}: your edited version is compared with the file as it is on disk now, and "
                         "approval is back on (y applies your version).")
 # what the model is told on a rejection, by what happened to the file
-CHANGE_WORDS = {"changed": "changed on disk", "deleted": "was deleted", "unreadable": "became unreadable"}
+CHANGE_WORDS = {"changed": "changed on disk", "deleted": "was deleted"}  # else `EditUnavailable.reason`
 # what Esc does, by mode: the key bar says so (it rejects the edit in the review, the model is told)
 ESCAPE_LABELS = {"review": "Reject", "reason": "Reject without reason", "edit": "Back to the diff"}
 APPROVE_KEYS = frozenset({keys.ALLOW_ONCE, keys.ALLOW_SESSION, keys.ALLOW_ALWAYS})  # they allow (Ctrl+S in the editor)
@@ -137,8 +138,9 @@ class DiffReviewScreen(ModalScreen[Decision]):
         self.base_diff: FileDiff = details.file_diff  # the model's proposal as last re-read (shown_diff may be edited)
         self.edited = False  # shown_diff is the user's own version from $EDITOR
         self.file_changed = False  # the file changed on disk while this review was open
-        # why approval is off ("changed", "deleted", "unreadable"), until `u` re-reads the file; None: allowed
+        # why approval is off ("changed", "deleted", "unavailable"), until `u` re-reads the file; None: allowed
         self.approval_off: str | None = None
+        self._off_reason = ""  # what happened, as the model is told it ("was deleted", "is now a directory", ...)
         self._off_notice = ""
         self.hunks: tuple[Hunk, ...] = ()
         self.rejected: frozenset[int] = frozenset()
@@ -256,21 +258,29 @@ class DiffReviewScreen(ModalScreen[Decision]):
         return clean_terminal_text(self.details.file_diff.file_name or self.details.file_path)
 
     def _gone(self, latest: FileDiff | Exception) -> str | None:
-        """"deleted" or "unreadable" when a re-read finds the reviewed file gone or unreadable, else None."""
+        """"deleted" when a re-read finds the reviewed file gone, "unavailable" when the edit can no longer be
+        made for another reason (the tool's `EditUnavailable` names it), else None."""
         existed = not self.details.file_diff.is_new_file
         if isinstance(latest, Exception):
             path = self.details.file_path
+            if isinstance(latest, EditUnavailable):
+                return "deleted" if latest.kind == "deleted" and existed else "unavailable"
             missing = isinstance(latest, FileNotFoundError) or bool(path and not os.path.lexists(path))
-            return "deleted" if missing and existed else "unreadable"
+            return "deleted" if missing and existed else "unavailable"
         # write_file's re-read of a missing file is a "new file" diff: the file that was reviewed is gone
         return "deleted" if latest.is_new_file and existed else None
 
     def _off_for(self, why: str, latest: FileDiff | Exception) -> None:
         if why == "deleted":
+            self._off_reason = CHANGE_WORDS["deleted"]
             self._turn_approval_off(why, DELETED_NOTICE.format(path=self._path()))
-        else:
-            error = clean_terminal_text(str(latest) or type(latest).__name__)
-            self._turn_approval_off(why, UNREADABLE_NOTICE.format(path=self._path(), error=error))
+            return
+        if isinstance(latest, EditUnavailable):
+            reason = clean_terminal_text(latest.reason)
+        else:  # (a tool that does not say why: what the error says)
+            reason = f"can no longer be read or edited ({clean_terminal_text(str(latest) or type(latest).__name__)})"
+        self._off_reason = reason
+        self._turn_approval_off(why, UNAVAILABLE_NOTICE.format(path=self._path(), reason=reason))
 
     def _turn_approval_off(self, why: str, notice: str) -> None:
         """A change on disk was seen: nothing can be approved until `u` re-reads the file."""
@@ -438,7 +448,7 @@ class DiffReviewScreen(ModalScreen[Decision]):
         its edit was made against content that is no longer there."""
         if self.file_changed:
             path = self.details.file_path or self.shown_diff.file_name
-            what = CHANGE_WORDS[self.approval_off or "changed"]
+            what = self._off_reason if self.approval_off in ("deleted", "unavailable") else CHANGE_WORDS["changed"]
             note = (f"file_changed: {path} {what} while the user reviewed this edit; read it again "
                     "before proposing a change.")
             reason = f"{note} {reason}" if reason else note

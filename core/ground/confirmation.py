@@ -19,9 +19,25 @@ class ConfirmationOutcome(StrEnum):
     cancel = "cancel"
 
 
+class EditUnavailable(Exception):
+    """What an `EditConfirmation.refresh` raises when the edit under review can no longer be made, and why.
+
+    `kind` is one of KINDS; `reason` says it in words that follow the file's name, for the user and the model
+    alike ("was deleted", "is now a directory", "changed on disk and the edit no longer applies (...)")."""
+
+    KINDS = ("deleted", "changed", "created", "directory", "link", "special", "read_only", "not_text",
+             "unreadable")
+
+    def __init__(self, kind: str, reason: str) -> None:
+        super().__init__(reason)
+        self.kind = kind
+        self.reason = reason
+
+
 @dataclass(frozen=True)
 class EditConfirmation:
-    """A change to a file, reviewed as a diff. `refresh` recomputes it when the file changes on disk."""
+    """A change to a file, reviewed as a diff. `refresh` recomputes it when the file changes on disk (raising
+    `EditUnavailable` when the edit can no longer be made)."""
 
     title: str
     file_path: str

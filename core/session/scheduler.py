@@ -436,7 +436,8 @@ class Scheduler:
                 loop.call_soon_threadsafe(self.bus.publish, event)
 
         reviewed = record.reviewed.original_content if record.reviewed is not None else None
-        context = CallContext(on_output=on_output, reviewed_content=reviewed)
+        existed = not record.reviewed.is_new_file if record.reviewed is not None else None
+        context = CallContext(on_output=on_output, reviewed_content=reviewed, reviewed_existed=existed)
         self._set(record, CallState.executing)
         task = asyncio.ensure_future(tool.execute(record.params, signal, context))
         aborted = asyncio.ensure_future(signal.wait())

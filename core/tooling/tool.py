@@ -45,10 +45,12 @@ class CallContext:
     """What the scheduler hands a running call besides its parameters.
 
     `on_output` receives live output (shell); `reviewed_content` is the original file content the user saw in
-    an approved diff, so an edit tool can refuse to write over a change the user has not seen."""
+    an approved diff, so an edit tool can refuse to write over a change the user has not seen, and
+    `reviewed_existed` whether the file was there then (None: not known; an empty content then means a new file)."""
 
     on_output: Callable[[str], None] | None = None
     reviewed_content: str | None = None
+    reviewed_existed: bool | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
 

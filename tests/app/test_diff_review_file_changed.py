@@ -114,16 +114,17 @@ async def test_an_unreadable_file_keeps_approval_off_and_rejecting_tells_the_mod
         await asyncio.sleep(0.3)
         path.unlink()
         path.mkdir()  # it is there, and cannot be read as a file (root reads any mode, so no chmod here)
-        await until(pilot, lambda: screen.approval_off == "unreadable")
-        assert "c.txt changed on disk and can no longer be read" in notice(screen)
+        await until(pilot, lambda: screen.approval_off == "unavailable")
+        assert "c.txt can no longer be read or edited" in notice(screen)
         await pilot.press("a", "u", "A")
         await pilot.pause()
-        assert not app.decisions and screen.approval_off == "unreadable"
+        assert not app.decisions and screen.approval_off == "unavailable"
         await pilot.press("escape")
         await pilot.pause()
     [decision] = app.decisions
     assert decision.outcome is ConfirmationOutcome.cancel
-    assert decision.feedback is not None and decision.feedback.startswith(f"file_changed: {path} became unreadable")
+    assert decision.feedback is not None and decision.feedback.startswith(
+        f"file_changed: {path} can no longer be read or edited")
 
 
 # -- generated: disk changes and keys, without a watcher (so each check happens when a key asks), vs an oracle ----
@@ -134,7 +135,7 @@ DISK_EVENTS = ("write", "write", "same", "delete", "unreadable")
 def oracle_step(state: dict[str, Any], step: str, disk: str | None) -> str | None:
     """What one key must do: "approve", "reject", or None (nothing decided). `disk` is the content (None when
     deleted, "<dir>" when unreadable); state holds `base` (the diff's original), `off` and `changed`."""
-    gone = "deleted" if disk is None else "unreadable" if disk == "<dir>" else None
+    gone = "deleted" if disk is None else "unavailable" if disk == "<dir>" else None
     if step in APPROVALS:
         if state["off"]:
             return None

@@ -4,13 +4,17 @@ why, on screen and to the model."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from gemini_tui.app.typing_guard import GRACE_PERIOD
 from tests.e2e.terminal import send, start_app
 from tests.fakes.gemini_server import FakeGeminiServer, call, reply, text
+
+GRACE = GRACE_PERIOD + 0.3
 
 
 @pytest.fixture
@@ -40,3 +44,25 @@ def test_a_read_only_file_is_refused_before_any_review(root: Path, tmp_path: Pat
         response = str(server.requests[index].function_responses())
         assert "read-only" in response and "not asked" in response, response
     assert target.read_text() == "port = 80\n"
+
+
+def test_an_edit_whose_text_vanished_during_review_says_so(root: Path, tmp_path: Path,
+                                                          server: FakeGeminiServer) -> None:
+    target = root / "config.ini"
+    target.write_text("[main]\nname = old\n")
+    server.script(reply(call("replace", file_path=str(target), old_string="name = old", new_string="name = new")))
+    # the edit's own re-read asks the model tier for a correction (answered "OK.": none); the rejection is answered
+    server.responder = lambda request: reply(text("I will read it again.")) if request.function_responses() else None
+    with start_app(root, tmp_path, server) as terminal:
+        send(terminal, "rename it")
+        terminal.wait_for("Confirm Edit")
+        target.write_text("[main]\ntitle = other\n")  # someone else rewrites it: the edit's text is gone
+        screen = terminal.wait_for("the edit no longer applies", timeout=10)
+        assert "config.ini changed on disk and the edit no longer applies" in " ".join(screen.split())
+        assert "unreadable" not in screen and "can no longer be read" not in screen
+        time.sleep(GRACE)
+        terminal.keys("n")
+        terminal.wait_for("I will read it again.")
+    told = str([request.function_responses() for request in server.requests if request.function_responses()])
+    assert "changed on disk and the edit no longer applies" in told and "unreadable" not in told, told
+    assert target.read_text() == "[main]\ntitle = other\n"

@@ -11,7 +11,7 @@ from typing import ClassVar
 from pydantic import Field
 
 from gemini_tui.core.ground.abort import AbortSignal
-from gemini_tui.core.ground.confirmation import EditConfirmation
+from gemini_tui.core.ground.confirmation import EditConfirmation, EditUnavailable
 from gemini_tui.core.ground.display import FileDiff
 from gemini_tui.core.ground.tool_result import ToolError, ToolErrorKind, ToolResult
 from gemini_tui.core.models.edit_fixer import EditFix, EditFixer
@@ -22,7 +22,7 @@ from gemini_tui.tools.replace.model_tier import accept_fix, fix_request
 from gemini_tui.tools.workspace import FileType, Workspace, WorkspaceError, sniff_file
 from gemini_tui.tools.workspace.confined import OutsideRootError
 from gemini_tui.tools.workspace.text_file import TextFile, read_text, write_text
-from gemini_tui.tools.workspace.writable import read_only_reason
+from gemini_tui.tools.workspace.writable import after_approval, led_out, read_only_reason, unavailable
 
 
 class ReplaceParams(ToolParams):
@@ -184,10 +184,15 @@ class ReplaceTool(BaseTool[ReplaceParams]):
         if outcome.error is not None:
             return None  # execute reports the error; there is nothing to review
 
+        root = self.workspace.root_for(outcome.path)
+
         async def refresh() -> FileDiff:
+            # what happened to the file, named: gone, a directory, read-only, ... or its text changed
+            if problem := await asyncio.to_thread(unavailable, outcome.path, root, existed=not outcome.is_new_file):
+                raise problem
             fresh = await self._planned(params, False)
             if fresh.error is not None:
-                raise ValueError(fresh.error.message)
+                raise _unavailable_for(fresh.error)
             return self._diff(fresh)
 
         title = f"Confirm Edit: {self.workspace.relative(outcome.path)}"
@@ -199,6 +204,18 @@ class ReplaceTool(BaseTool[ReplaceParams]):
         return ReplaceParams(file_path=params.file_path, old_string=original, new_string=new_content)
 
     async def _execute(self, params: ReplaceParams, abort_signal: AbortSignal, context: CallContext) -> ToolResult:
+        if context.reviewed_content is not None:  # approved: what stops it now is said as what happened since
+            try:
+                path = self.workspace.resolve(params.file_path)
+            except WorkspaceError as exc:
+                if exc.kind is ToolErrorKind.path_outside_root:  # it resolved inside when it was reviewed
+                    return after_approval(params.file_path, led_out(self.workspace.root))
+                return ToolResult.failure(exc.kind, exc.message)
+            existed = context.reviewed_existed if context.reviewed_existed is not None else \
+                context.reviewed_content != ""
+            top = self.workspace.root_for(path)
+            if problem := await asyncio.to_thread(unavailable, path, top, existed=existed):
+                return after_approval(path, problem)
         outcome = await self._planned(params)
         if context.reviewed_content is not None:
             current = outcome.before.content if outcome.before else ""
@@ -211,6 +228,8 @@ class ReplaceTool(BaseTool[ReplaceParams]):
                     f"The file {outcome.path} changed on disk after the user reviewed the edit; nothing was "
                     "written. Read the file again and redo the edit.")
         if outcome.error is not None:
+            if context.reviewed_content is not None:
+                return after_approval(outcome.path, _unavailable_for(outcome.error))
             return ToolResult.failure(outcome.error.kind, outcome.error.message)
         if abort_signal.aborted:
             return ToolResult.failure(ToolErrorKind.cancelled, f"Edit of {outcome.path} was cancelled.")
@@ -243,6 +262,30 @@ def _write_unless_changed(outcome: _Outcome, root: Path) -> bool:
         return False
     write_text(outcome.path, outcome.after, outcome.before, root=root)
     return True
+
+
+def _unavailable_for(error: ToolError) -> EditUnavailable:
+    """Why a re-read edit can no longer be made, from the error its plan now ends in (the review says it)."""
+    changed = "changed on disk and the edit no longer applies"
+    match error.kind:
+        case ToolErrorKind.edit_no_occurrence:
+            return EditUnavailable("changed", f"{changed} (the text it replaces is no longer there)")
+        case ToolErrorKind.edit_occurrence_mismatch:
+            return EditUnavailable("changed", f"{changed} (the text it replaces is now found a different number "
+                                   "of times)")
+        case ToolErrorKind.edit_no_change:
+            return EditUnavailable("changed", "changed on disk and already holds what the edit would write")
+        case ToolErrorKind.binary_file:
+            return EditUnavailable("not_text", "is no longer a text file")
+        case ToolErrorKind.file_not_found:
+            return EditUnavailable("deleted", "was deleted")
+        case ToolErrorKind.file_exists:
+            return EditUnavailable("created", "was created on disk meanwhile")
+        case ToolErrorKind.is_a_directory:
+            return EditUnavailable("directory", "is now a directory")
+        case ToolErrorKind.permission_denied:
+            return EditUnavailable("read_only", "became read-only")
+    return EditUnavailable("unreadable", f"can no longer be edited ({error.message})")
 
 
 def _read_only_error(verb: str, shown: str, reason: str) -> ToolError:

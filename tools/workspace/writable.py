@@ -1,4 +1,4 @@
-"""Whether a file can be written where it is, asked before the user reviews an edit of it (workspace room).
+"""Whether a file can be written where it is: asked before an edit is reviewed, and again before it is written.
 
 An edit replaces a file through a temporary file beside it and a rename (text_file.write_bytes_atomic), so
 "read-only" is more than the file's own bits:
@@ -19,6 +19,9 @@ import os
 import pwd
 import stat
 from pathlib import Path
+
+from gemini_tui.core.ground.confirmation import EditUnavailable
+from gemini_tui.core.ground.tool_result import ToolErrorKind, ToolResult
 
 
 def read_only_reason(path: Path) -> str | None:
@@ -79,3 +82,54 @@ def _owner(uid: int) -> str:
         return pwd.getpwuid(uid).pw_name
     except KeyError:
         return f"uid {uid}"
+
+
+def unavailable(path: Path, root: Path, *, existed: bool) -> EditUnavailable | None:
+    """What keeps an edit of `path`, reviewed when the file was (`existed`) or was not there, from being written
+    now, other than a change of its text: deleted, created meanwhile, now a directory, a link leading out of
+    `root`, another kind of file, or read-only. None when none of these holds."""
+    if not os.path.lexists(path):
+        return EditUnavailable("deleted", "was deleted") if existed else None
+    real = os.path.realpath(path)
+    real_root = os.path.realpath(root)
+    if os.path.islink(path) and not (real + os.sep).startswith(real_root.rstrip(os.sep) + os.sep):
+        return EditUnavailable("link", f"is now a symbolic link leading out of {real_root}")
+    if os.path.isdir(path):
+        return EditUnavailable("directory", "is now a directory")
+    if not os.path.isfile(path):
+        return EditUnavailable("special", "is no longer a regular file" if existed else
+                               "now exists as something other than a regular file")
+    if not existed:
+        return EditUnavailable("created", "was created on disk meanwhile")
+    if (reason := read_only_reason(path)) is not None:
+        return EditUnavailable("read_only", f"became read-only: {reason}")
+    if not os.access(path, os.R_OK):
+        return EditUnavailable("unreadable", "can no longer be read (permission denied)")
+    return None
+
+
+# what an approved edit stopped by `kind` tells the model: the error's kind, and what to do about it
+_AFTER_APPROVAL: dict[str, tuple[ToolErrorKind, str]] = {
+    "deleted": (ToolErrorKind.file_changed, "Ask the user whether it should exist before writing it again."),
+    "changed": (ToolErrorKind.file_changed, "Read the file again and redo the edit."),
+    "created": (ToolErrorKind.file_changed, "Read the file again and redo the edit."),
+    "directory": (ToolErrorKind.is_a_directory, "Tell the user."),
+    "link": (ToolErrorKind.path_outside_root, "Tell the user."),
+    "special": (ToolErrorKind.file_changed, "Tell the user."),
+    "read_only": (ToolErrorKind.permission_denied, "Tell the user; they can make it writable."),
+    "not_text": (ToolErrorKind.binary_file, "Tell the user."),
+    "unreadable": (ToolErrorKind.permission_denied, "Tell the user."),
+}
+
+
+def led_out(root: Path | str) -> EditUnavailable:
+    """The path no longer resolves inside the root: it, or a folder on its way, became a link leading out."""
+    return EditUnavailable("link", f"is now a symbolic link leading out of {os.path.realpath(root)} (it, or a "
+                                   "folder on its way)")
+
+
+def after_approval(path: Path | str, problem: EditUnavailable) -> ToolResult:
+    """The failure of an approved edit that can no longer be written, saying what happened since the review."""
+    kind, advice = _AFTER_APPROVAL.get(problem.kind, (ToolErrorKind.file_changed, "Tell the user."))
+    return ToolResult.failure(kind, f"Nothing was written: after the user approved the edit, {path} "
+                                    f"{problem.reason}. {advice}")
