@@ -157,6 +157,7 @@ class ChatPane(VerticalScroll):
         self._answer_text = TerminalTextStream()
         self._thought_text = TerminalTextStream()
         self._pruned_note = Static(classes="pruned-note")
+        self._welcome_for: tuple[str, bool, str] | None = None  # (model, offline, root) the welcome speaks of
 
     def compose(self) -> Any:
         yield self.welcome
@@ -167,28 +168,35 @@ class ChatPane(VerticalScroll):
         """The first screen until the first prompt: what this is, the model, the keys, how to set a key."""
         if self.turns:
             return
-        from gemini_tui.core.models.offline import HELP_TEXT
-
-        lines = [("gemini-tui", "bold"), (f" · a terminal agent working in {root}\n\n", "")]
-        if offline:
-            lines.append(("No API key: the offline demo model answers (not Gemini). ", "bold"))
-            lines.append(("It follows these phrases:\n", ""))
-            for phrase in (line for line in HELP_TEXT.splitlines() if line.startswith("- ")):
-                # the help is Markdown: `code` spans are drawn bold here, not with their backticks
-                for n, piece in enumerate(phrase.split("`")):
-                    lines.append((piece, "bold" if n % 2 else ""))
-                lines.append(("\n", ""))
-            lines.append(("Set GEMINI_API_KEY (or GOOGLE_API_KEY / Vertex AI settings) and restart to talk to "
-                          "Gemini.\n\n", "italic"))
-        else:
-            lines.append((f"Model: {model_name}. Ask anything about the files here.\n\n", ""))
-        lines.append(("Enter sends · @file attaches · /help lists commands · !cmd runs a shell command\n"
-                      "PageUp/PageDown scroll · Esc cancels a turn · Ctrl+B tool history · F1 keys · "
-                      "Ctrl+C twice quits", "dim"))
-        self.welcome.update(Text.assemble(*lines))
+        self._welcome_for = (model_name, offline, root)
+        self.fit_welcome()
         self.welcome.display = True
         # the pane follows its bottom; a first screen shorter than the welcome shows its beginning instead
         self.call_after_refresh(self.show_welcome_top)
+
+    def fit_welcome(self) -> None:
+        """The fullest welcome that fits the chat area as it is now (shorter tips, fewer lines, no box as it
+        shrinks): at 80x24 the full one was taller than the chat. Again at every resize."""
+        if self._welcome_for is None:
+            return
+        from textual.visual import visualize
+
+        from gemini_tui.app.widgets.welcome import fit_welcome, frame_classes
+
+        size = self.content_region.size
+        if not size.height or not size.width:  # not laid out yet: the first resize fits it
+            size = self.app.size
+        rules: Any = self.welcome.styles  # what Textual measures a widget's text with (RulesMap is its protocol)
+        text, frame = fit_welcome(*self._welcome_for, size.width, size.height,
+                                  lambda shown, width: visualize(self.welcome, shown).get_height(rules, width))
+        for css_class in frame_classes():
+            self.welcome.set_class(css_class == frame.css_class, css_class)
+        self.welcome.update(text)
+
+    def on_resize(self) -> None:
+        if self.welcome.display:
+            self.fit_welcome()
+            self.call_after_refresh(self.show_welcome_top)
 
     def show_welcome_top(self) -> None:
         prompted = any(turn.query(".user-prompt") for turn in self.turns)
