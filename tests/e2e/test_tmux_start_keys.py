@@ -99,6 +99,7 @@ def test_the_terminal_gets_its_own_settings_back(tmp_path: Path, root: Path, ser
         terminal.type("typed at once")
         terminal.wait_for(lambda s: re.search(r"│ typed at once\s+│", s))  # in the prompt (not the shell's echo)
         terminal.keys("C-q")
-        screen = terminal.wait_for("EXITED")
+        # the settings `stty` printed after the exit (a line of their own, which may come a moment after EXITED)
+        screen = terminal.wait_for(lambda s: "EXITED" in s and any("icanon" in line for line in s.splitlines()))
         flags = next(line for line in screen.splitlines() if "icanon" in line).split()
         assert sorted(flags) == ["echo", "icanon", "icrnl", "isig"], screen
