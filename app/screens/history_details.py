@@ -57,7 +57,9 @@ class HistoryDetailsScreen(ModalScreen[None]):
                              markup=False)
             if (decided := decision_text(self.record)) is not None:
                 yield Static(decided, id="details-decision", markup=False)
-            yield Label("Arguments", classes="details-heading")
+            # the model's arguments; a call the user edited wrote their version (its Display), not these
+            edited = " (the model's proposal: you edited it, and Display shows what was written)"
+            yield Label(f"Arguments{edited if call.outcome == 'modify' else ''}", classes="details-heading")
             yield Static(highlight(json.dumps(call.args, indent=2, ensure_ascii=False), language="json"),
                          id="details-args")
             yield Label("Sent to the model", classes="details-heading")

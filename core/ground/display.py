@@ -33,6 +33,20 @@ class FileDiff:
         removed = sum(1 for line in lines if line.startswith("-") and not line.startswith("---"))
         return cls(name, file_path, original, new, diff, added, removed, is_new_file)
 
+    def first_change(self) -> tuple[str, str]:
+        """The first removed line and the first added line of the diff ("" when there is none)."""
+        removed = added = ""
+        for line in self.diff.splitlines():
+            if line.startswith(("---", "+++")):
+                continue
+            if line.startswith("-") and not removed:
+                removed = line[1:]
+            elif line.startswith("+") and not added:
+                added = line[1:]
+            if removed and added:
+                break
+        return removed, added
+
 
 @dataclass(frozen=True)
 class ListingEntry:

@@ -66,7 +66,8 @@ class _Call:
     ran_at: float | None = None  # monotonic: when the tool started running (None: it never ran)
     decision: CallDecision | None = None
     reviewed: FileDiff | None = None  # the diff the user last saw, for an approved edit
-    modified_note: str = ""  # told to the model when the user changed the content
+    modified_note: str = ""  # told to the model when the user changed the content (and it was written)
+    modified_failed_note: str = ""  # told instead when the user's version could not be written
     response: FunctionResponse | None = None
     result: ToolResult | None = None
     requested_by: str = "model"
@@ -83,6 +84,20 @@ class _Call:
             reason=self.policy.reason if self.policy else "",
             outcome=self.decision.value if self.decision is not None else None,
         )
+
+
+WRITTEN_MAX_LINES = 400  # a longer diff of the user's version is not repeated to the model: it reads the file
+
+
+def written_text(applied: FileDiff) -> str:
+    """What the user's version wrote, for the model: the diff of the file before and after (or, when long, how
+    to see it)."""
+    lines = applied.diff.splitlines()
+    if len(lines) > WRITTEN_MAX_LINES:
+        return (f"What was written differs from the file before in {applied.lines_added} added and "
+                f"{applied.lines_removed} removed lines; read {applied.file_path} to see it.")
+    diff = applied.diff.replace("\tCurrent\n", "\tbefore\n", 1).replace("\tProposed\n", "\twritten\n", 1)
+    return f"What was written (a diff of the file before and after):\n{diff}"
 
 
 def function_response(call: FunctionCall, result: ToolResult, note: str = "") -> FunctionResponse:
@@ -194,8 +209,12 @@ class Scheduler:
         self._publish(record)
 
     def _finish(self, record: _Call, result: ToolResult, state: CallState | None = None) -> None:
+        note = record.modified_note if result.ok else record.modified_failed_note
+        if note and isinstance(result.llm_content, str):  # in the result itself: the history shows what was sent
+            result = dataclasses.replace(result, llm_content=result.llm_content + note)
+            note = ""
         record.result = result
-        record.response = function_response(record.call, result, record.modified_note)
+        record.response = function_response(record.call, result, note)
         final = state or (CallState.success if result.ok else CallState.error)
         self._set(record, final)
         # the tool's own time: not the wait for the user's approval, nor for the calls before it; 0 if it never ran
@@ -417,9 +436,20 @@ class Scheduler:
                 "cannot apply modified content; it was not run."))
             return False
         record.params = new_params
+        assert isinstance(details, EditConfirmation) and decision.new_content is not None
+        # what is written is the user's version: the chat row, the history and the model say so, not the proposal
+        reviewed = record.reviewed or details.file_diff
+        applied = FileDiff.between(reviewed.file_path or details.file_path, original, decision.new_content,
+                                   display_name=reviewed.file_name, is_new_file=reviewed.is_new_file)
+        try:
+            record.description = tool.describe_modified(new_params, applied)
+        except Exception as exc:  # a description is cosmetic: never let it fail the call
+            record.description = f"{tool.display_name} ({type(exc).__name__})"
         feedback = f" {decision.feedback}" if decision.feedback else ""
         record.modified_note = (f"\nThe user modified the proposed content before it was applied; the file now "
-                                f"holds their version, not yours.{feedback}")
+                                f"holds their version, not yours.{feedback}\n{written_text(applied)}")
+        record.modified_failed_note = ("\nThe user had modified your proposal before approving it; nothing of it "
+                                       "was written.")
         return True
 
     async def _execute(self, record: _Call, signal: AbortSignal) -> None:

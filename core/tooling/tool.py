@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError
 from gemini_tui.core.ground.abort import AbortSignal
 from gemini_tui.core.ground.confirmation import ConfirmationDetails
 from gemini_tui.core.ground.debug_log import where_details
+from gemini_tui.core.ground.display import FileDiff
 from gemini_tui.core.ground.parts import Part, TextPart
 from gemini_tui.core.ground.tool_result import ToolError, ToolErrorKind, ToolResult
 from gemini_tui.core.tooling.needs import CallNeeds
@@ -156,6 +157,10 @@ class BaseTool(ABC, Generic[P]):
     def with_new_content(self, params: P, new_content: str, original: str) -> P | None:
         """For edit tools: the parameters that write `new_content` instead (the user modified the edit)."""
         return None
+
+    def describe_modified(self, params: P, applied: FileDiff) -> str:
+        """The description of a call whose content the user modified: what `applied` writes, not the proposal."""
+        return f"{self.get_description(params)} (your edit)"
 
     async def execute(self, params: P, abort_signal: AbortSignal, context: CallContext | None = None) -> ToolResult:
         if abort_signal.aborted:

@@ -203,6 +203,13 @@ class ReplaceTool(BaseTool[ReplaceParams]):
     def with_new_content(self, params: ReplaceParams, new_content: str, original: str) -> ReplaceParams | None:
         return ReplaceParams(file_path=params.file_path, old_string=original, new_string=new_content)
 
+    def describe_modified(self, params: ReplaceParams, applied: FileDiff) -> str:
+        """As `get_description` does for the model's edit, from the first change the user's version makes."""
+        old, new = (line.strip()[:40] for line in applied.first_change())
+        if applied.is_new_file:
+            return f"Create {applied.file_name} (your edit)"
+        return f"{applied.file_name} (your edit): {old} => {new}"
+
     async def _execute(self, params: ReplaceParams, abort_signal: AbortSignal, context: CallContext) -> ToolResult:
         if context.reviewed_content is not None:  # approved: what stops it now is said as what happened since
             try:

@@ -1,0 +1,66 @@
+"""End to end in a real terminal (tmux): a proposal the user edits in $EDITOR from the review is what the chat row,
+the history and its details, and the tool result the model gets show, not the model's proposal; for `replace`
+and `write_file`, each with a generated edit of the proposal."""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from gemini_tui.app.typing_guard import GRACE_PERIOD
+from tests.e2e.terminal import GEMINI_TUI, Terminal, fake_gemini_env, send
+from tests.fakes.gemini_server import FakeGeminiServer, call, reply, text
+
+GRACE = GRACE_PERIOD + 0.3
+EDITOR = """import sys
+old, new, path = sys.argv[1:4]
+text = open(path).read()
+open(path, "w").write(text.replace(old, new))
+"""
+
+
+@pytest.mark.parametrize("tool", ["replace", "write_file"])
+def test_the_users_version_is_what_is_shown_and_told(root: Path, tmp_path: Path, tool: str) -> None:
+    rng = random.Random(f"17-{tool}")
+    mine = f"name = mine{rng.randint(100, 999)}"  # what the user's editor writes instead of the proposal
+    target = root / "config.ini"
+    target.write_text("[main]\nname = old\nport = 1\n")
+    editor = tmp_path / "editor.py"
+    editor.write_text(EDITOR)
+    if tool == "replace":
+        proposal = call("replace", file_path=str(target), old_string="name = old", new_string="name = new")
+    else:
+        proposal = call("write_file", file_path=str(target), content="[main]\nname = new\nport = 1\n")
+    home = tmp_path / "home"
+    home.mkdir()
+    with FakeGeminiServer() as server:
+        server.script(reply(proposal), reply(text("Noted your version.")))
+        env = {**fake_gemini_env(server, home), "VISUAL": f"{sys.executable} {editor} 'name = new' '{mine}'"}
+        with Terminal([str(GEMINI_TUI)], root, env) as terminal:
+            terminal.wait_for("Ask anything")
+            send(terminal, "rename it")
+            terminal.wait_for("Confirm")
+            time.sleep(GRACE)
+            terminal.keys("C-e")  # the proposal in $VISUAL; the edited version is reviewed, then allowed
+            terminal.wait_for("Your edited version")
+            time.sleep(GRACE)
+            terminal.keys("y")
+            screen = terminal.wait_for("Noted your version.")
+            row = next(line for line in screen.splitlines() if "✓" in line)
+            assert "(your edit)" in row, row
+            if tool == "replace":
+                assert mine in row and "name = new" not in row, row
+            terminal.keys("C-b")  # the history: the same description, and its details say what was written
+            screen = terminal.wait_for("Tool history")
+            assert "(your edit)" in screen
+            terminal.keys("Down", "Enter")
+            screen = terminal.wait_for("Sent to the model")
+            flat = " ".join(screen.split())
+            assert "you edited it" in flat and f"+{mine}" in flat.replace("+ ", "+"), screen
+        told = str([r.function_responses() for r in server.requests if r.function_responses()])
+    assert target.read_text() == f"[main]\n{mine}\nport = 1\n"
+    assert f"+{mine}" in told and "holds their version" in told and "+name = new" not in told, told
