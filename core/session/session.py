@@ -534,6 +534,10 @@ class Session:
         if self.state.checkpointer is not None:
             self.state.checkpointer.records = []
         self.autosave.restart()
+        # a resumed session's tokens were that conversation's: the count is this run's again, the context empty
+        self.stats.carried_tokens = self.stats.carried_at = 0
+        self.bus.publish(UsageUpdated(self.model_name, Usage(), self.stats.conversation_tokens))
+        self.bus.publish(self.context_used())
 
     def save_chat(self, tag: str) -> Path:
         return self.chats.save(tag)

@@ -280,6 +280,8 @@ async def test_a_resume_counts_on_from_the_saved_usage(gemini_server, make_sessi
     gemini_server.script(reply(text("Three."), usage=usage(4000, 5)))
     await fresh.send("three")
     assert fresh.stats.conversation_tokens == 4030 + 4005 and fresh.stats.total_tokens == 4005
+    fresh.clear()  # a new conversation: the count is the run's own again
+    assert fresh.stats.conversation_tokens == 4005 and fresh.context_used().tokens == 0
 
     # a file of an older build (no usage records), or one compressed after its last count: the estimate
     path = store_of(home, root).summaries()[0].path
