@@ -25,6 +25,7 @@ from gemini_tui.styles import stylesheet
 if TYPE_CHECKING:
     from rich.console import RenderableType
     from textual.driver import Driver
+    from textual.widget import Widget
 
     from gemini_tui.app.early_input import EarlyInput
     from gemini_tui.app.screens.main_screen import MainScreen
@@ -42,6 +43,7 @@ GC_THRESHOLDS = (20_000, 10, 10)
 # screen and mouse off), the session closed. The exit code is the shell's 128 + signal number (143, 129), so
 # whoever sent it sees the app ended on their signal, not by the user's hand.
 ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+KEY_HANDLED_WAIT_S = 1.0  # a held key's widget that is busy longer than this: the next key goes on anyway
 EXIT_DEADLINE_S = 5.0  # after an ending signal, the process exits by then even if leaving hangs (a closed tty)
 
 
@@ -87,10 +89,15 @@ class GeminiApp(App[int]):
 
     async def open_keys(self) -> None:
         """The main screen is up, its prompt focused: the keys held until now go where they would have gone a
-        moment later (in the app's own order: keys that arrive meanwhile queue behind these)."""
+        moment later, one after the other: each is handled (typed into the prompt) before the next is handed on,
+        so a Ctrl+C (the app's own key, handled at once) after a typed draft finds the draft to clear. Keys that
+        arrive meanwhile queue behind these."""
         held, self._held_keys = self._held_keys or [], None
         for key in held:
+            target = self.focused
             await super().on_event(key)
+            if target is not None:
+                await _handled(target)
 
     def on_mount(self) -> None:
         # whatever asyncio would print on its own (a task's error nobody retrieved, a generator closed at the
@@ -254,6 +261,14 @@ class GeminiApp(App[int]):
         main = next((s for s in self.screen_stack if isinstance(s, MainScreen)), None)
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(session_commands(main.session) if main and main.ready else None))
+
+
+async def _handled(widget: Widget) -> None:
+    """Until `widget` has handled what was sent to it so far (a callback queued behind it has run)."""
+    done = asyncio.Event()
+    widget.call_later(done.set)
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(done.wait(), KEY_HANDLED_WAIT_S)
 
 
 def _reading_early_input(base: type[Driver], early: EarlyInput) -> type[Driver]:

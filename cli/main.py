@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from gemini_tui.cli import __version__
 
 if TYPE_CHECKING:
+    from gemini_tui.app.early_input import EarlyInput
     from gemini_tui.core.session.face import SessionFace
 
 APPROVAL_MODES = ("default", "auto_edit", "plan", "yolo")
@@ -141,6 +142,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("-i/--prompt-interactive starts the app; it cannot be combined with -p")
     if args.yolo and args.approval_mode not in (None, "yolo"):
         parser.error(f"--yolo contradicts --approval-mode {args.approval_mode}")
+    early = _raw_keys_now() if _starts_the_app(args) else None
     _set_up_logging(args.debug)
     mode = "yolo" if args.yolo else args.approval_mode  # None: settings general.defaultApprovalMode, else default
     if args.list_sessions or args.delete_session:
@@ -178,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
     if prompt is None:
         # the app draws its first frame, then builds the session in a thread: launch stays under 0.5 s
         return _interactive(lambda: _build_interactive(args.model, mode, wiring, args.resume),
-                            args.prompt_interactive, ask_trust=not args.trust)
+                            args.prompt_interactive, ask_trust=not args.trust, early=early)
 
     if args.model != "offline" and any(os.environ.get(name) for name in (
             "GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI")):
@@ -328,13 +330,29 @@ def _build_interactive(model: str | None, mode: str | None, wiring: dict[str, ob
     return session
 
 
-def _interactive(build: Callable[[], SessionFace], first_prompt: str | None = None,
-                 ask_trust: bool = True) -> int:
-    # the terminal reads raw keys from now on, before the app's imports: a key typed in the first instant is kept
-    # as typed (Enter stays Enter), not turned into a line by the terminal
+def _starts_the_app(args: argparse.Namespace) -> bool:
+    """Whether this command line opens the full-screen app on the terminal on stdin (decided before anything
+    slow runs: the earlier the terminal reads raw keys, the fewer the terminal itself takes)."""
+    return (args.prompt is None and not (args.list_extensions or args.list_sessions or args.delete_session
+                                         or args.acp) and not under_web_driver() and _has_terminal())
+
+
+def _raw_keys_now() -> EarlyInput | None:
+    """The terminal reads raw keys from now on, before the app's imports: a key typed in the first instant is kept
+    as typed (Enter stays Enter, Ctrl+C is the app's key, not a signal that ends the start with a traceback), not
+    turned into a line by the terminal. Its own settings come back at exit, however the process ends."""
+    import atexit
+
     from gemini_tui.app.early_input import capture
 
     early = capture(sys.stdin)
+    if early is not None:
+        atexit.register(early.restore)
+    return early
+
+
+def _interactive(build: Callable[[], SessionFace], first_prompt: str | None = None,
+                 ask_trust: bool = True, early: EarlyInput | None = None) -> int:
     try:
         try:
             from gemini_tui.app.main import run

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import re
+import subprocess
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -103,3 +104,29 @@ def test_the_terminal_gets_its_own_settings_back(tmp_path: Path, root: Path, ser
         screen = terminal.wait_for(lambda s: "EXITED" in s and any("icanon" in line for line in s.splitlines()))
         flags = next(line for line in screen.splitlines() if "icanon" in line).split()
         assert sorted(flags) == ["echo", "icanon", "icrnl", "isig"], screen
+
+
+def wait_until_raw(terminal: Terminal) -> None:
+    """Until the program has switched its terminal to raw input (its first act, before the app's imports)."""
+    tty = subprocess.run(["tmux", "display", "-p", "-t", terminal.name, "#{pane_tty}"], capture_output=True,
+                         text=True, check=True).stdout.strip()
+    deadline = time.monotonic() + 10
+    while "-icanon" not in subprocess.run(["stty", "-F", tty, "-a"], capture_output=True, text=True).stdout.split():
+        assert time.monotonic() < deadline, "the terminal never went raw"
+        time.sleep(0.005)
+
+
+def test_ctrl_c_at_once_is_the_apps_key(tmp_path: Path, root: Path, server: FakeGeminiServer) -> None:
+    """Ctrl+C typed as the program starts clears the draft as it would a second later (it was a signal that ended
+    the start with a traceback), and a second one right after arms quitting without ending anything."""
+    server.script(reply(text("KEPT-ANSWER")))
+    home = tmp_path / "home"
+    home.mkdir()
+    command = ["sh", "-c", f"{GEMINI_TUI}; echo EXITED-$?; sleep 30"]
+    with Terminal(command, root, fake_gemini_env(server, home)) as terminal:
+        wait_until_raw(terminal)
+        press(terminal, ("text:draft", "C-c", "text:kept", "Enter", "C-c"))
+        screen = terminal.wait_for("KEPT-ANSWER")
+        assert "EXITED" not in screen and "Traceback" not in screen
+        sent = server.requests[0].contents[-1]["parts"][0]["text"]
+        assert "kept" in sent and "draft" not in sent
