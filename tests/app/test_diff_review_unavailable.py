@@ -9,22 +9,16 @@ from pathlib import Path
 import pytest
 
 from gemini_tui.core.ground.confirmation import ConfirmationOutcome
-from gemini_tui.tools.workspace import Workspace
 from tests.app.test_diff_review import Harness
 from tests.app.test_diff_review_file_changed import notice, review
-from tests.tools.test_edit_since_review import DURING, EVENTS, START
-from tests.tools.test_edit_since_review import review as tool_review
+from tests.tools.test_edit_since_review import DURING, EVENTS, under_review
 
 UNAVAILABLE = sorted(case for case, (kind, _) in DURING.items() if kind not in ("diff", "same"))
 
 
 @pytest.mark.parametrize(("tool_name", "event"), UNAVAILABLE, ids=[f"{t}-{e}" for t, e in UNAVAILABLE])
 async def test_the_review_names_what_happened_and_tells_the_model(root: Path, tool_name: str, event: str) -> None:
-    path = root / "settings.py"
-    new_file = event == "created"
-    if not new_file:
-        path.write_text(START)
-    _, _, details = await tool_review(tool_name, Workspace(root), path, new_file)
+    path, _, _, details = await under_review(root, tool_name, event)
     kind, words = DURING[(tool_name, event)]
     app = Harness(details)
     async with app.run_test(size=(120, 30)) as pilot:

@@ -5,7 +5,6 @@ why, on screen and to the model."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,9 +17,8 @@ GRACE = GRACE_PERIOD + 0.3
 
 
 @pytest.fixture
-def server() -> Iterator[FakeGeminiServer]:
-    with FakeGeminiServer() as fake:
-        yield fake
+def server(gemini_server: FakeGeminiServer) -> FakeGeminiServer:
+    return gemini_server  # the shared fake server (tests/conftest.py), under this file's shorter name
 
 
 def test_a_read_only_file_is_refused_before_any_review(root: Path, tmp_path: Path, server: FakeGeminiServer) -> None:

@@ -104,16 +104,22 @@ async def review(tool_name: str, workspace: Workspace, path: Path, new_file: boo
     return tool, params, details
 
 
+async def under_review(root: Path, tool_name: str, event: str) -> tuple[Path, object, object, EditConfirmation]:
+    """The file of `event` as it was when the review opened (absent for "created"), and the tool's review of it."""
+    path = root / "settings.py"
+    new_file = event == "created"
+    if not new_file:
+        path.write_text(START)
+    tool, params, details = await review(tool_name, Workspace(root), path, new_file)
+    return path, tool, params, details
+
+
 CASES = sorted(DURING)
 
 
 @pytest.mark.parametrize(("tool_name", "event"), CASES, ids=[f"{t}-{e}" for t, e in CASES])
 async def test_a_re_read_during_the_review_names_what_happened(root: Path, tool_name: str, event: str) -> None:
-    path = root / "settings.py"
-    new_file = event == "created"
-    if not new_file:
-        path.write_text(START)
-    _, _, details = await review(tool_name, Workspace(root), path, new_file)
+    path, _, _, details = await under_review(root, tool_name, event)
     EVENTS[event](path)
     expected, words = DURING[(tool_name, event)]
     assert details.refresh is not None
@@ -134,11 +140,7 @@ async def test_a_re_read_during_the_review_names_what_happened(root: Path, tool_
 @pytest.mark.parametrize(("tool_name", "event"), CASES, ids=[f"{t}-{e}" for t, e in CASES])
 async def test_an_approved_edit_that_cannot_be_written_names_what_happened(root: Path, tool_name: str,
                                                                           event: str) -> None:
-    path = root / "settings.py"
-    new_file = event == "created"
-    if not new_file:
-        path.write_text(START)
-    tool, params, details = await review(tool_name, Workspace(root), path, new_file)
+    path, tool, params, details = await under_review(root, tool_name, event)
     EVENTS[event](path)  # after the user approved it, before it is written
     before = _snapshot(path)
     context = CallContext(reviewed_content=details.file_diff.original_content,

@@ -271,28 +271,25 @@ def _write_unless_changed(outcome: _Outcome, root: Path) -> bool:
     return True
 
 
+_CHANGED = "changed on disk and the edit no longer applies"
+# what each error of the re-read plan means for an edit under review: (kind, the words the review and model get)
+_UNAVAILABLE: dict[ToolErrorKind, tuple[str, str]] = {
+    ToolErrorKind.edit_no_occurrence: ("changed", f"{_CHANGED} (the text it replaces is no longer there)"),
+    ToolErrorKind.edit_occurrence_mismatch: ("changed", f"{_CHANGED} (the text it replaces is now found a different "
+                                                        "number of times)"),
+    ToolErrorKind.edit_no_change: ("changed", "changed on disk and already holds what the edit would write"),
+    ToolErrorKind.binary_file: ("not_text", "is no longer a text file"),
+    ToolErrorKind.file_not_found: ("deleted", "was deleted"),
+    ToolErrorKind.file_exists: ("created", "was created on disk meanwhile"),
+    ToolErrorKind.is_a_directory: ("directory", "is now a directory"),
+    ToolErrorKind.permission_denied: ("read_only", "became read-only"),
+}
+
+
 def _unavailable_for(error: ToolError) -> EditUnavailable:
     """Why a re-read edit can no longer be made, from the error its plan now ends in (the review says it)."""
-    changed = "changed on disk and the edit no longer applies"
-    match error.kind:
-        case ToolErrorKind.edit_no_occurrence:
-            return EditUnavailable("changed", f"{changed} (the text it replaces is no longer there)")
-        case ToolErrorKind.edit_occurrence_mismatch:
-            return EditUnavailable("changed", f"{changed} (the text it replaces is now found a different number "
-                                   "of times)")
-        case ToolErrorKind.edit_no_change:
-            return EditUnavailable("changed", "changed on disk and already holds what the edit would write")
-        case ToolErrorKind.binary_file:
-            return EditUnavailable("not_text", "is no longer a text file")
-        case ToolErrorKind.file_not_found:
-            return EditUnavailable("deleted", "was deleted")
-        case ToolErrorKind.file_exists:
-            return EditUnavailable("created", "was created on disk meanwhile")
-        case ToolErrorKind.is_a_directory:
-            return EditUnavailable("directory", "is now a directory")
-        case ToolErrorKind.permission_denied:
-            return EditUnavailable("read_only", "became read-only")
-    return EditUnavailable("unreadable", f"can no longer be edited ({error.message})")
+    kind, words = _UNAVAILABLE.get(error.kind, ("unreadable", f"can no longer be edited ({error.message})"))
+    return EditUnavailable(kind, words)
 
 
 def _read_only_error(verb: str, shown: str, reason: str) -> ToolError:
