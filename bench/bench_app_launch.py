@@ -52,6 +52,17 @@ def tmux_overhead() -> float:
 
 
 def main() -> None:
+    # one session kept open for the whole run: tmux's server quits with its last session, and a new session asked
+    # for while it quits fails ("server exited unexpectedly")
+    keeper = f"gtui-bench-keep-{uuid.uuid4().hex[:8]}"
+    subprocess.run(["tmux", "new-session", "-d", "-s", keeper, "sleep 3600"], check=True)
+    try:
+        measure()
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", keeper], capture_output=True)
+
+
+def measure() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root, home = Path(tmp) / "project", Path(tmp) / "home"
         root.mkdir()
