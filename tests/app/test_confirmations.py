@@ -5,6 +5,9 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from textual.pilot import Pilot
+
+from gemini_tui.app.screens.main_screen import MainScreen
 from gemini_tui.app.typing_guard import GRACE_PERIOD
 from gemini_tui.app.widgets.confirm_bar import ConfirmBar
 from gemini_tui.core.ground.model_api import FunctionResponse
@@ -19,6 +22,16 @@ def last_response(model: ScriptedModel) -> FunctionResponse:
     responses = [p for p in parts if isinstance(p, FunctionResponse)]
     assert responses, parts
     return responses[-1]
+
+
+async def asked(pilot: Pilot[object], prompt: str) -> tuple[MainScreen, ConfirmBar]:
+    """`prompt` sent, and its first confirmation on the bar, past the grace period (it takes keys now)."""
+    await type_and_send(pilot, prompt)
+    screen = main_screen(pilot)
+    bar = screen.query_one(ConfirmBar)
+    await wait_for(pilot, lambda: bar.request is not None)
+    await pilot.pause(GRACE)
+    return screen, bar
 
 
 async def test_command_allowed_once_runs(root: Path, tmp_path: Path) -> None:
@@ -42,11 +55,7 @@ async def test_command_rejected_with_reason_tells_the_model(root: Path, tmp_path
     model = ScriptedModel().add(call("run_shell_command", command="touch nope.txt")).add(text("OK."))
     app = make_app(root, tmp_path, model)
     async with app.run_test(size=(110, 32)) as pilot:
-        await type_and_send(pilot, "touch it")
-        screen = main_screen(pilot)
-        bar = screen.query_one(ConfirmBar)
-        await wait_for(pilot, lambda: bar.request is not None)
-        await pilot.pause(GRACE)
+        screen, bar = await asked(pilot, "touch it")
         await pilot.press("r")
         assert bar.reason.display and bar.reason.has_focus
         await pilot.press(*"not now")
@@ -80,11 +89,7 @@ async def test_pending_requests_queue_with_a_count(root: Path, tmp_path: Path) -
                                 call("run_shell_command", command="echo b > b.txt")).add(text("ok"))
     app = make_app(root, tmp_path, model)
     async with app.run_test(size=(110, 32)) as pilot:
-        await type_and_send(pilot, "two commands")
-        screen = main_screen(pilot)
-        bar = screen.query_one(ConfirmBar)
-        await wait_for(pilot, lambda: bar.request is not None)
-        await pilot.pause(GRACE)
+        screen, bar = await asked(pilot, "two commands")
         first = bar.request
         await pilot.press("y")
         await wait_for(pilot, lambda: bar.request is not None and bar.request is not first)
@@ -113,11 +118,7 @@ async def test_a_rejected_call_says_rejected_and_shows_the_reason_in_the_chat(ro
     model = ScriptedModel().add(call("run_shell_command", command="touch nope.txt")).add(text("OK."))
     app = make_app(root, tmp_path, model)
     async with app.run_test(size=(110, 32)) as pilot:
-        await type_and_send(pilot, "touch it")
-        screen = main_screen(pilot)
-        bar = screen.query_one(ConfirmBar)
-        await wait_for(pilot, lambda: bar.request is not None)
-        await pilot.pause(GRACE)
+        screen, _ = await asked(pilot, "touch it")
         await pilot.press("r", *"too risky", "enter")
         await wait_for(pilot, lambda: not screen.busy)
         header = next(iter(screen.chat.cards.values())).header_text().plain

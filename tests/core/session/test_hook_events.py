@@ -12,6 +12,7 @@ from typing import Any
 
 from gemini_tui.core.ground.confirmation import ConfirmationOutcome, Decision
 from gemini_tui.core.ground.events import ConfirmationRequested, Notice
+from gemini_tui.core.session.session import Session
 from tests.fakes.scripted_model import ScriptedModel, call, scripted_session, text
 
 RECORD = ("import json, sys, pathlib; d = json.load(sys.stdin); "
@@ -29,6 +30,19 @@ def recorder(tmp_path: Path, answer: dict[str, Any] | None = None) -> tuple[str,
 
 def seen(log: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+
+
+def collect_notices(session: Session) -> tuple[list[str], asyncio.Future[None]]:
+    """The messages of the notices the session publishes from now on, and the listener to cancel at the end."""
+    notices: list[str] = []
+    events = session.bus.subscribe()
+
+    async def listen() -> None:
+        async for event in events:
+            if isinstance(event, Notice):
+                notices.append(event.message)
+
+    return notices, asyncio.ensure_future(listen())
 
 
 def configure(home: Path, hooks: dict[str, Any], **more: Any) -> None:
@@ -61,15 +75,7 @@ async def test_session_end_and_pre_compress_receive_their_words(root: Path, home
         model.add(text(f"answer {index} " + "words " * 400))
     model.add(text("a summary of it all"))
     session = scripted_session(root, model, home)
-    notices: list[str] = []
-    events = session.bus.subscribe()
-
-    async def listen() -> None:
-        async for event in events:
-            if isinstance(event, Notice):
-                notices.append(event.message)
-
-    listener = asyncio.ensure_future(listen())
+    notices, listener = collect_notices(session)
     for index in range(6):
         await session.send(f"question {index}")
     await session.compress()
@@ -108,15 +114,7 @@ async def test_a_hung_or_crashing_hook_cannot_hang_or_break_the_session(root: Pa
                      "AfterModel": group("kill -SEGV $$"), "SessionEnd": group("sleep 30", timeout=300)})
     model = ScriptedModel().add(text("still here"))
     session = scripted_session(root, model, home)
-    notices: list[str] = []
-    events = session.bus.subscribe()
-
-    async def listen() -> None:
-        async for event in events:
-            if isinstance(event, Notice):
-                notices.append(event.message)
-
-    listener = asyncio.ensure_future(listen())
+    notices, listener = collect_notices(session)
     started = time.monotonic()
     reason = await session.send("hello")
     await session.close()
