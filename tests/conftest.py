@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -36,10 +39,16 @@ def _no_real_gemini_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[N
 
     Workspaces are trusted here (`GEMINI_CLI_TRUST_WORKSPACE=true`), so the many tests that configure a
     workspace's `.gemini/settings.json` see it applied; the trust tests remove it (`untrusted_env`)."""
-    saved = {name: os.environ.get(name) for name in ("GEMINI_CLI_HOME", TRUST_ENV)}
+    saved = {name: os.environ.get(name) for name in ("GEMINI_CLI_HOME", TRUST_ENV, "TMUX_TMPDIR")}
     os.environ["GEMINI_CLI_HOME"] = str(tmp_path_factory.mktemp("gemini-home"))
     os.environ[TRUST_ENV] = "true"
+    # each pytest process (an xdist worker, or another checkout's run) gets a tmux server of its own: one shared
+    # server mixed the sessions and environments of concurrent runs
+    os.environ["TMUX_TMPDIR"] = tempfile.mkdtemp(prefix="gtui-tmux-")
     yield
+    if shutil.which("tmux"):
+        subprocess.run(["tmux", "kill-server"], capture_output=True, timeout=20)
+    shutil.rmtree(os.environ["TMUX_TMPDIR"], ignore_errors=True)
     for name, previous in saved.items():
         if previous is None:
             os.environ.pop(name, None)
