@@ -9,9 +9,11 @@ STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
+# setuptools says "Editable installation. Please be careful with folders ... named as your package" on every editable
+# install; here that folder (gemini_tui/) is the package itself, so the note is silenced, and only it
 $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	PYTHONWARNINGS='ignore:Editable installation' $(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
 run: $(STAMP)

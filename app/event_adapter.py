@@ -81,6 +81,7 @@ class EventAdapter:
                 self._last_error = None
                 queue.start_turn()
                 status.busy = True
+                view.refresh_bindings()  # a prompt that waited for MCP servers is under way: Esc cancels again
             case TextDelta(text=text):
                 await chat.add_text(text)
             case ThoughtDelta(text=text):
@@ -119,6 +120,7 @@ class EventAdapter:
                 await chat.add_notice(message, level)
             case WaitingForServers(servers=servers, timeout_s=timeout_s):
                 await chat.add_notice(waiting_notice(servers, timeout_s))
+                view.refresh_bindings()  # Esc now sends the prompt: the key bar says so
             case McpServerStatusChanged(server=server, state=state):
                 status.set_mcp_state(server, state.value)
                 view.mcp_status[server] = event

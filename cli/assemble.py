@@ -266,6 +266,8 @@ def build_session(root: Path | str | None = None, *, model: str | None = None,
         built, notice = make_model(name, root, env)
         if hasattr(built, "idle_timeout_s"):  # model.streamIdleTimeout, also for a model switched to later
             setattr(built, "idle_timeout_s", settings.stream_idle_timeout_s)  # noqa: B010 (not on the protocol)
+        if hasattr(built, "headless"):  # its advice names what this front end takes: `-m` or `/model`
+            setattr(built, "headless", not interactive)  # noqa: B010 (not on the protocol)
         return built, notice
 
     client, offline_notice = configured_model(choose_model_name(model, settings, env), root, env)

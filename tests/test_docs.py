@@ -28,6 +28,12 @@ def test_the_readme_starts_short_and_links_every_docs_page() -> None:
     assert {f"docs/{p.name}" for p in (REPO / "docs").glob("*.md")} <= linked
 
 
+def test_the_readme_docs_table_lists_each_page_once() -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| \[[^\]]*\]\((docs/[^)#\s]+)", readme, re.M)
+    assert rows and sorted(rows) == sorted(set(rows)), [row for row in set(rows) if rows.count(row) > 1]
+
+
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
 def test_every_link_leads_somewhere(page: Path) -> None:
     text = re.sub(r"```.*?```", "", page.read_text(encoding="utf-8"), flags=re.S)

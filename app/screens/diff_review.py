@@ -446,13 +446,13 @@ class DiffReviewScreen(ModalScreen[Decision]):
     def _rejection(self, reason: str | None = None) -> Decision:
         """A rejection; when the file changed under the review, the model is told so (file_changed), since
         its edit was made against content that is no longer there."""
+        note = None
         if self.file_changed:
             path = self.details.file_path or self.shown_diff.file_name
             what = self._off_reason if self.approval_off in ("deleted", "unavailable") else CHANGE_WORDS["changed"]
             note = (f"file_changed: {path} {what} while the user reviewed this edit; read it again "
                     "before proposing a change.")
-            reason = f"{note} {reason}" if reason else note
-        return Decision(ConfirmationOutcome.cancel, feedback=reason, file_diff=self.shown_diff)
+        return Decision(ConfirmationOutcome.cancel, feedback=reason, file_diff=self.shown_diff, note=note)
 
     async def action_re_review(self) -> None:
         """`u`: read the file again now and show the diff against what is on disk; after a change on disk,

@@ -79,6 +79,7 @@ class MainScreen(Screen[None]):
     # the default, the chat had it until a later focus call, and keys typed at start were dropped on the way)
     AUTO_FOCUS = "#prompt-input"
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "send_now", "Send now"),  # while a prompt waits for MCP servers still connecting
         Binding("escape", "cancel_turn", "Cancel turn"),
         Binding("shift+tab", "cycle_mode", "Approval mode", priority=True),
         Binding("ctrl+y", "toggle_yolo", "YOLO", priority=True),
@@ -575,8 +576,10 @@ class MainScreen(Screen[None]):
 
     # -- keys ---------------------------------------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "send_now":  # False hides it, so the bar shows what Esc does now
+            return self.busy and self.session.waiting_for_servers
         if action == "cancel_turn":
-            return self.busy
+            return self.busy and not self.session.waiting_for_servers
         if action == "edit_queued":
             return bool(self.queued) and self.focused is self.prompt.input and not self.prompt.input.text
         if action == "escape_twice":
@@ -586,6 +589,9 @@ class MainScreen(Screen[None]):
         if action == "scroll_chat":
             return self._scroll_key_is_for(str(parameters[0])) == "chat"
         return True
+
+    def action_send_now(self) -> None:
+        self.action_cancel_turn()
 
     def action_cancel_turn(self) -> None:
         if self.busy and self.session.stop_waiting():  # the prompt waited for MCP servers: it goes now

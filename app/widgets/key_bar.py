@@ -35,6 +35,7 @@ def _width(entries: list[tuple[str, str]]) -> int:
 # gives way before any other key, the palette first of all.
 NOW_ACTIONS = frozenset({
     "interrupt", "cancel_turn", "screen.close_history",  # Ctrl+C, Esc during a turn, Esc in the history panel
+    "send_now",  # Esc while a prompt waits for MCP servers
     "decide('proceed_once')", "decide('cancel')", "reject",  # a confirmation's y / Esc / n (the review's r)
     "approve", "back", "close", "dismiss",  # the review's y and Esc; a modal's Esc
 })

@@ -89,3 +89,6 @@ class Decision:
     feedback: str | None = None
     # for edits: the diff the user last saw (its `original_content` is what the tool may overwrite)
     file_diff: FileDiff | None = None
+    # what the front end observed, told to the model as a fact and never as the user's words (a file changed
+    # on disk while its edit was under review)
+    note: str | None = None

@@ -248,13 +248,15 @@ def summarize(responses: list[FunctionResponse]) -> str:
         if "error" in response.response:
             lines.append(f"{response.name} failed: {response.response['error']}")
             continue
-        output = str(response.response.get("output", "")).strip()
-        first, *rest = output.splitlines() or ["(no output)"]
-        lines.append(f"{response.name} returned: {first}")
-        if rest:
-            # A fenced block keeps the lines as lines when the answer is shown as Markdown.
-            shown = rest[:SUMMARY_LINES]
-            if len(rest) > SUMMARY_LINES:
-                shown.append(f"... ({len(rest) - SUMMARY_LINES} more lines)")
-            lines += _fenced(shown)
+        output = str(response.response.get("output", "")).strip("\n")
+        if not output.strip():
+            lines.append(f"{response.name} returned no output.")
+            continue
+        # the whole output in one fenced block, its first line too: Markdown keeps the lines as lines, and the
+        # sentence says what ran, never a piece of what came out
+        every = output.splitlines()
+        shown = every[:SUMMARY_LINES]
+        if len(every) > SUMMARY_LINES:
+            shown.append(f"... ({len(every) - SUMMARY_LINES} more lines)")
+        lines += [f"{response.name} returned:", *_fenced(shown)]
     return "\n".join(lines) + "\n"

@@ -285,6 +285,7 @@ class OpenAICompatibleModel:
         self.policy = policy or RetryPolicy()
         self.idle_timeout_s = idle_timeout_s
         self.tools_enabled = provider.tools if tools is None else tools
+        self.headless = False  # `-p`: advice names the command-line flag, not the app's `/model`
         self._server_window: int | None = None
         self._window_asked = False
         self._usage_supported = True  # off when the server refuses stream_options
@@ -424,11 +425,13 @@ class OpenAICompatibleModel:
     def _raise_if_explained(self, status: int | None, message: str, request: ModelRequest) -> None:
         """A model without tool support, or no such model: failures no retry mends, said plainly."""
         if request.tools and self.tools_enabled and _NO_TOOLS.search(message):
+            without = (f'run again with -m "{self.model_name} --no-tools"' if self.headless
+                       else f"switch with `/model {self.model_name} --no-tools`")
             raise ModelError(
                 f"The model {self.model_name} does not support tools (function calling), so it cannot read files "
-                f"or run commands here. To chat with it without tools, switch with `/model {self.model_name} "
-                f"--no-tools` (or set model.providers.{self.provider.name}.tools to false); or pick a model "
-                f"that supports tools. The server said: {message}", status=status, kind="no_tools")
+                f"or run commands here. To chat with it without tools, {without} (or set "
+                f"model.providers.{self.provider.name}.tools to false); or pick a model that supports tools. "
+                f"The server said: {message}", status=status, kind="no_tools")
         if status == 404 and not _NOT_FOUND.search(message):
             raise ModelError(f"Nothing at {self.provider.base_url}/chat/completions [404]: {message}. Check the "
                              "provider's base URL (it usually ends in /v1).", status=status, kind="not_found")

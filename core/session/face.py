@@ -114,6 +114,10 @@ class SessionFace(Protocol):
     def cancel(self) -> None:
         """Stops the running prompt or command; every call still gets its response."""
         ...
+    @property
+    def waiting_for_servers(self) -> bool:
+        """A prompt waits for MCP servers still connecting (`stop_waiting` sends it now)."""
+        ...
     def stop_waiting(self) -> bool:
         """A prompt waiting for MCP servers still connecting goes now, without their tools; False when no prompt
         was waiting."""

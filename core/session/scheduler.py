@@ -402,7 +402,8 @@ class Scheduler:
         match decision.outcome:
             case ConfirmationOutcome.cancel:
                 record.decision = CallDecision.reject
-                reason = f" Their message: {decision.feedback}" if decision.feedback else ""
+                reason = (f" {decision.note}" if decision.note else "") + (
+                    f" Their message: {decision.feedback}" if decision.feedback else "")
                 self._cancel(record, f"The user rejected this {tool.name} call; it was not run.{reason}")
                 return False
             case ConfirmationOutcome.proceed_always | ConfirmationOutcome.proceed_always_tool:

@@ -234,6 +234,11 @@ class Session:
         request already offers those tools."""
         await self.services.start(wait_s)
 
+    @property
+    def waiting_for_servers(self) -> bool:
+        """A prompt waits for MCP servers still connecting (Esc sends it now)."""
+        return self._service_wait.waiting
+
     def stop_waiting(self) -> bool:
         """Ends a prompt's wait for MCP servers still connecting (it goes without their tools); False when none
         was waiting."""

@@ -123,7 +123,7 @@ async def test_an_unreadable_file_keeps_approval_off_and_rejecting_tells_the_mod
         await pilot.pause()
     [decision] = app.decisions
     assert decision.outcome is ConfirmationOutcome.cancel
-    assert decision.feedback is not None and decision.feedback.startswith(
+    assert decision.note is not None and decision.note.startswith(
         f"file_changed: {path} can no longer be read or edited")
 
 
@@ -205,7 +205,7 @@ async def test_generated_sequences_never_approve_a_diff_nobody_re_read(seed: int
     [decision] = app.decisions
     if expected == "reject":
         assert decision.outcome is ConfirmationOutcome.cancel
-        assert (decision.feedback or "").startswith("file_changed:") == state["changed"]
+        assert (decision.note or "").startswith("file_changed:") == state["changed"] and decision.feedback is None
     else:
         # approved: the diff approved is the file's content at that moment, which the user had re-read
         assert decision.outcome is APPROVALS[step]
@@ -258,5 +258,8 @@ async def test_in_the_app_rejecting_after_a_change_tells_the_model_file_changed(
         await pilot.press("escape")
         await wait_for(pilot, lambda: not main_screen(pilot).busy)
     assert not target.exists()
-    error = str(last_response(model).response)
-    assert f"file_changed: {target} was deleted while the user reviewed this edit" in error
+    error = str(last_response(model).response["error"])
+    # told as what happened, not as the user's words ("Their message: ..." is for what the user typed)
+    assert error.startswith(f"The user rejected this write_file call; it was not run. file_changed: {target} was "
+                            "deleted while the user reviewed this edit")
+    assert "Their message" not in error

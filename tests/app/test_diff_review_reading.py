@@ -188,5 +188,5 @@ async def test_a_file_changed_under_the_review_is_said_re_reviewed_and_told_to_t
         await pilot.pause()
     decision = app.decisions[0]
     assert decision.outcome is ConfirmationOutcome.cancel
-    assert decision.feedback is not None and decision.feedback.startswith("file_changed:") and "c.txt" in \
-        decision.feedback
+    assert decision.note is not None and decision.note.startswith("file_changed:") and "c.txt" in decision.note
+    assert decision.feedback is None  # the user said nothing: the change on disk is not their message

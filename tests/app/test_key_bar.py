@@ -150,3 +150,28 @@ async def test_every_screen_keeps_its_most_important_keys_at_40_60_and_80_column
         await wait_for(pilot, lambda: app.screen is not screen)
         await pilot.pause(0.1)
         assert_keeps(await bars_at_widths(pilot), "esc")
+
+
+async def test_esc_says_send_now_while_a_prompt_waits_for_mcp_servers(root: Path, tmp_path: Path) -> None:
+    """The bar names what Esc does: while the prompt waits for a server still connecting it sends the prompt; once
+    the prompt is under way it cancels the turn."""
+    import json
+    import sys
+
+    (root / ".gemini").mkdir()
+    hangs = {"command": sys.executable, "args": ["-c", "import time; time.sleep(60)"]}  # never answers
+    (root / ".gemini" / "settings.json").write_text(json.dumps({"mcpServers": {"slow": hangs}}))
+    model = ScriptedModel().add(call("run_shell_command", command="echo hi")).add(text("done"))
+    app = make_app(root, tmp_path, model)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = main_screen(pilot)
+        bar = screen.query_one(KeyBar)
+        await type_and_send(pilot, "hello")
+        await wait_for(pilot, lambda: screen.session.waiting_for_servers and "Send now" in str(bar.render()),
+                       timeout=15)
+        assert "Cancel turn" not in str(bar.render())
+        await pilot.press("escape")  # sends it: the model is asked, without the slow server's tools
+        await wait_for(pilot, lambda: model.requests and "Cancel turn" in str(bar.render()), timeout=10)
+        assert "Send now" not in str(bar.render()) and screen.busy
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not screen.busy, timeout=10)

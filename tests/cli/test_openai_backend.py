@@ -215,6 +215,20 @@ def test_headless_nothing_listening(root: Path, home: Path) -> None:
     assert f"nothing answers at http://127.0.0.1:{port}: is Ollama running?" in out.stderr
 
 
+@pytest.mark.parametrize("model", ["openai/small", "ollama/qwen3:4b"])
+def test_headless_a_model_without_tools_is_told_the_flag_that_chats_without(server, root: Path, home: Path,
+                                                                             model: str) -> None:
+    server.script(error(400, "registry.ollama.ai/library/small does not support tools", ollama=True))
+    extra = {**env_for(server), "OLLAMA_HOST": server.base_url.removesuffix("/v1")}
+    out = run_cli(["-p", "hi", "-m", model], root, home, extra)
+    assert out.returncode != 0 and "does not support tools" in out.stderr
+    assert f'run again with -m "{model} --no-tools"' in out.stderr and "/model" not in out.stderr
+    server.script(chat(say("Just chatting.")))
+    again = run_cli(["-p", "hi", "-m", f"{model} --no-tools"], root, home, extra)  # the advice works as given
+    assert again.returncode == 0 and again.stdout == "Just chatting.\n", again.stderr
+    assert "tools" not in server.chat_requests[-1].body
+
+
 def test_headless_unknown_model(server, root: Path, home: Path) -> None:
     server.script(error(404, "The model `gpt-9` does not exist"))
     out = run_cli(["-p", "hi", "-m", "openai/gpt-9"], root, home, env_for(server))

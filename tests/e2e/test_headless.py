@@ -214,7 +214,7 @@ def test_offline_model_without_a_key(root: Path, home: Path) -> None:
     out = run_cli(["-p", "read hello.txt"], root, home)
     assert out.returncode == 0, out.stderr
     assert "offline demo model" in out.stderr
-    assert out.stdout == "Calling read_file.\nread_file returned: hi there\n"
+    assert out.stdout == "Calling read_file.\nread_file returned:\n```\nhi there\n```\n"
     out = run_cli(["-p", "what can you do?", "-o", "json"], root, home)
     assert "offline demo model" in json.loads(out.stdout)["response"]
     assert json.loads(out.stdout)["stats"]["models"].keys() == {"offline"}

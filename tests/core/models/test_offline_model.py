@@ -9,7 +9,7 @@ import pytest
 from gemini_tui.core.ground.abort import AbortSignal
 from gemini_tui.core.ground.model_api import CallChunk, Content, FunctionResponse, ModelRequest, TextChunk
 from gemini_tui.core.ground.parts import TextPart
-from gemini_tui.core.models.offline import HELP_TEXT, OfflineModel
+from gemini_tui.core.models.offline import HELP_TEXT, OfflineModel, summarize
 
 ROOT = Path("/work/project")
 
@@ -57,14 +57,25 @@ async def test_streams_a_call_then_summarizes_the_result() -> None:
     response = FunctionResponse(call.id, call.name, {"output": output})
     chunks = await collect(model, [Content("user", [response])])
     text = "".join(c.text for c in chunks if isinstance(c, TextChunk))
-    assert text.startswith("read_file returned: line 0")
-    assert "line 8" in text and "line 9" not in text and "(11 more lines)" in text
-    # the further lines stay lines when shown as Markdown: they come in a fenced block
-    assert "line 0\n```\nline 1\n" in text and text.endswith("(11 more lines)\n```\n")
+    assert "line 7" in text and "line 8" not in text and "(12 more lines)" in text
+    # every line of the output, the first too, stays a line when shown as Markdown: all in one fenced block
+    assert text.startswith("read_file returned:\n```\nline 0\nline 1\n") and text.endswith("(12 more lines)\n```\n")
     assert not any(isinstance(c, CallChunk) for c in chunks)
     failed = FunctionResponse("2", "replace", {"error": "Failed to edit, 0 occurrences found"})
     text = "".join(c.text for c in await collect(model, [Content("user", [failed])]) if isinstance(c, TextChunk))
     assert text == "replace failed: Failed to edit, 0 occurrences found\n"
+
+
+@pytest.mark.parametrize(("output", "said"), [
+    ("one line", "x returned:\n```\none line\n```\n"),
+    ("  indented\nsecond", "x returned:\n```\n  indented\nsecond\n```\n"),
+    ("has ``` fence", "x returned:\n````\nhas ``` fence\n````\n"),
+    ("", "x returned no output.\n"),
+    ("\n\n", "x returned no output.\n"),
+])
+def test_a_tool_output_is_shown_whole_in_its_block(output: str, said: str) -> None:
+    """The first line of the output is never part of the sentence, where Markdown would run it into prose."""
+    assert summarize([FunctionResponse("1", "x", {"output": output})]) == said
 
 
 async def test_help_says_it_is_not_gemini() -> None:
