@@ -43,6 +43,11 @@ NO_TOOLS = "--no-tools"  # after an OpenAI-compatible model's name: a chat witho
 class ConfigurationError(Exception):
     """The configuration makes a run impossible (not a mere bad setting, which is only a notice)."""
 
+
+class MissingKey(ConfigurationError):
+    """No way to reach the model asked for, where falling back to the offline demo model would pass unnoticed (a
+    headless or ACP run: a fleet would record the demo model's answers as the agent's)."""
+
 # The file-system tools, each constructed as Tool(workspace). Imported directly: a broken tool module must fail
 # loudly (and the tests with it), not leave the model without the tool.
 FILE_TOOLS: tuple[type[Any], ...] = (
@@ -176,10 +181,11 @@ def _check_base_url(name: str, base_url: str | None) -> None:
         raise ConfigurationError(f"{name} must be an http(s) URL, not {base_url!r}.")
 
 
-def build_model(name: str, root: Path, env: Mapping[str, str],
-                settings: Settings | None = None) -> tuple[ModelClient, str | None]:
+def build_model(name: str, root: Path, env: Mapping[str, str], settings: Settings | None = None,
+                offline_without_key: bool = True) -> tuple[ModelClient, str | None]:
     """The client for `name` through the chosen authentication (core/auth.py), and a notice when it is the
-    offline demo model (or when the chosen method needed a word)."""
+    offline demo model (or when the chosen method needed a word). Without a usable key the offline demo model
+    stands in, unless `offline_without_key` is False: then MissingKey (only `-m offline` names it)."""
     from gemini_tui.core.models.offline import OFFLINE_MODEL_NAME, OfflineModel
 
     if name == OFFLINE_MODEL_NAME:
@@ -189,6 +195,9 @@ def build_model(name: str, root: Path, env: Mapping[str, str],
     if not name.strip() or any(ch.isspace() for ch in name):
         raise ConfigurationError(f"{name!r} is not a model name (from -m, GEMINI_MODEL or model.name).")
     auth = resolve_auth(settings.auth_selected_type if settings else None, env)
+    if not auth.usable and not offline_without_key:
+        raise MissingKey(f"{auth.problem} No model can be reached, so nothing was run; set the key, or ask for the "
+                         f"offline demo model by name (-m {OFFLINE_MODEL_NAME}).")
     if not auth.usable:
         return OfflineModel(root), (f"{auth.problem} Using the offline demo model, not Gemini: it follows fixed "
                                     "phrases such as 'list .' or 'read README.md'.")
@@ -236,11 +245,12 @@ def build_session(root: Path | str | None = None, *, model: str | None = None,
                   allowed_mcp_server_names: list[str] | None = None,
                   model_factory: Callable[[str, Path, Mapping[str, str]], tuple[ModelClient, str | None]]
                   | None = None, extensions: Sequence[str] | None = None,
-                  include_directories: Sequence[str] = ()) -> Session:
+                  include_directories: Sequence[str] = (), offline_without_key: bool = True) -> Session:
     """Loads settings, builds the workspace, registers the tools, picks the model, returns the Session.
 
     `approval_mode` None takes the settings' `general.defaultApprovalMode` (else default). `trust` is --trust,
-    `sandbox` --sandbox.
+    `sandbox` --sandbox. `offline_without_key` False (headless, ACP) raises MissingKey where the app would fall
+    back to the offline demo model.
     Problems with settings and the offline notice are in `session.notices` (and published on its bus).
     Raises ConfigurationError when the configuration makes a run impossible."""
     env = os.environ if env is None else env
@@ -260,7 +270,8 @@ def build_session(root: Path | str | None = None, *, model: str | None = None,
         raise ConfigurationError(f"{exc} Run without --yolo (or --approval-mode yolo).") from exc
     # the model first: with `prewarm` (headless), a Gemini client warms up on a thread while the tools are built;
     # the app does not want it (its first frame must not share the interpreter with that import)
-    make_model = model_factory or (lambda name, root, env: build_model(name, root, env, settings))
+    make_model = model_factory or (lambda name, root, env: build_model(name, root, env, settings,
+                                                                       offline_without_key))
 
     def configured_model(name: str, root: Path, env: Mapping[str, str]) -> tuple[ModelClient, str | None]:
         built, notice = make_model(name, root, env)

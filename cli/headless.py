@@ -99,6 +99,16 @@ def stream_stats_json(stats: SessionStats, duration_ms: int) -> dict[str, Any]:
     return {**totals, "duration_ms": duration_ms, "tool_calls": stats.total_calls, "models": models}
 
 
+def error_document(output_format: str, kind: str, message: str) -> str:
+    """A run that failed before its session existed, in the `json` or `stream-json` format (one line for the
+    latter: its `result` event)."""
+    error = {"type": kind, "message": message}
+    if OutputFormat(output_format) is OutputFormat.stream_json:
+        return json_text({"type": "result", "timestamp": _now(), "status": "error", "error": error},
+                         separators=(",", ":"))
+    return json_text({"response": "", "error": error}, indent=2)
+
+
 class HeadlessPrinter:
     """Prints one prompt's run. Model text goes to `out`; notices and retries to `err`; errors to `err`, or
     as `error` events on `out` in stream-json."""

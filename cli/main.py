@@ -22,6 +22,7 @@ OUTPUT_FORMATS = ("text", "json", "stream-json")
 EXIT_BAD_FLAGS = 2  # argparse's own code for a bad command line
 EXIT_BAD_CONFIG = 3
 EXIT_INTERNAL = 1  # a bug: named on stderr, its traceback in the debug log (--debug)
+EXIT_NO_KEY = 41  # headless without a way to reach the model (Gemini CLI's code for a fatal authentication error)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -188,11 +189,14 @@ def main(argv: list[str] | None = None) -> int:
         # not a daemon: should the run end early (a configuration error), the interpreter waits for the import
         # before it shuts down, instead of tearing modules away under it
         threading.Thread(target=_import_genai, name="genai-import", daemon=False).start()
-    from gemini_tui.cli.assemble import ConfigurationError, build_session
+    from gemini_tui.cli.assemble import ConfigurationError, MissingKey, build_session
 
     try:
         session = build_session(model=args.model, approval_mode=mode, interactive=False, prewarm=True,
-                                **wiring)  # type: ignore[arg-type]
+                                offline_without_key=False, **wiring)  # type: ignore[arg-type]
+    except MissingKey as exc:
+        _say_no_key(str(exc), args.output_format)
+        return EXIT_NO_KEY
     except ConfigurationError as exc:
         print(f"gemini-tui: configuration error: {exc}", file=sys.stderr)
         return EXIT_BAD_CONFIG
@@ -214,6 +218,16 @@ def main(argv: list[str] | None = None) -> int:
     if argv is None:  # the console script, not a caller in this process: skip interpreter teardown
         _exit_now(code)
     return code
+
+
+def _say_no_key(message: str, output_format: str) -> None:
+    """A headless run with no key stops before it starts: on stderr, and where a JSON reader looks (the shape of
+    the format's own error), so a harness records a failure rather than an empty run."""
+    from gemini_tui.cli.headless import error_document
+
+    print(f"gemini-tui: {message}", file=sys.stderr)
+    if output_format != "text":
+        print(error_document(output_format, "auth", message), flush=True)
 
 
 def _set_up_logging(debug: bool) -> None:

@@ -32,7 +32,7 @@ class ListDirectoryParams(ToolParams):
 class ListDirectoryTool(BaseTool[ListDirectoryParams]):
     name = "list_directory"
     display_name = "ReadFolder"
-    kind = ToolKind.read
+    kind = ToolKind.search
     Params = ListDirectoryParams
     description = (
         "Lists the files and subdirectories directly inside a directory, subdirectories first (marked [DIR]), "

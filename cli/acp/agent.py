@@ -155,10 +155,10 @@ class AcpSession:
                 await self._call_changed(call)
             case ToolOutputChunk(call_id=call_id, chunk=chunk):
                 self.output.setdefault(call_id, []).append(chunk)
-            case CallFinished(call=call, result=result):
+            case CallFinished(call=call, result=result, sent=sent):
                 if call.call_id not in self.announced:
                     await self._announce(call)
-                finished = updates.call_finished(call, result, "".join(self.output.pop(call.call_id, [])))
+                finished = updates.call_finished(call, result, sent, "".join(self.output.pop(call.call_id, [])))
                 if (terminal_id := self.terminals.pop(call.call_id, None)) is not None:
                     from acp import tool_terminal_ref
 

@@ -163,7 +163,7 @@ class Composer:
         """The user's and the workspace's settings (folder trust applies to the workspace's), with the client's
         MCP servers added as the user's own: the editor is the user's program. `mcp.allowed`, `mcp.excluded` and
         `--allowed-mcp-server-names` still decide which connect."""
-        from gemini_tui.cli.assemble import ConfigurationError, build_session
+        from gemini_tui.cli.assemble import ConfigurationError, MissingKey, build_session
         from gemini_tui.core.setup.config import load_settings
 
         settings = load_settings(request.cwd, trust_flag=bool(self.wiring.get("trust")))
@@ -173,14 +173,14 @@ class Composer:
         wiring = dict(self.wiring)
         wiring["include_directories"] = [*wiring.get("include_directories", []), *request.additional_directories]
         try:
+            # no usable key: a client must hear so (and offer its sign-in), not chat with the offline demo model
             session = build_session(request.cwd, model=self.model, approval_mode=self.approval_mode,
-                                    interactive=True, prewarm=True, settings=settings, **wiring)
+                                    interactive=True, prewarm=True, settings=settings, offline_without_key=False,
+                                    **wiring)
+        except MissingKey as exc:
+            raise RequestError.auth_required({"details": str(exc)}) from exc
         except ConfigurationError as exc:
             raise RequestError.internal_error({"details": f"configuration error: {exc}"}) from exc
-        if session.is_offline and self.model != "offline":
-            # no usable key: an editor must say so (and offer its auth methods), not chat with the demo model
-            problem = " ".join(n.message for n in session.notices if "offline" in n.message.lower())
-            raise RequestError.auth_required({"details": problem or "no Gemini API key in the environment"})
         return session
 
     @staticmethod

@@ -61,7 +61,10 @@ def mode_state(current: ApprovalMode, disabled: Iterable[str] = ()) -> SessionMo
 
 
 # -- models -----------------------------------------------------------------------------------------------------------
-KNOWN_MODELS = ("gemini-2.5-pro", "gemini-2.5-flash", "gemini-2.5-flash-lite")
+# Gemini CLI 0.61's model names: a client (Harbor's ACP runner) only selects a model the option lists
+KNOWN_MODELS = ("gemini-2.5-pro", "gemini-2.5-flash", "gemini-2.5-flash-lite", "gemini-3-pro-preview",
+                "gemini-3.1-pro-preview", "gemini-3-flash-preview", "gemini-3.5-flash", "gemini-3.8-flash",
+                "gemini-3.1-flash-lite", "gemini-3.5-flash-lite")
 
 
 def model_choices(current: str) -> list[str]:
@@ -114,34 +117,52 @@ def call_progress(call: ToolCallInfo) -> Any:
     return update_tool_call(call.call_id, status=STATUS[call.state])  # type: ignore[arg-type]
 
 
-def result_content(result: ToolResult, output: str = "") -> list[Any]:
-    """What a finished call shows: an edit as a diff, a command's output as text, else the result's text."""
+def result_content(result: ToolResult, sent: str, output: str = "") -> list[Any]:
+    """What a finished call shows: the text the model received (`sent`), after an edit's diff. A harness such as
+    Harbor records it as the step's observation; an editor shows it under the call. Before a `sent` text existed
+    (a saved call replayed), a command's output or the display's text stands in."""
     display = result.return_display
+    shown: list[Any] = []
     if isinstance(display, FileDiff):
-        return [tool_diff_content(display.file_path, display.new_content,
-                                  None if display.is_new_file else display.original_content)]
+        shown.append(tool_diff_content(display.file_path, display.new_content,
+                                       None if display.is_new_file else display.original_content))
+    text = sent or _display_text(result, output)
+    if text:
+        shown.append(tool_content(text_block(text)))
+    return shown
+
+
+def _display_text(result: ToolResult, output: str) -> str:
+    display = result.return_display
+    if result.error is not None:
+        return result.error.message
     if isinstance(display, ShellOutput):
-        text = display.output or output
-        return [tool_content(text_block(text))] if text else []
+        return display.output or output
     if isinstance(display, McpResult):
-        return [tool_content(text_block(display.text))] if display.text else []
-    if result.error is not None:
-        return [tool_content(text_block(result.error.message))]
-    if isinstance(display, str) and display:
-        return [tool_content(text_block(display))]
-    return []  # a file's content, a listing, matches: the client has the locations, the model the text
+        return display.text
+    return display if isinstance(display, str) else ""
 
 
-def call_finished(call: ToolCallInfo, result: ToolResult, output: str = "") -> Any:
+def call_finished(call: ToolCallInfo, result: ToolResult, sent: str, output: str = "") -> Any:
     return update_tool_call(call.call_id, status=STATUS[call.state],  # type: ignore[arg-type]
-                            content=result_content(result, output), raw_output=_raw_output(result))
+                            content=result_content(result, sent, output), raw_output=raw_output(result, sent, output))
 
 
-def _raw_output(result: ToolResult) -> Any:
-    """Only a failure's kind and message: a success's output is the model's (a whole file, for a read)."""
+def raw_output(result: ToolResult, sent: str, output: str = "") -> dict[str, Any]:
+    """`output`: the text the model received; for a command also `stdout` (stdout and stderr share one pipe, so
+    it holds both, interleaved as written) and `exit_code` (None when a signal ended it, named in `signal`); for a
+    failure its `error` kind and message."""
+    raw: dict[str, Any] = {"output": sent or _display_text(result, output)}
+    display = result.return_display
+    if isinstance(display, ShellOutput):
+        raw.update(stdout=display.output or output, exit_code=display.exit_code)
+        if display.signal:
+            raw["signal"] = display.signal
+        if display.timed_out:
+            raw["timed_out"] = True
     if result.error is not None:
-        return {"error": {"kind": result.error.kind.value, "message": result.error.message}}
-    return None
+        raw["error"] = {"kind": result.error.kind.value, "message": result.error.message}
+    return raw
 
 
 def confirmation_content(details: ConfirmationDetails) -> list[Any]:

@@ -121,6 +121,9 @@ class CallFinished:
     call: ToolCallInfo
     result: ToolResult
     duration_ms: int  # the tool's own time, from when it started running (0 when it never ran)
+    # the text of the FunctionResponse the model received (its `output`, or its `error`): front ends that record a
+    # run (ACP's final update, an ATIF trajectory) report this, not the user's display
+    sent: str = ""
 
 
 @dataclass(frozen=True)

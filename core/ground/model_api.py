@@ -40,6 +40,12 @@ class FunctionResponse:
     response: dict[str, Any]
     parts: tuple[TextPart | InlineDataPart, ...] = ()
 
+    @property
+    def text(self) -> str:
+        """What the model reads: the output, or the error."""
+        value = self.response.get("output", self.response.get("error", ""))
+        return value if isinstance(value, str) else str(value)
+
 
 ContentPart = TextPart | InlineDataPart | ThoughtPart | FunctionCall | FunctionResponse
 Role = Literal["user", "model"]

@@ -229,7 +229,7 @@ class Scheduler:
             if result.ok and isinstance(result.return_display, FileDiff):
                 self.stats.lines_added += result.return_display.lines_added
                 self.stats.lines_removed += result.return_display.lines_removed
-        self.bus.publish(CallFinished(record.info(), result, duration_ms))
+        self.bus.publish(CallFinished(record.info(), result, duration_ms, record.response.text))
 
     def _validate(self, record: _Call) -> None:
         if record.call.problem:  # malformed as the model sent it: its own error response, and nothing runs

@@ -209,25 +209,57 @@ def test_settings_problems_are_notices_not_failures(gemini_server, root: Path, h
     assert "tools.core must be a list of strings" in out.stderr and "theme" in out.stderr
 
 
-def test_offline_model_without_a_key(root: Path, home: Path) -> None:
+def test_offline_model_only_by_name(root: Path, home: Path) -> None:
     (root / "hello.txt").write_text("hi there\n")
-    out = run_cli(["-p", "read hello.txt"], root, home)
-    assert out.returncode == 0, out.stderr
-    assert "offline demo model" in out.stderr
-    assert out.stdout == "Calling read_file.\nread_file returned:\n```\nhi there\n```\n"
-    out = run_cli(["-p", "what can you do?", "-o", "json"], root, home)
+    for named in (["-m", "offline"], ["--model", "offline"]):
+        out = run_cli(["-p", "read hello.txt", *named], root, home)
+        assert out.returncode == 0, out.stderr
+        assert "offline demo model" in out.stderr
+        assert out.stdout == "Calling read_file.\nread_file returned:\n```\nhi there\n```\n"
+    out = run_cli(["-p", "what can you do?", "-o", "json"], root, home, extra_env={"GEMINI_MODEL": "offline"})
     assert "offline demo model" in json.loads(out.stdout)["response"]
     assert json.loads(out.stdout)["stats"]["models"].keys() == {"offline"}
 
 
+NO_KEY = [  # (environment, settings.json): none of them reaches a model, so a headless run must not start
+    ({}, {}),
+    ({"GEMINI_API_KEY": ""}, {}),
+    ({"GOOGLE_GENAI_USE_VERTEXAI": "true"}, {}),
+    ({}, {"security": {"auth": {"selectedType": "gemini-api-key"}}}),
+    ({}, {"security": {"auth": {"selectedType": "oauth-personal"}}}),
+    ({"GEMINI_MODEL": "gemini-2.5-flash"}, {"model": {"name": "gemini-2.5-pro"}}),
+]
+FORMATS = ("text", "json", "stream-json")
+
+
+@pytest.mark.parametrize(("env", "settings", "output_format"),
+                         [(*case, FORMATS[n % len(FORMATS)]) for n, case in enumerate(NO_KEY)])
+def test_without_a_key_a_headless_run_fails_instead_of_going_offline(
+        root: Path, home: Path, env: dict[str, str], settings: dict[str, Any], output_format: str) -> None:
+    (home / ".gemini").mkdir(parents=True, exist_ok=True)
+    (home / ".gemini" / "settings.json").write_text(json.dumps(settings))
+    (root / "hello.txt").write_text("hi there\n")
+    out = run_cli(["-p", "read hello.txt", "-o", output_format], root, home, extra_env=env)
+    assert out.returncode == 41, (out.stdout, out.stderr)
+    assert "-m offline" in out.stderr and "offline demo model" in out.stderr
+    assert "hi there" not in out.stdout + out.stderr  # nothing ran
+    if output_format == "json":
+        assert json.loads(out.stdout)["error"]["type"] == "auth"
+    elif output_format == "stream-json":
+        [line] = out.stdout.splitlines()
+        assert json.loads(line) | {"timestamp": ""} == {"type": "result", "timestamp": "", "status": "error",
+                                                       "error": json.loads(line)["error"]}
+    else:
+        assert out.stdout == ""
+
 
 def test_offline_model_answers_from_mentioned_files(root: Path, home: Path) -> None:
-    """`-p` with `@path` mentions and no key: the answer shows the attached files, for generated spellings."""
+    """`-p -m offline` with `@path` mentions: the answer shows the attached files, for generated spellings."""
     from tests.core.models.test_offline_mentions import FILES, generated_cases, make_root
 
     make_root(root)
     for case in generated_cases(seed=3)[::5]:
-        out = run_cli(["-p", case.prompt], root, home)
+        out = run_cli(["-p", case.prompt, "-m", "offline"], root, home)
         assert out.returncode == 0, out.stderr
         assert "Calling" not in out.stdout and "fixed phrases" not in out.stdout, case.prompt
         assert all(f"{name}: " in out.stdout and FILES[name].splitlines()[0] in out.stdout for name in case.attached)

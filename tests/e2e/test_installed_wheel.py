@@ -60,7 +60,7 @@ def test_the_installed_program_runs_headless(installed: tuple[Path, Path], tmp_p
     env = {"PATH": f"{bin_dir}:{os.environ['PATH']}", "HOME": str(tmp_path / "home"), "LANG": "C.UTF-8"}
     version = _run([str(bin_dir / "gemini-tui"), "--version"], cwd=tmp_path, env=env)
     assert version.stdout.startswith("gemini-tui ")
-    done = _run([str(bin_dir / "gemini-tui"), "-p", "read notes.md"], cwd=tmp_path, env=env)
+    done = _run([str(bin_dir / "gemini-tui"), "-m", "offline", "-p", "read notes.md"], cwd=tmp_path, env=env)
     assert "hello" in done.stdout
     # the installed interpreter imports from site-packages, not from this checkout
     where = _run([str(bin_dir / "python"), "-c", "import gemini_tui.app.main as m; print(m.__file__)"],

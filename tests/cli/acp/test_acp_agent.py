@@ -190,3 +190,52 @@ async def test_a_failed_turn_is_a_json_rpc_error_and_the_session_goes_on(root: P
         assert "malformed upstream" in str(failed.value.data)
         again = await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("two")])
     assert again.stop_reason == "end_turn" and client.text() == "Fine now."
+
+
+# Each built-in tool's kind as Gemini CLI 0.61 declares it (its tool classes), and a call that succeeds or fails
+KINDS_AND_CALLS = [
+    ("search", "list_directory", {"dir_path": "."}, "completed"),
+    ("read", "read_file", {"file_path": "a.txt"}, "completed"),
+    ("search", "glob", {"pattern": "*.txt"}, "completed"),
+    ("search", "search_file_content", {"pattern": "hel+o"}, "completed"),
+    ("read", "read_many_files", {"paths": ["a.txt"]}, "completed"),
+    ("execute", "run_shell_command", {"command": "echo out-$((6*7)); echo err >&2; exit 3"}, "completed"),
+    ("edit", "write_file", {"file_path": "b.txt", "content": "new\n"}, "completed"),
+    ("edit", "replace", {"file_path": "a.txt", "old_string": "hello", "new_string": "bye"}, "completed"),
+    ("think", "save_memory", {"fact": "the tests use a fake server"}, "completed"),
+    ("read", "read_file", {"file_path": "missing.txt"}, "failed"),
+    ("search", "list_directory", {"dir_path": "no-such-dir"}, "failed"),
+]
+
+
+async def test_every_finished_call_carries_what_the_model_received(root: Path, home: Path,
+                                                                   gemini_server: FakeGeminiServer) -> None:
+    """A harness (Harbor's ACP runner) records each call's final update as its observation: `content` and
+    `rawOutput.output` hold the text the model got, for every tool and for failures; commands add stdout and
+    exit_code. Kinds are Gemini CLI's."""
+    (root / "a.txt").write_text("hello\n")
+
+    def absolute(args: dict[str, object]) -> dict[str, object]:
+        return {k: str(root / v) if k in ("file_path", "dir_path") else v for k, v in args.items()}
+
+    gemini_server.script(*(reply(call(name, absolute(args))) for _, name, args, _ in KINDS_AND_CALLS),
+                         reply(text("Done.")))
+    async with running_agent(root, gemini_server.base_url, home, extra_args=("--approval-mode", "yolo")) as (
+            conn, client, _):
+        session = await conn.new_session(cwd=str(root), mcp_servers=[])
+        answer = await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("go")])
+    assert answer.stop_reason == "end_turn"
+    starts = client.of("tool_call")
+    finals = [u for u in client.of("tool_call_update") if u.get("status") in ("completed", "failed")]
+    assert len(starts) == len(finals) == len(KINDS_AND_CALLS)
+    for index, ((kind, name, _, status), start, final) in enumerate(zip(KINDS_AND_CALLS, starts, finals,
+                                                                        strict=True)):
+        [response] = gemini_server.function_responses(index + 1)
+        received = response["response"].get("output", response["response"].get("error"))
+        assert (start["kind"], final["status"]) == (kind, status), name
+        assert received and final["rawOutput"]["output"] == received, name
+        assert final["content"][-1]["content"]["text"] == received, name
+    shell = finals[5]["rawOutput"]
+    assert shell["exit_code"] == 3 and "out-42" in shell["stdout"] and "err" in shell["stdout"]
+    assert finals[9]["rawOutput"]["error"]["kind"] == "file_not_found"
+    assert finals[7]["content"][0]["type"] == "diff"
