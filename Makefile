@@ -91,7 +91,7 @@ screenshots: $(STAMP)
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
 
-# Programs the shell-capability tests run for real (tests/core/approvals/test_capabilities_live.py): Debian
+# Programs the shell-capability tests run for real (tests/core/shell/test_judge_live.py): Debian
 # packages, installed as root only when one is missing
 CAPABILITY_TOOLS := rg:ripgrep strace:strace zip:zip sqlite3:sqlite3 vim:vim ed:ed ssh:openssh-client \
 	less:less make:make flock:util-linux prlimit:util-linux setarch:util-linux

@@ -28,7 +28,7 @@ from gemini_tui.core.ground.events import (
     UsageUpdated,
     WaitingForServers,
 )
-from gemini_tui.core.processes.terminal_text import clean_value
+from gemini_tui.core.ground.terminal_text import clean_value
 
 
 def compression_mark(before: object, after: object) -> str:

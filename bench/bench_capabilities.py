@@ -37,23 +37,23 @@ def _policy(root: Path):  # type: ignore[no-untyped-def]
 
 def timings(root: Path, runs: int = 300, clock: object = time.perf_counter) -> tuple[list[float], list[float]]:
     """Milliseconds per decision (parse included) for typical lines and 200-line scripts, by `clock`."""
-    from gemini_tui.core.processes import shell_commands
+    from gemini_tui.core.shell import grammar
     from gemini_tui.core.tooling.needs import CallNeeds
 
     policy = _policy(root)
-    shell_commands.analyze("ls")  # the parser loads once (bench_policy measures that load)
+    grammar.analyze("ls")  # the parser loads once (bench_policy measures that load)
     typical: list[float] = []
     for index in range(runs):
         line = f"{TYPICAL[index % len(TYPICAL)]} # {id(clock)} {index}"  # new text: no parse cache hit
         started = clock()  # type: ignore[operator]
-        policy.decide("run_shell_command", CallNeeds(shell=shell_commands.analyze(line), cwd=str(root)))
+        policy.decide("run_shell_command", CallNeeds(shell=grammar.analyze(line), cwd=str(root)))
         typical.append((clock() - started) * 1000)  # type: ignore[operator]
     script: list[float] = []
     for index in range(max(runs // 10, 20)):
         text = "\n".join(f"{SCRIPT_LINES[n % len(SCRIPT_LINES)]} # {id(clock)} {index}.{n}" for n in range(200))
         assert text.count("\n") == 199
         started = clock()  # type: ignore[operator]
-        policy.decide("run_shell_command", CallNeeds(shell=shell_commands.analyze(text), cwd=str(root)))
+        policy.decide("run_shell_command", CallNeeds(shell=grammar.analyze(text), cwd=str(root)))
         script.append((clock() - started) * 1000)  # type: ignore[operator]
     return typical, script
 

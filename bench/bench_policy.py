@@ -21,30 +21,30 @@ TARGET_FIRST_FRAME_MS = 20.0
 def decision_times(runs: int = 300) -> tuple[list[float], list[float]]:
     """(uncached, cached) milliseconds for parse + decide of the pipeline under a tools.allowed rule set."""
     from gemini_tui.core.approvals.policy import ApprovalPolicy, rules_from
-    from gemini_tui.core.processes import shell_commands
+    from gemini_tui.core.shell import grammar
     from gemini_tui.core.tooling.needs import CallNeeds
 
     assert PIPELINE.count("|") == 19
     allowed = rules_from("tools.allowed", [f"run_shell_command({name})" for name in (
         "git log", "grep", "sed", "awk", "sort", "uniq", "head", "tr", "cut", "tee", "nl", "rev", "cat", "wc", "xxd")])
     policy = ApprovalPolicy(allowed=allowed, exclude=rules_from("tools.exclude", ["run_shell_command(rm)"]))
-    shell_commands.analyze(PIPELINE)  # the parser loads once (measured separately below)
+    grammar.analyze(PIPELINE)  # the parser loads once (measured separately below)
     uncached, cached = [], []
     for index in range(runs):
         line = f"{PIPELINE} # {index}"  # a new string each time: no cache hit
         started = time.perf_counter()
-        decision = policy.decide("run_shell_command", CallNeeds(shell=shell_commands.analyze(line)))
+        decision = policy.decide("run_shell_command", CallNeeds(shell=grammar.analyze(line)))
         uncached.append((time.perf_counter() - started) * 1000)
         assert decision.verdict == "allow", decision
         started = time.perf_counter()
-        policy.decide("run_shell_command", CallNeeds(shell=shell_commands.analyze(line)))
+        policy.decide("run_shell_command", CallNeeds(shell=grammar.analyze(line)))
         cached.append((time.perf_counter() - started) * 1000)
     return uncached, cached
 
 
 FIRST_FRAME_PATH = ("import sys, time; t = time.perf_counter(); import gemini_tui.cli.main, gemini_tui.app.main; "
                     "print(round((time.perf_counter() - t) * 1000, 1), 'tree_sitter' in sys.modules)")
-PARSER_LOAD = ("import time; t = time.perf_counter(); from gemini_tui.core.processes.shell_commands import analyze; "
+PARSER_LOAD = ("import time; t = time.perf_counter(); from gemini_tui.core.shell.grammar import analyze; "
                "analyze('ls'); print(round((time.perf_counter() - t) * 1000, 1))")
 
 

@@ -23,9 +23,9 @@ from gemini_tui.core.ground.events import (
     TurnFinished,
     TurnStarted,
 )
+from gemini_tui.core.ground.stats import CallDecision, SessionStats
+from gemini_tui.core.ground.terminal_text import TerminalTextStream, clean_terminal_text
 from gemini_tui.core.ground.text_boundary import json_text
-from gemini_tui.core.processes.terminal_text import TerminalTextStream, clean_terminal_text
-from gemini_tui.core.session.stats import CallDecision, SessionStats
 
 if TYPE_CHECKING:
     from gemini_tui.core.session.face import SessionFace

@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from gemini_tui.core.ground.terminal_text import clean_terminal_text
 from gemini_tui.core.persistence.listing import describe
 from gemini_tui.core.persistence.store import SessionStore, project_dir
-from gemini_tui.core.processes.terminal_text import clean_terminal_text
 from gemini_tui.core.setup.config import gemini_home
 
 

@@ -29,7 +29,7 @@ def widget_for(display: object) -> Widget:
     import dataclasses
 
     from gemini_tui.core.ground.display import ShellOutput
-    from gemini_tui.core.processes.terminal_text import clean_terminal_text, clean_value
+    from gemini_tui.core.ground.terminal_text import clean_terminal_text, clean_value
 
     shown = clean_value(display)
     if isinstance(display, ShellOutput):  # its output keeps colours and progress-bar redraws; its display parses them

@@ -33,7 +33,7 @@ from gemini_tui.app.widgets.diff_view import DiffView, fit_parts, hint_texts
 from gemini_tui.app.widgets.key_bar import KeyBar
 from gemini_tui.core.ground.confirmation import ConfirmationOutcome, Decision, EditConfirmation, EditUnavailable
 from gemini_tui.core.ground.display import FileDiff
-from gemini_tui.core.processes.terminal_text import clean_terminal_text, has_terminal_controls
+from gemini_tui.core.ground.terminal_text import clean_terminal_text, has_terminal_controls
 from gemini_tui.styles import stylesheet
 
 log = logging.getLogger(__name__)

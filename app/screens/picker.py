@@ -15,7 +15,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from gemini_tui.app import decision_keys as keys
-from gemini_tui.core.processes.terminal_text import clean_terminal_text
+from gemini_tui.core.ground.terminal_text import clean_terminal_text
 
 
 class PickerScreen(ModalScreen[int | None]):

@@ -24,7 +24,7 @@ from gemini_tui.app.widgets.call_format import (
     state_word,
 )
 from gemini_tui.core.ground.events import CallState, ToolCallInfo
-from gemini_tui.core.processes.terminal_text import TerminalTextStream, clean_terminal_text
+from gemini_tui.core.ground.terminal_text import TerminalTextStream, clean_terminal_text
 
 if TYPE_CHECKING:
     from gemini_tui.app.call_log import CallRecord

@@ -24,7 +24,7 @@ from gemini_tui.core.ground.confirmation import (
     McpConfirmation,
 )
 from gemini_tui.core.ground.events import ConfirmationRequested
-from gemini_tui.core.processes.terminal_text import clean_terminal_text
+from gemini_tui.core.ground.terminal_text import clean_terminal_text
 
 
 def describe(request: ConfirmationRequested) -> tuple[str, str]:

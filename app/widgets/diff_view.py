@@ -28,7 +28,7 @@ from textual.strip import Strip
 
 from gemini_tui.app.widgets.diff_hunks import DiffLine, Hunk, LineKind
 from gemini_tui.app.widgets.word_diff import WordDiff, word_diff
-from gemini_tui.core.processes.terminal_text import clean_terminal_text
+from gemini_tui.core.ground.terminal_text import clean_terminal_text
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from gemini_tui.app.widgets.status_fit import StatusPart, fit_status
-from gemini_tui.core.processes.terminal_text import clean_terminal_text
+from gemini_tui.core.ground.terminal_text import clean_terminal_text
 
 
 def short_root(root: str) -> str:

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from gemini_tui.core.processes.capabilities.judge import Effects
-    from gemini_tui.core.processes.shell_commands import Command, ShellAnalysis
+    from gemini_tui.core.shell.grammar import Command, ShellAnalysis
+    from gemini_tui.core.shell.judge import Effects
 
 REDIRECTION_SETTING = "tools.shell.allowRedirection"
 HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "-"})
@@ -49,8 +49,8 @@ def _visible(why: str, effects: Effects) -> bool:
 
 
 def line_effects(shell: ShellAnalysis, cwd: str, root: str, env: Mapping[str, str] | None = None) -> LineEffects:
-    from gemini_tui.core.processes.capabilities.judge import Context, judge
-    from gemini_tui.core.processes.capabilities.words import expand
+    from gemini_tui.core.shell.judge import Context, judge
+    from gemini_tui.core.shell.words import expand
 
     env = os.environ if env is None else env
     context = Context(root, cwd, env, shell.assigned, shell.changes_directory)

@@ -27,7 +27,7 @@ from gemini_tui.core.tooling.rule_names import mcp_names, mcp_server_names
 
 if TYPE_CHECKING:
     from gemini_tui.core.approvals.command_effects import LineEffects
-    from gemini_tui.core.processes.shell_commands import Command, ShellAnalysis
+    from gemini_tui.core.shell.grammar import Command, ShellAnalysis
 
 SHELL_TOOL = "run_shell_command"
 REDIRECTION_SETTING = "tools.shell.allowRedirection"
@@ -171,7 +171,7 @@ class ProtectedPaths:
 
     def hooks_folder(self) -> str | None:
         """The folder `core.hooksPath` names (read from git), when it is set."""
-        from gemini_tui.core.processes.capabilities.judge import hooks_path
+        from gemini_tui.core.shell.judge import hooks_path
 
         return hooks_path(str(self.root))
 
@@ -588,7 +588,7 @@ def _shell_prefix(rule: Rule, names: set[str]) -> tuple[str, ...] | None:
     """`run_shell_command(git status)` -> ("git", "status"); None for other rules."""
     if rule.tool not in names or not rule.argument:
         return None
-    from gemini_tui.core.processes.shell_commands import command_words
+    from gemini_tui.core.shell.grammar import command_words
 
     return command_words(rule.argument) or tuple(rule.argument.split())
 
@@ -630,7 +630,7 @@ def _fed_words(command: Command, prefix: tuple[str, ...]) -> bool:
 
 
 def _analyze(line: str) -> ShellAnalysis:
-    from gemini_tui.core.processes.shell_commands import analyze
+    from gemini_tui.core.shell.grammar import analyze
 
     return analyze(line)
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
+from gemini_tui.core.ground.mentions import MentionError, ResourceReader
 from gemini_tui.core.ground.parts import Part, TextPart
 from gemini_tui.core.mcp.results import result_parts
 
@@ -86,3 +87,21 @@ async def read_resource(connection: McpConnection, uri: str) -> list[Part]:
     result = await connection.read_resource(uri)
     blocks = [SimpleNamespace(type="resource", resource=item) for item in result.contents]
     return result_parts(SimpleNamespace(content=blocks))
+
+
+def mcp_resource_reader(mcp: object) -> ResourceReader | None:
+    """`@server:uri` mentions of connected MCP servers' resources (read with resources/read)."""
+    owner = getattr(mcp, "resource_owner", None)
+    if owner is None:
+        return None
+
+    async def read(mention: str) -> list[Part]:
+        found = owner(mention)
+        if found is None:
+            raise MentionError(f"@{mention}: no connected MCP server by that name.")
+        try:
+            return await read_resource(*found)
+        except Exception as exc:  # the server's error (unknown URI, ...), said as the mention's
+            raise MentionError(f"@{mention}: the MCP server could not read it ({exc}).") from exc
+
+    return ResourceReader(lambda mention: owner(mention) is not None, read)

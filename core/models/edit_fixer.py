@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from gemini_tui.core.ground.events import Usage
-from gemini_tui.core.session.stats import SessionStats
+from gemini_tui.core.ground.stats import SessionStats
 
 log = logging.getLogger(__name__)
 FIX_TIMEOUT_S = 8.0

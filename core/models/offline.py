@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from gemini_tui.core.ground.abort import AbortSignal
+from gemini_tui.core.ground.compression_request import SNAPSHOT_MARKER
 from gemini_tui.core.ground.events import Usage
+from gemini_tui.core.ground.mentions import AttachedPrompt, Attachment, Mention, mention_spans, read_back
 from gemini_tui.core.ground.model_api import (
     CallChunk,
     Content,
@@ -24,7 +26,7 @@ from gemini_tui.core.ground.model_api import (
     UsageChunk,
 )
 from gemini_tui.core.ground.parts import TextPart
-from gemini_tui.core.session.mentions import AttachedPrompt, Attachment, Mention, mention_spans, read_back
+from gemini_tui.core.models.offline_snapshot import deterministic_snapshot
 
 OFFLINE_MODEL_NAME = "offline"
 
@@ -151,8 +153,6 @@ class OfflineModel:
         return "\n".join(lines).strip("\n") + "\n"
 
     async def stream(self, request: ModelRequest, abort_signal: AbortSignal) -> AsyncIterator[ModelChunk]:
-        from gemini_tui.core.session.compression import SNAPSHOT_MARKER, deterministic_snapshot
-
         if request.system_instruction.startswith(SNAPSHOT_MARKER):  # a compression request: the same every time
             snapshot = deterministic_snapshot(request.contents)
             yield TextChunk(snapshot)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import time
 
+from gemini_tui.core.ground.terminal_text import clean_terminal_text
 from gemini_tui.core.ground.text_boundary import shown_text
 from gemini_tui.core.persistence.store import SessionSummary
-from gemini_tui.core.processes.terminal_text import clean_terminal_text
 
 
 def describe(summary: SessionSummary, *, width: int = 60) -> str:

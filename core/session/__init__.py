@@ -4,8 +4,8 @@ detection, `@path` mentions and the counters of `/stats`.
 
 Front ends reach it only through `SessionFace` (`face`)."""
 
+from gemini_tui.core.ground.stats import SessionStats
 from gemini_tui.core.session.conversation import Conversation
 from gemini_tui.core.session.face import SessionFace
-from gemini_tui.core.session.stats import SessionStats
 
 __all__ = ["Conversation", "SessionFace", "SessionStats"]

@@ -7,6 +7,12 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from gemini_tui.core.ground.compression_request import (  # noqa: F401  (the session's words for compression)
+    ACKNOWLEDGEMENT,
+    COMPRESSION_INSTRUCTION,
+    FINAL_ASK,
+    SNAPSHOT_MARKER,
+)
 from gemini_tui.core.ground.model_api import Content, ContentPart, FunctionCall, FunctionResponse, ThoughtPart
 from gemini_tui.core.ground.parts import InlineDataPart, TextPart
 
@@ -18,20 +24,6 @@ _WINDOWS = (  # by model-name prefix, longest first
     ("gemini-1.5-pro", 2_097_152), ("gemini-2.5", 1_048_576), ("gemini-2.0", 1_048_576),
     ("gemini-1.5-flash", 1_048_576), ("gemini-3", 1_048_576), ("offline", 32_768),
 )
-SNAPSHOT_MARKER = "[gemini-tui compression]"  # begins the system instruction of a summarising request
-
-COMPRESSION_INSTRUCTION = f"""{SNAPSHOT_MARKER}
-You are condensing the earlier part of a conversation between a user and a coding agent so the agent can go on
-without it. Write only a <state_snapshot> element with these children, each brief and exact:
-<overall_goal>what the user wants, in one sentence</overall_goal>
-<key_knowledge>facts, constraints and conventions learnt (commands, paths, decisions), as bullet points</key_knowledge>
-<file_system_state>files read, created, changed or deleted, and what matters about each</file_system_state>
-<recent_actions>the last few significant actions and their results</recent_actions>
-<current_plan>the steps of the plan, each marked [DONE], [IN PROGRESS] or [TODO]</current_plan>
-Keep every name, path and number that the rest of the work may need. Leave out pleasantries and anything the
-agent will not need again."""
-FINAL_ASK = "Condense everything above into the <state_snapshot> now."
-ACKNOWLEDGEMENT = "Understood. I have the state snapshot and will continue from it."
 
 
 def context_window(model_name: str) -> int:
@@ -164,27 +156,3 @@ class Compression:
     @property
     def saved(self) -> int:
         return max(0, self.before_tokens - self.after_tokens)
-
-
-def deterministic_snapshot(contents: Sequence[Content]) -> str:
-    """The offline model's summary: the same history always gives the same snapshot."""
-    prompts = [" ".join(p.text for p in c.parts if isinstance(p, TextPart)).strip()
-               for c in contents if is_prompt(c)]
-    prompts = [p for p in prompts if p and p != FINAL_ASK and not p.endswith(FINAL_ASK)]
-    calls = [p for c in contents for p in c.parts if isinstance(p, FunctionCall)]
-    paths = sorted({str(v) for call in calls for k, v in call.args.items()
-                    if k in ("path", "file_path", "absolute_path", "dir_path") and isinstance(v, str)})
-    answers = [" ".join(p.text for p in c.parts if isinstance(p, TextPart)).strip()
-               for c in contents if c.role == "model"]
-    answers = [a for a in answers if a]
-    goal = prompts[0] if prompts else "(no prompt yet)"
-    lines = ["<state_snapshot>", f"<overall_goal>{goal}</overall_goal>", "<key_knowledge>"]
-    lines += [f"- the user asked: {p[:200]}" for p in prompts[-10:]]
-    lines += ["</key_knowledge>", "<file_system_state>"]
-    lines += [f"- {p}" for p in paths[:50]]
-    lines += ["</file_system_state>", "<recent_actions>"]
-    lines += [f"- {c.name}({', '.join(f'{k}={str(v)[:60]}' for k, v in c.args.items())})" for c in calls[-10:]]
-    lines += ["</recent_actions>", "<current_plan>"]
-    lines += [f"- [DONE] {a[:200]}" for a in answers[-3:]]
-    lines += ["</current_plan>", "</state_snapshot>"]
-    return "\n".join(lines)

@@ -18,10 +18,10 @@ from gemini_tui.core.ground.model_api import (
     TextChunk,
     UsageChunk,
 )
+from gemini_tui.core.ground.stats import SessionStats
 from gemini_tui.core.session import compression, hook_points
 from gemini_tui.core.session.abortable import until_aborted
 from gemini_tui.core.session.state import SessionState
-from gemini_tui.core.session.stats import SessionStats
 
 
 class Compressor:

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from gemini_tui.core.approvals.policy import ApprovalPolicy
     from gemini_tui.core.ground.events import ContextUsed, EventBus, Notice, TurnEndReason
     from gemini_tui.core.ground.model_api import Content
+    from gemini_tui.core.ground.stats import SessionStats
     from gemini_tui.core.persistence.checkpoints import RestoreOutcome
     from gemini_tui.core.persistence.records import CheckpointRecord, LoadedSession, PromptMark
     from gemini_tui.core.persistence.shadow_repo import RestorePlan
@@ -21,7 +22,6 @@ if TYPE_CHECKING:
     from gemini_tui.core.processes.sandbox import Sandbox
     from gemini_tui.core.session.compression import Compression
     from gemini_tui.core.session.scheduler import ApprovalMode
-    from gemini_tui.core.session.stats import SessionStats
     from gemini_tui.core.setup.auth import Auth
     from gemini_tui.core.setup.config import Settings
     from gemini_tui.core.setup.context import Memory

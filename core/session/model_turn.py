@@ -34,12 +34,12 @@ from gemini_tui.core.ground.model_api import (
     UsageChunk,
 )
 from gemini_tui.core.ground.parts import TextPart
+from gemini_tui.core.ground.stats import SessionStats
 from gemini_tui.core.session import hook_points
 from gemini_tui.core.session.abortable import until_aborted
 from gemini_tui.core.session.compressor import Compressor, ms_since
 from gemini_tui.core.session.loop_detection import LoopDetector
 from gemini_tui.core.session.state import SessionState
-from gemini_tui.core.session.stats import SessionStats
 from gemini_tui.core.tooling.registry import ToolRegistry
 
 

@@ -36,8 +36,8 @@ from gemini_tui.core.ground.events import (
 )
 from gemini_tui.core.ground.model_api import FunctionCall, FunctionResponse
 from gemini_tui.core.ground.parts import InlineDataPart, TextPart
+from gemini_tui.core.ground.stats import CallDecision, SessionStats
 from gemini_tui.core.ground.tool_result import ToolError, ToolErrorKind, ToolResult
-from gemini_tui.core.session.stats import CallDecision, SessionStats
 from gemini_tui.core.tooling.needs import CallNeeds
 from gemini_tui.core.tooling.registry import ToolRegistry
 from gemini_tui.core.tooling.tool import BaseTool, CallContext, ToolKind

@@ -31,9 +31,12 @@ from gemini_tui.core.ground.events import (
     Usage,
     UsageUpdated,
 )
+from gemini_tui.core.ground.mentions import MentionError, expand_mentions
 from gemini_tui.core.ground.model_api import ContentPart, FunctionCall, ModelClient
 from gemini_tui.core.ground.parts import Part, TextPart
+from gemini_tui.core.ground.stats import SessionStats
 from gemini_tui.core.ground.tool_result import ToolResult
+from gemini_tui.core.mcp.prompts import mcp_resource_reader
 from gemini_tui.core.persistence.checkpoints import Checkpointer, RestoreOutcome
 from gemini_tui.core.persistence.recorder import SessionRecorder
 from gemini_tui.core.persistence.records import CheckpointRecord, LoadedSession, PromptMark, prompt_position
@@ -48,7 +51,6 @@ from gemini_tui.core.session.context_memory import ContextMemory
 from gemini_tui.core.session.conversation import Conversation
 from gemini_tui.core.session.face import McpServers, ToolDiscovery, ToolOutcome
 from gemini_tui.core.session.loop_detection import LoopDetector
-from gemini_tui.core.session.mentions import MentionError, expand_mentions, mcp_resource_reader
 from gemini_tui.core.session.model_turn import ModelTurn
 from gemini_tui.core.session.rewind import Rewind
 from gemini_tui.core.session.saved_chats import SavedChats
@@ -56,7 +58,6 @@ from gemini_tui.core.session.scheduler import Scheduler, function_response
 from gemini_tui.core.session.service_wait import ServiceWait
 from gemini_tui.core.session.services import BackgroundServices
 from gemini_tui.core.session.state import SessionState
-from gemini_tui.core.session.stats import SessionStats
 from gemini_tui.core.setup.config import Settings
 from gemini_tui.core.setup.context import Memory
 from gemini_tui.core.setup.skills import ACTIVATE_SKILL, SkillSet, system_section

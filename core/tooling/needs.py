@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from gemini_tui.core.processes.shell_commands import ShellAnalysis
+    from gemini_tui.core.shell.grammar import ShellAnalysis
 
 
 @dataclass(frozen=True)

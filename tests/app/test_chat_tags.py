@@ -31,7 +31,7 @@ async def test_a_tag_that_looks_like_a_path_is_just_a_name(root: Path, tmp_path:
 
 async def test_chat_list_shows_a_hostile_tag_cleaned(root: Path, tmp_path: Path) -> None:
     """A tag saved with OSC, CSI and C1 bytes is listed without them (the listing is a display like the rest)."""
-    from gemini_tui.core.processes.terminal_text import has_terminal_controls
+    from gemini_tui.core.ground.terminal_text import has_terminal_controls
 
     app = make_app(root, tmp_path, ScriptedModel().add(text("hi")))
     async with app.run_test(size=(100, 30)) as pilot:

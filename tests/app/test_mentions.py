@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from gemini_tui.core.ground.mentions import find_mentions
 from gemini_tui.core.ground.parts import TextPart
-from gemini_tui.core.session.mentions import find_mentions
 from tests.app.app_driver import main_screen, make_app, type_and_send, wait_for
 from tests.fakes.scripted_model import ScriptedModel, text
 

@@ -104,7 +104,7 @@ async def test_the_resume_picker_shows_saved_prompts_cleaned(root: Path, tmp_pat
     """A saved first prompt with OSC, CSI and C1 bytes and Rich markup: the picker shows it as plain, clean text."""
     import uuid
 
-    from gemini_tui.core.processes.terminal_text import has_terminal_controls
+    from gemini_tui.core.ground.terminal_text import has_terminal_controls
 
     app = make_app(root, tmp_path, ScriptedModel(), approval_mode="yolo")
     hostile = "\x1b]52;c;aGk=\x07fix \x9b2J[bold red]the\x1b[31m parser\x85 [/] tests\x1b]0;t\x1b\\"

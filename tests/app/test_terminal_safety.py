@@ -20,7 +20,7 @@ from textual.widget import Widget
 from gemini_tui.app.displays.registry import _factories, _load_builtins, widget_for
 from gemini_tui.core.ground import display as display_types
 from gemini_tui.core.ground.display import FileDiff
-from gemini_tui.core.processes.terminal_text import has_terminal_controls
+from gemini_tui.core.ground.terminal_text import has_terminal_controls
 from tests.app.app_driver import main_screen, make_app, type_and_send, wait_for
 from tests.fakes.scripted_model import ScriptedModel, call, text, thought
 

@@ -17,7 +17,7 @@ from gemini_tui.app.widgets.answer import markdown_parser
 from gemini_tui.app.widgets.confirm_bar import ConfirmBar
 from gemini_tui.app.widgets.history_panel import HistoryPanel
 from gemini_tui.cli.headless import stats_json
-from gemini_tui.core.session.stats import CallDecision, SessionStats
+from gemini_tui.core.ground.stats import CallDecision, SessionStats
 from tests.app.app_driver import main_screen, make_app, type_and_send, wait_for
 from tests.app.test_slash_commands import outputs, run
 from tests.fakes.scripted_model import ScriptedModel, call, text

@@ -15,6 +15,9 @@ FOLDERS = {"gemini_tui": "gemini_tui", "app": "gemini_tui.app", "cli": "gemini_t
            "tools": "gemini_tui.tools", "styles": "gemini_tui.styles"}
 # Layers may import downwards only; lower number = lower layer.
 LAYERS = {"gemini_tui.core": 0, "gemini_tui.tools": 1, "gemini_tui.app": 2, "gemini_tui.cli": 3}
+# Core's rooms from the ground up; a room imports only rooms before it in this list. docs/development.md repeats
+# it, one line a room (test_the_docs_list_the_rooms_in_this_order keeps the two equal).
+ROOMS = ["ground", "processes", "shell", "persistence", "tooling", "approvals", "setup", "mcp", "models", "session"]
 
 
 def all_modules() -> dict[str, Path]:
@@ -98,16 +101,50 @@ def test_no_module_imports_itself_back() -> None:
     assert find_cycle(graph()) is None
 
 
-def test_cores_rooms_import_in_one_direction() -> None:
-    rooms: dict[str, set[str]] = {}
-    for name, targets in graph().items():
+def room_arrows(edges: dict[str, set[str]]) -> dict[str, set[tuple[str, str]]]:
+    """For each room, the (module, module of another room) pairs it imports."""
+    arrows: dict[str, set[tuple[str, str]]] = {}
+    for name, targets in edges.items():
         if (here := room(name)) is None:
             continue
-        rooms.setdefault(here, set()).update(r for t in targets if (r := room(t)) not in (None, here))
-    assert set(rooms) >= {"ground", "tooling", "approvals", "session", "persistence", "setup", "models", "mcp",
-                          "processes"}
-    assert not rooms["ground"], "the ground floor imports no room"
-    assert find_cycle(rooms) is None
+        arrows.setdefault(here, set()).update((name, t) for t in targets if room(t) not in (None, here))
+    return arrows
+
+
+def arrows_out_of_order(edges: dict[str, set[str]]) -> list[str]:
+    """Every import from a room to a room that is not below it in ROOMS, and every room not in ROOMS."""
+    wrong: list[str] = []
+    for here, pairs in room_arrows(edges).items():
+        if here not in ROOMS:
+            wrong.append(f"room {here} is not in the pinned order")
+            continue
+        wrong += [f"{source} -> {target}" for source, target in sorted(pairs)
+                  if (there := room(target)) not in ROOMS or ROOMS.index(there) >= ROOMS.index(here)]
+    return wrong
+
+
+def test_cores_rooms_import_in_the_pinned_order() -> None:
+    edges = graph()
+    assert set(room_arrows(edges)) == set(ROOMS), "every room of core/ is in ROOMS, and only those"
+    assert arrows_out_of_order(edges) == []
+
+
+def test_the_order_check_catches_an_arrow_up_and_a_room_out_of_order() -> None:
+    edges = {name: set(targets) for name, targets in graph().items()}
+    edges["gemini_tui.core.ground.parts"].add("gemini_tui.core.session.session")  # ground reaching up
+    edges["gemini_tui.core.models.offline"].add("gemini_tui.core.session.compression")  # the arrow that was fixed
+    edges["gemini_tui.core.attic.box"] = {"gemini_tui.core.ground.parts"}  # a room nobody placed
+    wrong = arrows_out_of_order(edges)
+    assert "gemini_tui.core.ground.parts -> gemini_tui.core.session.session" in wrong
+    assert "gemini_tui.core.models.offline -> gemini_tui.core.session.compression" in wrong
+    assert "room attic is not in the pinned order" in wrong
+
+
+def test_the_docs_list_the_rooms_in_this_order() -> None:
+    text = (REPO / "docs" / "development.md").read_text(encoding="utf-8")
+    listed = [line.split("`")[1].rstrip("/") for line in text.splitlines()
+              if line.startswith("  - `") and line.split("`")[1].rstrip("/") in ROOMS]
+    assert listed == ROOMS
 
 
 def test_core_holds_only_rooms() -> None:

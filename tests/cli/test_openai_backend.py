@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from gemini_tui.cli.assemble import ConfigurationError, build_model, build_session
+from gemini_tui.core.ground.compression_request import SNAPSHOT_MARKER
 from gemini_tui.core.ground.events import TurnEndReason
 from gemini_tui.core.models.openai_compat import OpenAICompatibleModel
 from gemini_tui.core.models.retry import RetryPolicy
-from gemini_tui.core.session.compression import SNAPSHOT_MARKER
 from gemini_tui.core.setup.config import load_settings
 from tests.fakes.openai_server import FakeOpenAIServer, chat, error, say, tool
 from tests.tools.test_edit_model_tier import GOOD, SOURCE

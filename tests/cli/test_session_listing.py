@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from gemini_tui.core.ground.terminal_text import has_terminal_controls
 from gemini_tui.core.persistence.listing import describe
 from gemini_tui.core.persistence.store import SessionStore, project_dir
-from gemini_tui.core.processes.terminal_text import has_terminal_controls
 from tests.e2e.test_headless import run_cli
 
 # what a hostile prompt may carry: each would act on the terminal if printed raw

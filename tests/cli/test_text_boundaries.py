@@ -20,11 +20,11 @@ from hypothesis import strategies as st
 from gemini_tui.cli.headless import HeadlessPrinter, OutputFormat
 from gemini_tui.core.ground import debug_log
 from gemini_tui.core.ground.model_api import FunctionCall, TextPart
+from gemini_tui.core.ground.terminal_text import TerminalTextStream, clean_terminal_text
 from gemini_tui.core.ground.text_boundary import json_text, settle, shown_text, utf8_bytes
 from gemini_tui.core.persistence.listing import describe
 from gemini_tui.core.persistence.shadow_repo import ShadowRepo
 from gemini_tui.core.persistence.store import SessionStore, read_session
-from gemini_tui.core.processes.terminal_text import TerminalTextStream, clean_terminal_text
 from tests.fakes.gemini_server import DEFAULT_USAGE, Reply
 
 SPECIAL = ["\ud800", "\udbff", "\udc80", "\udfff", "\x00", "\x01", "\x1b", "\x7f", "\x85", "\x9b", "\u200f",

@@ -18,10 +18,10 @@ from gemini_tui.core.ground.tool_result import ToolErrorKind, ToolResult
 from gemini_tui.core.models.gemini import GeminiModel
 from gemini_tui.core.models.retry import RetryPolicy
 from gemini_tui.core.persistence.store import SessionStore, project_dir
-from gemini_tui.core.processes.shell_commands import analyze
 from gemini_tui.core.session.scheduler import ApprovalMode
 from gemini_tui.core.session.session import Session
 from gemini_tui.core.setup.config import Settings
+from gemini_tui.core.shell.grammar import analyze
 from gemini_tui.core.tooling.needs import CallNeeds
 from gemini_tui.core.tooling.registry import ToolRegistry
 from gemini_tui.core.tooling.tool import BaseTool, CallContext, ToolKind, ToolParams

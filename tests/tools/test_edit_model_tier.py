@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from gemini_tui.core.ground.abort import AbortSignal
+from gemini_tui.core.ground.stats import SessionStats
 from gemini_tui.core.models.edit_fixer import ModelEditFixer
 from gemini_tui.core.models.gemini import GeminiModel
-from gemini_tui.core.session.stats import SessionStats
 from gemini_tui.tools.replace.correction import EditPlan, plan_edit
 from gemini_tui.tools.replace.tool import ReplaceTool
 from gemini_tui.tools.workspace import Workspace

@@ -15,8 +15,8 @@ import pytest
 from gemini_tui.core.ground.abort import AbortSignal
 from gemini_tui.core.ground.events import CallFinished, EventBus, ToolOutputChunk
 from gemini_tui.core.ground.model_api import FunctionCall
+from gemini_tui.core.ground.stats import SessionStats
 from gemini_tui.core.session.scheduler import Scheduler
-from gemini_tui.core.session.stats import SessionStats
 from gemini_tui.core.tooling.progress import MAX_PER_SECOND, ProgressReporter, files_read
 from gemini_tui.core.tooling.registry import ToolRegistry
 from gemini_tui.tools.read_many_files import ReadManyFilesTool

@@ -109,7 +109,7 @@ class ShellTool(BaseTool[ShellParams]):
 
     def needs(self, params: ShellParams) -> CallNeeds:
         """The command as bash will run it (every simple command, what is opaque, what it writes)."""
-        from gemini_tui.core.processes.shell_commands import analyze
+        from gemini_tui.core.shell.grammar import analyze
 
         try:
             cwd = str(self._directory(params.directory))
@@ -127,7 +127,7 @@ class ShellTool(BaseTool[ShellParams]):
 
     async def should_confirm_execute(self, params: ShellParams,
                                      abort_signal: AbortSignal) -> ConfirmationDetails | None:
-        from gemini_tui.core.processes.shell_commands import analyze
+        from gemini_tui.core.shell.grammar import analyze
 
         found = analyze(params.command)
         opaque = tuple(dict.fromkeys(o.construct for o in found.opaque))

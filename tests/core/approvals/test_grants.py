@@ -13,8 +13,8 @@ from gemini_tui.core.ground.abort import AbortSignal
 from gemini_tui.core.ground.confirmation import ConfirmationOutcome
 from gemini_tui.core.ground.events import ConfirmationRequested, EventBus, Notice
 from gemini_tui.core.ground.model_api import FunctionCall
+from gemini_tui.core.ground.stats import SessionStats
 from gemini_tui.core.session.scheduler import ApprovalMode, Scheduler
-from gemini_tui.core.session.stats import SessionStats
 from gemini_tui.core.tooling.registry import ToolRegistry
 from tests.core.conftest import EventLog, always
 

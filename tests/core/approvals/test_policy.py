@@ -257,7 +257,7 @@ def test_allow_rules_need_the_real_command_and_literal_words(line: str, verdict:
     # an allow rule vouches for the command the user named: not a program of the same name in the project,
     # and not a word computed at run time where the rule names one
     from gemini_tui.core.approvals.policy import ApprovalPolicy, rules_from
-    from gemini_tui.core.processes.shell_commands import analyze
+    from gemini_tui.core.shell.grammar import analyze
     from gemini_tui.core.tooling.needs import CallNeeds
 
     policy = ApprovalPolicy(allowed=rules_from("tools.allowed", ["run_shell_command(git status)"]))

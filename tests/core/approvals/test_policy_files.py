@@ -21,8 +21,8 @@ from gemini_tui.core.approvals.policy_files import (
     read_policy_text,
     stable_stringify,
 )
-from gemini_tui.core.processes.shell_commands import analyze
 from gemini_tui.core.setup.config import load_settings
+from gemini_tui.core.shell.grammar import analyze
 from gemini_tui.core.tooling.needs import CallNeeds
 
 GOOD = '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "git"\ndecision = "allow"\npriority = 100\n'

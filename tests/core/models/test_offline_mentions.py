@@ -17,10 +17,10 @@ import pytest
 
 from gemini_tui.cli.headless import HeadlessPrinter
 from gemini_tui.core.ground.abort import AbortSignal
+from gemini_tui.core.ground.mentions import AttachedPrompt, read_back
 from gemini_tui.core.ground.model_api import ModelChunk, ModelRequest
 from gemini_tui.core.ground.parts import InlineDataPart, Part, TextPart
 from gemini_tui.core.models.offline import HELP_TEXT, OfflineModel
-from gemini_tui.core.session.mentions import AttachedPrompt, read_back
 from tests.fakes.gemini_server import FakeGeminiServer
 from tests.fakes.scripted_model import scripted_session
 

@@ -13,8 +13,8 @@ from gemini_tui.core.ground.abort import AbortSignal
 from gemini_tui.core.ground.confirmation import ConfirmationOutcome, Decision, ExecConfirmation, McpConfirmation
 from gemini_tui.core.ground.events import CallState, CallStateChanged, ConfirmationRequested, EventBus
 from gemini_tui.core.ground.model_api import FunctionCall
+from gemini_tui.core.ground.stats import CallDecision, SessionStats
 from gemini_tui.core.session.scheduler import ApprovalMode, Scheduler, _Call
-from gemini_tui.core.session.stats import CallDecision, SessionStats
 from gemini_tui.core.tooling.needs import CallNeeds
 from gemini_tui.core.tooling.registry import ToolRegistry
 from tests.core.conftest import EventLog, always
@@ -121,7 +121,7 @@ async def test_tools_allowed_names_a_tool_as_tools_core_does(registry, tools, ro
 
 
 def test_allow_rules() -> None:
-    from gemini_tui.core.processes.shell_commands import analyze
+    from gemini_tui.core.shell.grammar import analyze
 
     def verdict(allowed: list[str], tool: str, needs: CallNeeds) -> Verdict:
         return ApprovalPolicy(allowed=rules_from("tools.allowed", allowed)).decide(tool, needs).verdict

@@ -11,7 +11,7 @@ import random
 
 import pytest
 
-from gemini_tui.core.processes.terminal_text import TerminalTextStream, clean_terminal_text, has_terminal_controls
+from gemini_tui.core.ground.terminal_text import TerminalTextStream, clean_terminal_text, has_terminal_controls
 
 PIECES = [
     # CSI: colours, modes, mouse tracking, cursor moves; 8-bit CSI

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from gemini_tui.core.processes.terminal_text import clean_terminal_text, clean_value, has_terminal_controls
+from gemini_tui.core.ground.terminal_text import clean_terminal_text, clean_value, has_terminal_controls
 
 # One of each family a terminal acts on, 7-bit and 8-bit
 SEQUENCES = {

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from gemini_tui.core.processes.shell_commands import RESERVED_WORDS, analyze, ansi_c
+from gemini_tui.core.shell.grammar import RESERVED_WORDS, analyze, ansi_c
 
 COMMANDS = ["ls -la", "git status", "grep -r x .", "cat a.txt", "make test", "npm run build"]
 NAMES = {"ls -la": "ls", "git status": "git status", "grep -r x .": "grep", "cat a.txt": "cat",
@@ -85,7 +85,7 @@ def test_ansi_c_strings_decode_as_bash_does() -> None:
 
 
 def test_the_parser_loads_lazily() -> None:
-    code = ("import sys, gemini_tui.core.processes.shell_commands, gemini_tui.core.approvals.policy, "
+    code = ("import sys, gemini_tui.core.shell.grammar, gemini_tui.core.approvals.policy, "
             "gemini_tui.core.session.scheduler;"
             "print('tree_sitter' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

@@ -1,7 +1,8 @@
-"""`@path` mentions in a prompt: the files are read through `read_many_files` and sent along with the text.
+"""`@path` mentions in a prompt: what a mention is, how the files read for it join the prompt, and how that
+prompt reads back (the session writes it; the offline model answers from it).
 
-The session runs the read through its scheduler (so it shows as a call and follows the same rules as any other);
-here is only what a mention is and how its content joins the prompt."""
+The session runs the read through `read_many_files` in its scheduler (so it shows as a call and follows the same
+rules as any other); MCP resources (`@server:uri`) are read by `core/mcp/prompts.py`."""
 
 from __future__ import annotations
 
@@ -162,23 +163,3 @@ async def expand_mentions(text: str, read_files: ReadFiles | None,
     return [TextPart(text), TextPart(FILES_HEADER), *content,
             *([] if closed else [TextPart("\n" + END_MARKER)]), *resource_parts,
             *([TextPart("\n" + END_MARKER)] if resource_parts else [])]
-
-
-def mcp_resource_reader(mcp: object) -> ResourceReader | None:
-    """`@server:uri` mentions of connected MCP servers' resources (read with resources/read)."""
-    owner = getattr(mcp, "resource_owner", None)
-    if owner is None:
-        return None
-
-    async def read(mention: str) -> list[Part]:
-        from gemini_tui.core.mcp.prompts import read_resource
-
-        found = owner(mention)
-        if found is None:
-            raise MentionError(f"@{mention}: no connected MCP server by that name.")
-        try:
-            return await read_resource(*found)
-        except Exception as exc:  # the server's error (unknown URI, ...), said as the mention's
-            raise MentionError(f"@{mention}: the MCP server could not read it ({exc}).") from exc
-
-    return ResourceReader(lambda mention: owner(mention) is not None, read)

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from gemini_tui.core.processes.capabilities.table import variable_runs_code
-from gemini_tui.core.processes.capabilities.words import Form, Part
+from gemini_tui.core.shell.table import variable_runs_code
+from gemini_tui.core.shell.words import Form, Part
 
 MAX_DEPTH = 6  # scripts inside scripts (bash -c "eval '...'") deeper than this are opaque
 

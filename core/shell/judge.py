@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gemini_tui.core.processes import sandbox_places
-from gemini_tui.core.processes.capabilities.table import SAFE_GIT_CONFIG, SHELL_NAMES, Program, lookup
-from gemini_tui.core.processes.capabilities.words import expand
+from gemini_tui.core.shell.table import SAFE_GIT_CONFIG, SHELL_NAMES, Program, lookup
+from gemini_tui.core.shell.words import expand
 
 if TYPE_CHECKING:
-    from gemini_tui.core.processes.shell_commands import Command
+    from gemini_tui.core.shell.grammar import Command
 
 HARMLESS_DEVICES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/tty", "/dev/zero",
                               "/dev/random", "/dev/urandom", "-"})

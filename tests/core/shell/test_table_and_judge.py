@@ -1,6 +1,6 @@
 """Allowed commands judged by what they can do: everyday lines still run unasked, and the issue's attacks
 (writes through options and redirects, other code through options and environment, expansions that hide a
-protected path) ask, each with its reason. Decisions only; test_capabilities_live.py runs them for real."""
+protected path) ask, each with its reason. Decisions only; test_judge_live.py runs them for real."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from gemini_tui.core.approvals.policy import ApprovalMode, ApprovalPolicy, ProtectedPaths, rules_from
-from gemini_tui.core.processes.capabilities.table import PROGRAMS
-from gemini_tui.core.processes.shell_commands import analyze
+from gemini_tui.core.shell.grammar import analyze
+from gemini_tui.core.shell.table import PROGRAMS
 from gemini_tui.core.tooling.needs import CallNeeds
 
 EVERYDAY_RULES = ["echo", "ls", "cat", "git status", "git diff", "git log", "rg"]
