@@ -30,7 +30,6 @@ if TYPE_CHECKING:
     from gemini_tui.core.shell.grammar import Command, ShellAnalysis
 
 SHELL_TOOL = "run_shell_command"
-REDIRECTION_SETTING = "tools.shell.allowRedirection"
 CHANGED_CODE_RULE = "runs code the model changed"
 EDIT_TOOLS = frozenset({"write_file", "replace"})
 READ_ONLY_RULE = "read-only tool"  # the rule that lets a call run because it needs no confirmation at all
@@ -70,7 +69,6 @@ class Decision:
     rule: str
     reason: str = ""
     grants: tuple[str, ...] = ()
-    remedy: str = ""  # what would let it run when nobody can be asked (headless); "" for the usual ways
 
     def describe(self) -> str:
         return f"{self.verdict}: {self.rule}" + (f" — {self.reason}" if self.reason else "")
@@ -288,7 +286,7 @@ class ApprovalPolicy:
             return Decision(Verdict.deny, "approval mode plan", (
                 f"Plan mode is on: only read-only tools run, and {tool} would change something. It was not "
                 "run. Describe the change in your plan instead; the user leaves plan mode to apply it."))
-        from_files = self._file_match(tool, aliases, needs, args, interactive, requested_by)
+        from_files = self.file_match(tool, aliases, needs, args, interactive, requested_by)
         if from_files is not None and from_files.priority > SETTINGS_PRIORITY["mcp.excluded"]:
             return self._file_decision(tool, from_files, needs)
         effects = self._effects(needs)
@@ -312,9 +310,7 @@ class ApprovalPolicy:
         if protected is not None:
             if self.mode is ApprovalMode.yolo:
                 return Decision(Verdict.allow, "approval mode yolo", protected)
-            return Decision(Verdict.ask, protected.split(":", 1)[0], _sentence(protected), grants,
-                            remedy="--yolo (no rule or grant lifts a protected path; only the user's own "
-                                   "approval does)")
+            return Decision(Verdict.ask, protected.split(":", 1)[0], _sentence(protected), grants)
         if self.mode is ApprovalMode.yolo:
             return Decision(Verdict.allow, "approval mode yolo")
         if self.mode is ApprovalMode.auto_edit and needs.edit:
@@ -326,15 +322,13 @@ class ApprovalPolicy:
             problem = self._coverage_problem(needs, effects)
             if problem is not None:
                 kind, sentence = problem
-                remedy = (f"{REDIRECTION_SETTING} (writes inside the workspace) or --yolo"
-                          if kind == "writes a file" else "--yolo")
-                return Decision(Verdict.ask, f"{kind} (not covered by {covered})", sentence, grants, remedy)
+                return Decision(Verdict.ask, f"{kind} (not covered by {covered})", sentence, grants)
         if covered is not None:
             return Decision(Verdict.allow, covered)
         return Decision(Verdict.ask, f"approval mode {self.mode}", "", grants)
 
     # -- the parts of decide ------------------------------------------------------------------------------------
-    def _file_match(self, tool: str, aliases: Iterable[str], needs: CallNeeds, args: Mapping[str, Any] | None,
+    def file_match(self, tool: str, aliases: Iterable[str], needs: CallNeeds, args: Mapping[str, Any] | None,
                     interactive: bool, requested_by: str) -> FileMatch | None:
         if not self.files or (requested_by == "user" and needs.shell is None):
             return None

@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gemini_tui.core.approvals.pattern_reach import dead_alternatives, never_matches
+
 DEFAULT_TIER, EXTENSION_TIER, WORKSPACE_TIER, USER_TIER, ADMIN_TIER = 1, 2, 3, 4, 5
 TIER_NAMES = {DEFAULT_TIER: "default", EXTENSION_TIER: "extension", WORKSPACE_TIER: "workspace",
               USER_TIER: "user", ADMIN_TIER: "admin"}
@@ -41,6 +43,7 @@ KNOWN_KEYS = frozenset({"toolName", "subagent", "mcpName", "argsPattern", "comma
 _HEADER = re.compile(r"^\s*\[\[?\s*([A-Za-z0-9_.\"'-]+)\s*\]\]?\s*(?:#.*)?$")
 _TOML_LINE = re.compile(r"\(at line (\d+), column (\d+)\)")
 _NESTED_QUANTIFIER = re.compile(r"\([^)]*[*+?{].*\)[*+?{]")
+_GROUP_OPENING = re.compile(r"\(\?(?:[:=!>]|<[=!]|P?<\w+>)")  # `(?:`: its `?` is no quantifier
 _REDIRECTION = re.compile(r"(?<![\\])(?:\d*>>?|<<<?|<|&>)")
 
 
@@ -69,8 +72,12 @@ class FileRule:
     def tier_name(self) -> str:
         return TIER_NAMES.get(self.tier, "default")
 
+    @property
+    def place(self) -> str:
+        return f"{_home_relative(self.source)}:{self.line}"
+
     def describe(self) -> str:
-        return f"{self.tier_name} policy {_home_relative(self.source)}:{self.line} ({self.text} → {self.decision})"
+        return f"{self.tier_name} policy {self.place} ({self.text} → {self.decision})"
 
 
 @dataclass(frozen=True)
@@ -81,10 +88,12 @@ class FileMatch:
     decision: str
     rule: FileRule | None
     reason: str = ""
+    redirected_under: FileRule | None = None  # the allow rule a redirection made ask
 
     @property
     def priority(self) -> float:
-        return self.rule.priority if self.rule is not None else 0.0
+        rule = self.rule or self.redirected_under
+        return rule.priority if rule is not None else 0.0
 
     def describe(self) -> str:
         return self.rule.describe() if self.rule is not None else "policy files: a redirection asks"
@@ -147,7 +156,7 @@ class FilePolicy:
         redirected = _REDIRECTION.search(command) is not None
         if redirected and not whole.allow_redirection and mode not in ("auto_edit", "autoEdit", "yolo"):
             return FileMatch("ask_user", None, "The command redirects input or output, and the rule "
-                             f"{whole.describe()} does not set allowRedirection.")
+                             f"{whole.describe()} does not set allowRedirection.", whole)
         if any(rule is None for rule in part_rules):
             return None
         return FileMatch("allow", whole)
@@ -425,9 +434,13 @@ def _rule(entry: dict[str, Any], source: str, line: int, tier: int) -> tuple[lis
             except re.error as exc:
                 errors.append(f"invalid regular expression {text!r}: {exc}.")
                 continue
-            if len(text) > 2048 or _NESTED_QUANTIFIER.search(text):
+            if len(text) > 2048 or _NESTED_QUANTIFIER.search(_GROUP_OPENING.sub("(", text)):
                 errors.append(f"unsafe regular expression {text!r} (nested quantifiers or too long).")
                 continue
+            if (dead := _dead_pattern(made.pattern, regex, pattern)) is not None:
+                errors.append(dead)
+                continue
+            warnings += _dead_branches(made.pattern, regex)
             compiled.append((made, text))
     if errors:
         return None, [*errors, *warnings]
@@ -444,6 +457,41 @@ def _rule(entry: dict[str, Any], source: str, line: int, tier: int) -> tuple[lis
                 command_prefix=prefix is not None, modes=tuple(modes), interactive=interactive,
                 annotations=annotations, deny_message=deny_message, allow_redirection=allow_redirection))
     return made_rules, warnings
+
+
+def _dead_pattern(python: str, regex: str | None, args_pattern: str | None) -> str | None:
+    """Why a rule's pattern can never match the call's JSON, or None when it may."""
+    if not never_matches(python):
+        return None
+    if regex is not None:
+        anchors = _anchors(regex)
+        why = ("`^` cannot match there (the text starts with `{` long before); leave the `^` out, the pattern "
+               "already starts at the command's first character" if "^" in anchors else "")
+        if "$" in anchors:
+            why += ("; " if why else "") + ("`$` cannot match there (a `\"` closes the command and the JSON goes on); "
+                                            "end the pattern with `\"` (the quote closing the command) instead")
+        return (f"commandRegex {regex!r} can never match: Gemini CLI tests it on the call's JSON right after "
+                f"`\"command\":\"`, {why or 'and no text there fits it'}; the rule is not applied.")
+    return (f"argsPattern {args_pattern!r} can never match the call's JSON (it starts with `{{` and ends with "
+            "`}`); the rule is not applied.")
+
+
+def _dead_branches(python: str, regex: str | None) -> list[str]:
+    """A commandRegex with a top-level `|`: its later alternatives are tested anywhere in the JSON, and a
+    dead one is said."""
+    if regex is None or not (dead := dead_alternatives(python)):
+        return []
+    shown = ", ".join(repr(piece.removeprefix('"command":"')) for piece in dead)
+    return [f"commandRegex {regex!r}: the alternative(s) {shown} can never match (a top-level `|` also "
+            "unties the alternatives after it from the command's start; wrap the pattern in `(?:...)`)."]
+
+
+def _anchors(regex: str) -> set[str]:
+    found = set()
+    for match in re.finditer(r"\\.|\[(?:\\.|[^\]])*\]|[$^]", regex):
+        if match.group(0) in ("^", "$"):
+            found.add(match.group(0))
+    return found
 
 
 def _mcp_tool_name(server: str, tool: str | None) -> str:

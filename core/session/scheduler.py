@@ -295,6 +295,15 @@ class Scheduler:
         record.hook_changed_input = True
         return None
 
+    def _ways_to_run(self, tool: BaseTool, record: _Call, needs: CallNeeds, decision: PolicyDecision) -> str:
+        from gemini_tui.core.approvals.remedies import ways_to_run
+
+        if decision.rule.startswith("hook "):  # a hook asked: no setting outranks it
+            return f"a change to {decision.rule}'s answer"
+        ways = ways_to_run(self.policy, decision, tool.name, needs, self.registry.aliases(tool), record.requested_by,
+                           args=record.call.args, interactive=self.interactive)
+        return ", ".join(ways[:-1]) + f", or {ways[-1]}" if len(ways) > 1 else "".join(ways)
+
     def _refuse(self, record: _Call, message: str) -> bool:
         # refused before anyone decided (a deny rule, plan mode, headless): an error with no decision, as
         # Gemini CLI counts it; `reject` is kept for a user who said no
@@ -336,13 +345,13 @@ class Scheduler:
             return True
         if not self.interactive:
             # only a way out that would let this call run: auto_edit covers edits, never commands
-            ways = "--approval-mode auto_edit, --yolo" if needs.edit and not decision.reason else "--yolo"
-            ways = decision.remedy or f"{ways}, or tools.allowed in settings.json"
+            ways = self._ways_to_run(tool, record, needs, decision)
             why = f" {decision.reason}" if decision.reason else ""
+            lift = (f"The user can allow it with {ways}." if ways else
+                    "No setting lets it run unasked: only a person approving it in an interactive session can.")
             return self._refuse(record, (
                 f'Tool "{tool.name}" needs the user\'s confirmation ({decision.rule}), which is not possible in '
-                f'non-interactive mode with approval mode "{self.approval_mode}". It was not run.{why} The user '
-                f"can allow it with {ways}."))
+                f'non-interactive mode with approval mode "{self.approval_mode}". It was not run.{why} {lift}'))
         try:
             details = await tool.should_confirm_execute(record.params, signal)
         except Exception as exc:
