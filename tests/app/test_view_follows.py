@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+
 from gemini_tui.app.screens.diff_review import DiffReviewScreen
 from gemini_tui.app.widgets.chat import ToolCallCard
 from tests.app.app_driver import main_screen, make_app, type_and_send, wait_for
@@ -108,26 +110,26 @@ async def test_typing_on_a_card_goes_to_the_prompt_and_esc_comes_back(root: Path
 SIZES = [(12, 6), (20, 10), (30, 20), (40, 20), (40, 8), (59, 20), (60, 20), (80, 24)]
 
 
-async def test_no_size_breaks_the_screens(root: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize(("width", "height"), SIZES)
+async def test_no_size_breaks_the_screens(width: int, height: int, root: Path, tmp_path: Path) -> None:
     """Every size from tiny up: Ctrl+B, help, a review, typing: the app keeps running, no exception escapes."""
     target = root / "t.txt"
     target.write_text("one\n")
-    for width, height in SIZES:
-        model = ScriptedModel().add(call("replace", file_path=str(target), old_string="one", new_string="two"))
-        app = make_app(root, tmp_path, model.add(text("done")))
-        async with app.run_test(size=(width, height)) as pilot:
-            screen = main_screen(pilot)
-            await pilot.press("ctrl+b")
-            await pilot.pause()
-            await pilot.press("ctrl+b", "f1")
-            await pilot.pause()
-            await pilot.press("escape")
-            await type_and_send(pilot, "edit " + "x" * 50)
-            await wait_for(pilot, lambda app=app: isinstance(app.screen, DiffReviewScreen))
-            await pilot.pause(GRACE)  # the review takes keys once typing has paused (app/typing_guard.py)
-            await pilot.press("w", "v", "right_square_bracket")
-            await pilot.pause()
-            await pilot.press("escape")
-            await wait_for(pilot, lambda screen=screen: not screen.busy)
-            assert app.is_running, (width, height)
-        assert app.return_code in (None, 0), (width, height)
+    model = ScriptedModel().add(call("replace", file_path=str(target), old_string="one", new_string="two"))
+    app = make_app(root, tmp_path, model.add(text("done")))
+    async with app.run_test(size=(width, height)) as pilot:
+        screen = main_screen(pilot)
+        await pilot.press("ctrl+b")
+        await pilot.pause()
+        await pilot.press("ctrl+b", "f1")
+        await pilot.pause()
+        await pilot.press("escape")
+        await type_and_send(pilot, "edit " + "x" * 50)
+        await wait_for(pilot, lambda app=app: isinstance(app.screen, DiffReviewScreen))
+        await pilot.pause(GRACE)  # the review takes keys once typing has paused (app/typing_guard.py)
+        await pilot.press("w", "v", "right_square_bracket")
+        await pilot.pause()
+        await pilot.press("escape")
+        await wait_for(pilot, lambda screen=screen: not screen.busy)
+        assert app.is_running, (width, height)
+    assert app.return_code in (None, 0), (width, height)

@@ -17,7 +17,8 @@ from tests.e2e.terminal import Terminal, require_tmux
 
 REPO = Path(__file__).resolve().parents[2]
 
-pytestmark = pytest.mark.timeout(600)
+# one worker builds the wheel once for every test here (the module fixture), under `--dist=loadgroup`
+pytestmark = [pytest.mark.timeout(600), pytest.mark.xdist_group("installed_wheel")]
 
 
 def _run(command: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:

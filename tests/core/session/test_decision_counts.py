@@ -24,6 +24,7 @@ from gemini_tui.core.session.session import Session
 from tests.core.conftest import FAST_RETRIES
 from tests.core.decision_mix import EXCLUDED, Planned, Turn, by_key, decide, generate, key_of, replies_for
 from tests.fakes.gemini_server import FakeGeminiServer
+from tests.sweep import cases
 
 ANSWERS = {"once": ConfirmationOutcome.proceed_once, "always": ConfirmationOutcome.proceed_always,
            "reject": ConfirmationOutcome.cancel}
@@ -124,7 +125,7 @@ def check(plan: list[Turn], answerer: Answerer, session: Session) -> Counter[str
 @pytest.mark.parametrize("seed", [1, 2, 3])
 async def test_one_decision_per_decided_call_in_generated_turns(seed: int, root: Path, home: Path,
                                                                 gemini_server: FakeGeminiServer) -> None:
-    plan = generate(random.Random(seed), turns=45)
+    plan = generate(random.Random(seed), turns=cases(45))
     session = gemini_session(root, home, gemini_server)
     answerer = await run_plan(session, gemini_server, plan, root)
     seen = check(plan, answerer, session)

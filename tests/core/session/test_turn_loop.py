@@ -77,11 +77,10 @@ async def test_several_reads_run_concurrently_edits_in_order(gemini_server, make
         reply(text("Done.")),
     )
     session = make_session(ApprovalMode.yolo)
-    started = time.monotonic()
     assert await session.send("go") is TurnEndReason.completed
     runs = {name: (start, end) for name, start, end in tools["read"].runs}
-    assert runs["a"][0] < runs["b"][1] and runs["b"][0] < runs["a"][1]  # overlapped
-    assert time.monotonic() - started < 1.5
+    assert runs["a"][0] < runs["b"][1] and runs["b"][0] < runs["a"][1]  # overlapped (no clock margin: under load
+    # a wall-time bound failed while the overlap itself held)
     responses = gemini_server.function_responses(1)
     assert [r["name"] for r in responses] == ["read_note", "read_note", "write_note", "read_note"]
     assert responses[3]["response"] == {"output": "new"}  # read after the edit sees it: order kept
@@ -153,7 +152,7 @@ async def test_gives_up_after_five_attempts(gemini_server, make_session) -> None
 
 
 async def test_cancel_during_a_slow_stream(gemini_server, make_session) -> None:
-    gemini_server.script(reply(text("one "), text("two "), text("three"), delay_s=0.5))
+    gemini_server.script(reply(text("one "), text("two "), text("three"), delay_s=4))
     session = make_session()
     log = EventLog(session.bus)
     task = asyncio.ensure_future(session.send("hi"))
@@ -162,7 +161,7 @@ async def test_cancel_during_a_slow_stream(gemini_server, make_session) -> None:
     started = time.monotonic()
     session.cancel()
     assert await task is TurnEndReason.cancelled
-    assert time.monotonic() - started < 0.3
+    assert time.monotonic() - started < 2  # the next chunk is 4 s away: the turn did not wait for it
     await log.settle()
     assert log.of(TurnFinished)[-1].reason is TurnEndReason.cancelled
     assert session.history[-1].parts[0].text == "one "  # what the user saw stays
