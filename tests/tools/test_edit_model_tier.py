@@ -1,4 +1,4 @@
-"""replace's whitespace-flexible tier, the perturbed-edit corpus, and the model tier against the fake Gemini
+"""replace's whitespace-flexible tier and the model tier against the fake Gemini
 server through the real google-genai client (scripted answers: good, wrong, ambiguous, slow, error)."""
 
 from __future__ import annotations
@@ -33,26 +33,13 @@ def test_whitespace_flexible_tier() -> None:
     assert isinstance(mixed, EditPlan)
     assert mixed.new_content == SOURCE.replace("> 10", "> 20")
     quotes = plan_edit(SOURCE, 'if total > 10:\n    return "big"', 'if total > 10:\n    return "huge"')
-    assert isinstance(quotes, EditPlan) and quotes.new_content == SOURCE.replace("'big'", '"huge"')
+    # the changed line is the file's line with the model's change: the file's quote style stays
+    assert isinstance(quotes, EditPlan) and quotes.new_content == SOURCE.replace("'big'", "'huge'")
 
 
 def test_flexible_tier_refuses_two_places() -> None:
     content = "x = f( 1 )\ny = 2\nx = f( 1 )\n"
     assert not isinstance(plan_edit(content, "x = f(1)", "x = f(2)"), EditPlan)
-
-
-def test_perturbed_edit_corpus() -> None:
-    """Real stdlib files, every kind of slip (the bench runs 480 edits; this runs 120)."""
-    from bench.bench_edit_correction import measure
-
-    results = measure(per_kind=10)
-    ladder, true_model, wrong_model = (results[name] for name in
-                                       ("ladder", "ladder + true model", "ladder + wrong model"))
-    count = sum(ladder.values())
-    assert ladder["exact"] / count >= 0.85 and ladder["wrong"] / count <= 0.005, ladder
-    assert true_model["exact"] >= ladder["exact"] and true_model["wrong"] == 0
-    assert wrong_model["wrong"] == ladder["wrong"] == 0
-    assert true_model["refused"] == 0 or true_model["exact"] > ladder["exact"]
 
 
 def _answer(search: str, replace: str, why: str = "the quotes differ") -> Any:

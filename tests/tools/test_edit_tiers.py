@@ -135,3 +135,33 @@ async def test_the_review_and_the_result_say_approximate_match(root: Path) -> No
     failed = await tool.execute(params, AbortSignal())  # type: ignore[arg-type]
     assert failed.error is not None and failed.error.kind is ToolErrorKind.edit_no_occurrence
     assert "closest region" in str(failed.llm_content)
+
+
+@pytest.mark.parametrize(("base", "theirs", "ours", "carried"), [
+    # (old_string's line, the file's line, new_string's line made from old_string's) -> what is written
+    ("data = handle.raed()", "data = handle.read()", "data = handle.raed()  # checked",
+     "data = handle.read()  # checked"),  # the typo is not written
+    ("x  =  f( a )", "x = f(a)", "x  =  f( a, b )", "x = f(a, b)"),  # the file's spacing
+    ("say(\u201chi\u201d)", 'say("hi")', "say(\u201chi\u201d, loud)", 'say("hi", loud)'),  # its quotes
+    ("value = 1", "value = 1  ", "value = 2", "value = 2  "),
+    ("x   ", "x", "x     # note", "x  # note"),  # the model's trailing spaces, not its separator
+    ("x  ", "x", "x  # note", "x  # note"),
+    ("data = handle.raed()", "data = handle.read()", "data = handle.read(4096)", "data = handle.read(4096)"),
+    ("retrun total", "return total", "retrun_v2 total", "return_v2 total"),
+    ("retrun total", "return total", "yield total", None),  # both change the same characters
+    ("count = 10", "count = 12", "count = 11", None),
+])
+def test_a_changed_line_carries_the_files_differences(base: str, theirs: str, ours: str,
+                                                      carried: str | None) -> None:
+    from gemini_tui.tools.replace.three_way import carry
+
+    assert carry(base, theirs, ours) == carried
+
+
+def test_a_slip_in_the_changed_characters_is_refused_naming_the_lines() -> None:
+    content = "def load(path):\n    total = retrieve(path)\n    return total\n"
+    old = "def load(path):\n    total = retreive(path)\n    return total\n"
+    plan = plan_edit(content, old, old.replace("retreive", "fetch"))
+    assert isinstance(plan, EditMiss) and plan.closest is not None and plan.unclear is not None
+    assert plan.closest[:2] == (1, 3) and "retrieve(path)" in plan.closest[2]
+    assert "lines 1-3" in plan.unclear

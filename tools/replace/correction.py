@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import cached_property
 
+from gemini_tui.tools.replace.three_way import carry
+
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "'": "'", "`": "`", "\\": "\\", "\n": "\n"}
 _TAB_SIZES = (4, 8, 2)
 
@@ -39,6 +41,7 @@ class EditMiss:
     found: int
     ambiguous: int = 0
     closest: tuple[int, int, str] | None = None
+    unclear: str | None = None  # a place was found, but new_string cannot be applied to it without a guess
 
 
 def unescape(text: str) -> str:
@@ -56,8 +59,9 @@ def unescape(text: str) -> str:
     return "".join(out)
 
 
-# A matcher finds non-overlapping places of `old` in LF-only text and returns (start, end, replacement) for each.
-Span = tuple[int, int, str]
+# A matcher finds non-overlapping places of `old` in LF-only text and returns (start, end, replacement) for each;
+# the replacement is None when the place is clear but new_string cannot be applied to it without a guess.
+Span = tuple[int, int, str | None]
 Matcher = Callable[["_Lines", str, str], list[Span]]
 
 
@@ -99,7 +103,7 @@ def _old_lines(old: str) -> tuple[list[str], bool]:
 
 
 def _line_windows(view: _Lines, old: str, new: str,
-                  match: Callable[[list[str], list[str]], Callable[[str], str] | None]) -> list[Span]:
+                  match: Callable[[list[str], list[str]], Callable[[str], str | None] | None]) -> list[Span]:
     """Whole-line matching: `match(file_lines, old_lines)` returns how to rewrite `new` for that window, or None."""
     olines, ends_with_newline = _old_lines(old)
     k = len(olines)
@@ -125,7 +129,7 @@ def _line_windows(view: _Lines, old: str, new: str,
 
 
 def _trailing_whitespace(view: _Lines, old: str, new: str) -> list[Span]:
-    def match(flines: list[str], olines: list[str]) -> Callable[[str], str] | None:
+    def match(flines: list[str], olines: list[str]) -> Callable[[str], str | None] | None:
         for f, o in zip(flines, olines, strict=True):
             if f.rstrip() != o.rstrip():
                 return None
@@ -144,7 +148,7 @@ def _indentation(tab_size: int) -> Matcher:
     """Lines equal apart from indentation that is shifted by one constant width (tabs counted as `tab_size`)."""
 
     def matcher(view: _Lines, old: str, new: str) -> list[Span]:
-        def match(flines: list[str], olines: list[str]) -> Callable[[str], str] | None:
+        def match(flines: list[str], olines: list[str]) -> Callable[[str], str | None] | None:
             shift: int | None = None
             use_tabs = False
             for f, o in zip(flines, olines, strict=True):
@@ -235,16 +239,64 @@ def _flexible(normalize: Callable[[str], str]) -> Matcher:
             last = matched[-1]
             if ends_with_newline and last + 1 >= len(view.lines):
                 continue
-            kept_old = [line for line in olines if line.strip()]
-            use_tabs = view.lines[start].startswith("\t")
             begin = view.starts[start]
             end = view.starts[last + 1] if ends_with_newline else view.starts[last] + len(view.lines[last])
-            rewritten = _keep_file_lines(new, kept_old, [view.lines[n] for n in matched], normalize, use_tabs)
-            spans.append((begin, end, rewritten))
+            spans.append((begin, end, _merged_at(view, olines, matched, start, last + 1, new, ends_with_newline)))
             free_from = last + 1
         return spans
 
     return matcher
+
+
+def _merged_at(view: _Lines, olines: list[str], matched: list[int], first: int, stop: int, new: str,
+               ends_with_newline: bool) -> str | None:
+    """new_string applied to file lines [first, stop), where old_string's non-blank lines are the file's lines
+    `matched`; a blank line of old_string stands for a blank line of the file between the same neighbours."""
+    nlines = new.split("\n")
+    if ends_with_newline:
+        if not new.endswith("\n"):
+            return None
+        nlines = nlines[:-1]
+    region = view.lines[first:stop]
+    mapped: list[int | None] = []
+    solid = iter(matched)
+    cursor = 0  # the next region line a blank line of old_string may stand for
+    for line in olines:
+        if line.strip():
+            at = next(solid) - first
+            mapped.append(at)
+            cursor = at + 1
+        elif cursor < len(region) and not region[cursor].strip():
+            mapped.append(cursor)
+            cursor += 1
+        else:
+            mapped.append(None)
+    merged = _merge(olines, region, mapped, nlines, region[0].startswith("\t"))
+    if merged is None:
+        return None
+    return "\n".join(merged) + ("\n" if ends_with_newline else "")
+
+
+def _partner(line: str, olds: list[str], position: int, same_size: bool) -> int | None:
+    """Which of a changed hunk's old lines new_string's `line` was made from: the one at its place when the
+    hunk keeps its size, else the most alike (None when none is much alike: an added line)."""
+    if same_size:
+        return position
+    scores = [SequenceMatcher(None, _squash(o), _squash(line), autojunk=False).ratio() for o in olds]
+    best = max(range(len(olds)), key=lambda k: scores[k], default=None)
+    return best if best is not None and scores[best] >= 0.6 else None
+
+
+def _changed_line(o: str, f: str, n: str, shift: int, use_tabs: bool) -> str | None:
+    """new_string's line `n`, made from old_string's `o` which the file has as `f`: the file's line with the
+    model's change. When both touch the same characters, the model's line as written if only whitespace
+    differed, else None (the slip would be written)."""
+    carried = carry(o, f, n)
+    if carried is not None:
+        return carried
+    if _squash(o) == _squash(f):
+        return n if shift == 0 else reindent(n, shift, 4, use_tabs)
+    return None
 
 
 def _width(line: str) -> int:
@@ -252,7 +304,7 @@ def _width(line: str) -> int:
 
 
 def _keep_file_lines(new: str, olines: list[str], flines: list[str], normalize: Callable[[str], str],
-                     use_tabs: bool) -> str:
+                     use_tabs: bool) -> str | None:
     """`new` with the lines it keeps from old_string written as the file has them (`flines` are the file's
     lines matched by `olines`, blank ones left out). Lines it changes or adds take the indentation shift of
     the old line they replace, or of the one above them."""
@@ -271,7 +323,15 @@ def _keep_file_lines(new: str, olines: list[str], flines: list[str], normalize: 
             elif lines[j].strip():
                 i = min(i1 + j - j1, i2 - 1) if tag == "replace" else i1 - 1 if i1 > 0 else 0
                 shift = shifts[min(i, len(shifts) - 1)]
-                out[j] = lines[j] if shift == 0 else reindent(lines[j], shift, 4, use_tabs)
+                k = _partner(lines[j], [o for o, _ in pairs[i1:i2]], j - j1, i2 - i1 == j2 - j1) \
+                    if tag == "replace" else None
+                if k is not None:
+                    changed = _changed_line(*pairs[i1 + k], lines[j], shift, use_tabs)
+                    if changed is None:
+                        return None
+                    out[j] = changed
+                else:
+                    out[j] = lines[j] if shift == 0 else reindent(lines[j], shift, 4, use_tabs)
     return "\n".join(out)
 
 
@@ -301,11 +361,12 @@ def _lookalikes(view: _Lines, old: str, new: str) -> list[Span]:
         return []
     spans = _flexible(_squash_folded)(view, old, new)
     slipped = {char for char in set(old) if char in _LOOKALIKES}
-    fixed = []
+    fixed: list[Span] = []
     for start, end, replacement in spans:
         region = view.text[start:end]
         mine = {char: _LOOKALIKES[char] for char in slipped if char not in region}
-        fixed.append((start, end, replacement.translate(str.maketrans(mine)) if mine else replacement))
+        fixed.append((start, end, replacement.translate(str.maketrans(mine)) if mine and replacement else
+                      replacement))
     return fixed
 
 
@@ -349,23 +410,56 @@ def _merge(olines: list[str], region: list[str], mapped: list[int | None], nline
                 out.append(region[at])
                 cursor = at + 1
             continue
+        if tag == "replace" and i2 - i1 == j2 - j1:  # each line changed in place
+            for i, j in zip(range(i1, i2), range(j1, j2), strict=True):
+                at = mapped[i]
+                if at is None:
+                    if olines[i].strip():
+                        return None  # new_string changes a line the file does not have
+                    if not _insert_here(region, cursor, mapped[i + 1:]):
+                        return None
+                    out.append(nlines[j])
+                    continue
+                upto(at)
+                changed = _changed_line(olines[i], region[at], nlines[j], shift_at(i), use_tabs)
+                if changed is None:
+                    return None
+                out.append(changed)
+                cursor = at + 1
+            continue
         touched = [m for m in mapped[i1:i2] if m is not None]
         if touched:
             first, last = min(touched), max(touched)
-            inside = set(range(first, last + 1)) - set(touched)
-            if inside:
+            if any(region[n].strip() for n in set(range(first, last + 1)) - set(touched)):
                 return None  # the change spans a line old_string did not show
             upto(first)
             cursor = last + 1
-        else:
-            after = next((m for m in mapped[i2:] if m is not None), len(region))
-            if cursor < after and any(region[n].strip() for n in range(cursor, after)):
-                return None  # an insertion next to lines old_string did not show: before or after them?
+        elif j1 == j2:
+            continue  # old_string's lines the file does not have, removed: nothing to do
+        elif not _insert_here(region, cursor, mapped[i2:]):
+            return None
         shift = shift_at(i1 if touched else i1 - 1)
-        for line in nlines[j1:j2]:
-            out.append(line if shift == 0 or not line.strip() else reindent(line, shift, 4, use_tabs))
+        for j, line in enumerate(nlines[j1:j2]):
+            k = _partner(line, olines[i1:i2], j, False) if tag == "replace" else None
+            if k is not None and olines[i1 + k].strip():
+                at = mapped[i1 + k]
+                if at is None:
+                    return None  # new_string changes a line the file does not have
+                changed = _changed_line(olines[i1 + k], region[at], line, shift, use_tabs)
+                if changed is None:
+                    return None
+                out.append(changed)
+            else:
+                out.append(line if shift == 0 or not line.strip() else reindent(line, shift, 4, use_tabs))
     upto(len(region))
     return out
+
+
+def _insert_here(region: list[str], cursor: int, later: list[int | None]) -> bool:
+    """Whether lines inserted at `cursor` have one place: no region line old_string lacks (a line left out,
+    elided lines) lies between the cursor and the next line old_string shows (before or after it?)."""
+    after = next((m for m in later if m is not None), len(region))
+    return not any(region[n].strip() for n in range(cursor, after))
 
 
 def _region_span(view: _Lines, first: int, stop: int) -> tuple[int, int]:
@@ -572,10 +666,9 @@ def approximate_match(view: _Lines, old: str, new: str) -> Approximate | None:
         return None  # old_string holds a line the region lacks: what it stands for would be a guess
     region = view.lines[low:high]
     merged = _merge(olines, region, mapped, nlines, region[0].startswith("\t"))
-    if merged is None:
-        return None
     start, end = _region_span(view, low, high)
-    return Approximate(low + 1, high, similarity, runner_up, (start, end, "\n".join(merged)))
+    return Approximate(low + 1, high, similarity, runner_up,
+                       (start, end, None if merged is None else "\n".join(merged)))
 
 
 _LADDER: tuple[tuple[str | None, Matcher], ...] = (
@@ -649,6 +742,8 @@ def plan_edit(content: str, old: str, new: str, expected: int = 1, *, explain: b
                 labels = [text for text in (variant, label) if text]
                 if not labels:
                     labels = ["matched across different line endings (LF/CRLF)"]
+                if any(replacement is None for _, _, replacement in spans):
+                    return _unclear(view, spans, "; ".join(labels), explain)
                 return EditPlan(_apply(crlf, spans), len(spans), "; ".join(labels))
             ambiguous = max(ambiguous, len(spans))
     if expected == 1 and not found:
@@ -656,10 +751,25 @@ def plan_edit(content: str, old: str, new: str, expected: int = 1, *, explain: b
             close = approximate_match(view, old_v, new_v)
             if close is not None:
                 label = "; ".join(text for text in (variant, close.label) if text)
+                if close.span[2] is None:
+                    return _unclear(view, [close.span], label, explain)
                 return EditPlan(_apply(crlf, [close.span]), 1, label)
     if found:
         return EditMiss(found)
     return EditMiss(0, ambiguous, closest_region(crlf.normalized, old_lf) if explain else None)
+
+
+def _unclear(view: _Lines, spans: list[Span], how: str, explain: bool) -> EditMiss:
+    """A place found, but new_string changes a line where the file differs from old_string in the same
+    characters, or adds lines beside lines old_string left out: refused, naming the place."""
+    start, end, _ = next(span for span in spans if span[2] is None)
+    first = bisect.bisect_right(view.starts, start)
+    last = bisect.bisect_right(view.starts, max(start, end - 1))
+    region = "\n".join(view.lines[first - 1:last])
+    return EditMiss(0, 0, (first, last, region) if explain else None,
+                    f"old_string was found at lines {first}-{last} ({how}), but new_string changes it where the "
+                    "file differs from old_string, or adds lines beside lines old_string does not show, so the "
+                    "result would be a guess")
 
 
 def _apply(crlf: _Crlf, spans: list[Span]) -> str:
@@ -668,6 +778,7 @@ def _apply(crlf: _Crlf, spans: list[Span]) -> str:
     for start_n, end_n, replacement in spans:
         start, end = crlf.original(start_n), crlf.original(end_n)
         pieces.append(crlf.content[cursor:start])
+        assert replacement is not None
         pieces.append(crlf.render(start, end, replacement))
         cursor = end
     pieces.append(crlf.content[cursor:])
