@@ -1,4 +1,4 @@
-"""What a tool asks the user before it runs, and what the user answers (SPEC.md §4 approval outcomes)."""
+"""What a tool asks the user before it runs, and what the user answers (Gemini CLI's approval outcomes)."""
 
 from __future__ import annotations
 

@@ -20,5 +20,5 @@ def sanitize_function_name(name: str) -> str:
 
 
 def mcp_tool_name(server: str, tool: str, *, prefixed: bool) -> str:
-    """`server__tool` when several servers are configured (SPEC.md §1), else the tool's own name."""
+    """`server__tool` when several servers are configured (as Gemini CLI names them), else the tool's own name."""
     return sanitize_function_name(f"{server}__{tool}" if prefixed else tool)

@@ -1,4 +1,4 @@
-"""The Session: one conversation's turn loop (SPEC.md §2), wired to the parts that keep the rest.
+"""The Session: one conversation's turn loop, wired to the parts that keep the rest.
 
 It is what `core.session.face.SessionFace` describes: front ends call only those verbs. The loop itself is here;
 what it keeps is in its parts, each small and tested alone: the history (`conversation`), the standing

@@ -22,7 +22,7 @@ TUI_SECTION = "geminiTui"  # gemini-tui's own settings in the settings.json it s
 
 
 class McpServerConfig(BaseModel):
-    """One `mcpServers.<alias>` entry (SPEC.md §4)."""
+    """One `mcpServers.<alias>` entry (Gemini CLI's settings.json shape)."""
 
     model_config = ConfigDict(extra="ignore", populate_by_name=True)
 

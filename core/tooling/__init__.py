@@ -1,4 +1,4 @@
-"""The tool API of SPEC.md §1: `BaseTool` and its parameters, what a call needs (`CallNeeds`, the words the
+"""The tool API: `BaseTool` and its parameters, what a call needs (`CallNeeds`, the words the
 policy decides on), the registry, tools declared by others (discovered by command; MCP tools build on
 `DeclaredTool`), schema cleaning and live progress.
 

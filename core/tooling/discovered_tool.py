@@ -1,4 +1,4 @@
-"""Tools found by `tools.discoveryCommand` and run through `tools.callCommand` (SPEC.md §4 discovery protocol)."""
+"""Tools found by `tools.discoveryCommand` and run through `tools.callCommand`."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The tool API of SPEC.md §1: BaseTool, ToolResult, errors with a kind, and the per-call context."""
+"""The tool API: BaseTool, ToolResult, errors with a kind, and the per-call context."""
 
 from __future__ import annotations
 

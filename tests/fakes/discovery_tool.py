@@ -1,5 +1,6 @@
-"""A project's tool-discovery script speaking SPEC.md §4: `discover [mode]` prints declarations, `call NAME`
-reads JSON arguments on stdin. Modes: ok, bare, badjson, fail, hang, badname, slow (ok after 2 s), jsonschema."""
+"""A project's tool-discovery script speaking Gemini CLI's discovery protocol: `discover [mode]` prints
+declarations, `call NAME` reads JSON arguments on stdin. Modes: ok, bare, badjson, fail, hang, badname, slow (ok
+after 2 s), jsonschema."""
 
 from __future__ import annotations
 

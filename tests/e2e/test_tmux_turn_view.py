@@ -1,6 +1,6 @@
-"""The app as a daily driver, in a real terminal (tmux) against the fake Gemini server: a long-line change seen
-in the review, the view following the user, PageUp from the prompt, Ctrl+B in 40 columns, Ctrl+C in the review,
-a 26-call turn with the awaiting command in the queue, a queued prompt sent after the turn."""
+"""What a turn looks like while it runs and after, in a real terminal (tmux) against the fake Gemini server: a
+long-line change seen in the review, the view following the user, PageUp from the prompt, Ctrl+B in 40 columns,
+Ctrl+C in the review, a 26-call turn with the awaiting command in the queue, a queued prompt sent after the turn."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""The daily driver, round 3, in a real terminal (tmux) against the fake Gemini server: Ctrl+C arms quitting only
-when it had nothing else to do, a hung MCP server does not hold the first prompt, the status line gives way
-without cutting a number, Shift+Tab right after start."""
+"""Keys and waits that interrupt a turn, in a real terminal (tmux) against the fake Gemini server: Ctrl+C arms
+quitting only when it had nothing else to do, a hung MCP server does not hold the first prompt, Enter during a
+confirmation queues, the status line gives way without cutting a number, a huge paste is folded."""
 
 from __future__ import annotations
 
