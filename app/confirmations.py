@@ -1,7 +1,9 @@
-"""The queue of pending confirmations: one shown at a time, edits in the diff modal, the rest inline."""
+"""The queue of pending questions to the user: one shown at a time, edits in the diff modal, the rest inline in
+the confirm bar, and a suspected loop's keep-going question. The event adapter owns it."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from collections import deque
 from typing import TYPE_CHECKING, Any
@@ -71,11 +73,8 @@ class ConfirmationQueue:
 
     def _open_modal(self, request: ConfirmationRequested) -> None:
         assert isinstance(request.details, EditConfirmation)
-        try:
-            from gemini_tui.app.screens.diff_review import DiffReviewScreen
-        except ImportError:  # the modal lands separately; until then edits are asked inline
-            self._show_inline(request)
-            return
+        from gemini_tui.app.screens.diff_review import DiffReviewScreen  # loaded at the first edit, not at launch
+
         details = request.details
         if request.call.reason:  # a protected file: the review says why it asks even in auto_edit
             details = dataclasses.replace(details, title=f"{details.title} · {request.call.reason}")
@@ -90,6 +89,16 @@ class ConfirmationQueue:
         if not request.future.done():
             request.future.set_result(decision or Decision(ConfirmationOutcome.cancel))
         # the done callback moves on to the next request
+
+    def ask_to_keep_going(self, future: asyncio.Future[bool]) -> None:
+        """A suspected loop: the core waits on `future` for whether the answer may go on."""
+        from gemini_tui.app.screens.loop_question import LoopQuestion
+
+        def answer(keep_going: bool | None) -> None:
+            if not future.done():
+                future.set_result(bool(keep_going))
+
+        self.view.push_modal(LoopQuestion(), answer)
 
     def cancel_all(self) -> None:
         for request in [*self.pending, *([self.showing] if self.showing else [])]:

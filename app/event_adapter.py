@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING
 
+from gemini_tui.app.confirmations import ConfirmationQueue
 from gemini_tui.core.ground.events import (
     CallFinished,
     CallStateChanged,
@@ -66,10 +67,12 @@ if TYPE_CHECKING:
 
 
 class EventAdapter:
-    """Calls down into the widgets; its only state is the turn's last error, so the turn's end does not repeat it."""
+    """Calls down into the widgets, and asks the user through its `confirmations` queue; its own state is the
+    turn's last error, so the turn's end does not repeat it."""
 
     def __init__(self, view: EventView) -> None:
         self.view = view
+        self.confirmations = ConfirmationQueue(view)
         self._last_error: str | None = None
 
     async def handle(self, event: Event) -> None:
@@ -94,15 +97,9 @@ class EventAdapter:
             case CallFinished(call=call, result=result, duration_ms=duration_ms):
                 await self.show_call(view.calls.finish(call, result, duration_ms))
             case ConfirmationRequested():
-                view.ask_confirmation(event)
+                self.confirmations.add(event)
             case LoopSuspected(future=future):
-                from gemini_tui.app.screens.loop_question import LoopQuestion
-
-                def answer(keep_going: bool | None) -> None:
-                    if not future.done():
-                        future.set_result(bool(keep_going))
-
-                view.push_modal(LoopQuestion(), answer)
+                self.confirmations.ask_to_keep_going(future)
             case UsageUpdated(session_total=total):
                 status.tokens = total
             case ContextUsed() as used:

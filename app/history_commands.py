@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from gemini_tui.app.command_registry import CommandContext, CommandResult, Interactive, command
 
@@ -28,16 +28,18 @@ def in_worker(screen: CommandView, job: Callable[[], Awaitable[None]]) -> None:
     screen.run_worker(run(), group="session-command", exclusive=True)
 
 
-def PickerScreen(*args: Any, **kwargs: Any) -> Any:  # the screens load on first use, not at launch
-    from gemini_tui.app.screens.picker import PickerScreen as Screen
+async def pick(screen: CommandView, title: str, items: list[str], *, filterable: bool = True) -> int | None:
+    """The index the user picked in a list (None: they closed it)."""
+    from gemini_tui.app.screens.picker import PickerScreen  # the modals load on first use, not at launch
 
-    return Screen(*args, **kwargs)
+    return await screen.app.push_screen_wait(PickerScreen(title, items, filterable=filterable))
 
 
-def ConfirmScreen(*args: Any, **kwargs: Any) -> Any:
-    from gemini_tui.app.screens.picker import ConfirmScreen as Screen
+async def confirm(screen: CommandView, text: str, question: str) -> bool:
+    """Whether the user said yes to `question` about `text`."""
+    from gemini_tui.app.screens.picker import ConfirmScreen
 
-    return Screen(*args, **kwargs)
+    return bool(await screen.app.push_screen_wait(ConfirmScreen(text, question)))
 
 
 def when(at: float) -> str:
@@ -60,8 +62,7 @@ async def resume(screen: CommandView, which: str) -> None:
             await screen.chat.add_notice("No other saved session for this project.")
             return
         newest = sorted(sessions, key=lambda s: s.modified, reverse=True)
-        picked = await screen.app.push_screen_wait(PickerScreen("Resume a session (newest first)",
-                                                                [describe(s) for s in newest]))
+        picked = await pick(screen, "Resume a session (newest first)", [describe(s) for s in newest])
         if picked is None:
             return
         which = newest[picked].id
@@ -96,7 +97,7 @@ async def restore(screen: CommandView, which: str) -> None:
             await screen.chat.add_notice("No checkpoints yet: one is taken before each edit or command.")
             return
         items = [f"{i}. {when(r.created)}  {r.tool}  {r.description[:70]}" for i, r in enumerate(records, 1)]
-        picked = await screen.app.push_screen_wait(PickerScreen("Restore a checkpoint", items))
+        picked = await pick(screen, "Restore a checkpoint", items)
         if picked is None:
             return
         which = str(picked + 1)
@@ -104,7 +105,7 @@ async def restore(screen: CommandView, which: str) -> None:
     if not plan.changes:
         await screen.chat.add_notice("The files are as they were at that checkpoint; nothing to restore.")
     question = "Restore these files and rewind the conversation to before that prompt?"
-    if plan.changes and not await screen.app.push_screen_wait(ConfirmScreen(describe_plan(plan), question)):
+    if plan.changes and not await confirm(screen, describe_plan(plan), question):
         await screen.chat.add_notice("Nothing restored.")
         return
     outcome = await session.restore(record, plan)
@@ -120,8 +121,8 @@ async def _undo(session: SessionFace, args: str, context: CommandContext) -> Com
 async def undo(screen: CommandView) -> None:
     session = screen.session
     record, plan = await session.plan_undo()
-    if plan.changed_by_hand and not await screen.app.push_screen_wait(
-            ConfirmScreen(describe_plan(plan), f"Undo {record.tool} ({record.description}) anyway?")):
+    if plan.changed_by_hand and not await confirm(screen, describe_plan(plan),
+                                                  f"Undo {record.tool} ({record.description}) anyway?"):
         await screen.chat.add_notice("Nothing undone.")
         return
     outcome = await session.undo(record, plan)
@@ -146,11 +147,11 @@ async def rewind(screen: CommandView) -> None:
         await screen.chat.add_notice("No prompt to rewind to yet.")
         return
     items = [f"{i}. {' '.join(m.text.split())[:100]}" for i, m in enumerate(marks, 1)]
-    picked = await screen.app.push_screen_wait(PickerScreen("Rewind to before which prompt?", items[::-1]))
+    picked = await pick(screen, "Rewind to before which prompt?", items[::-1])
     if picked is None:
         return
     index = len(marks) - 1 - picked
-    choice = await screen.app.push_screen_wait(PickerScreen("Rewind what?", list(REWIND_CHOICES), filterable=False))
+    choice = await pick(screen, "Rewind what?", list(REWIND_CHOICES), filterable=False)
     if choice is None:
         return
     files, conversation = choice in (0, 2), choice in (0, 1)
@@ -161,8 +162,7 @@ async def rewind(screen: CommandView) -> None:
             said.append("No file was changed from that prompt on.")
         else:
             record, plan = found
-            if plan.changes and not await screen.app.push_screen_wait(
-                    ConfirmScreen(describe_plan(plan), "Put these files back?")):
+            if plan.changes and not await confirm(screen, describe_plan(plan), "Put these files back?"):
                 await screen.chat.add_notice("Nothing rewound.")
                 return
             outcome = await session.restore(record, plan, conversation=False)

@@ -256,11 +256,12 @@ class GeminiApp(App[int]):
     def action_help(self) -> None:
         from gemini_tui.app.screens.help import HelpScreen
         from gemini_tui.app.screens.main_screen import MainScreen
-        from gemini_tui.app.slash_commands import session_commands
+        from gemini_tui.app.slash_commands import COMMANDS, session_commands
 
         main = next((s for s in self.screen_stack if isinstance(s, MainScreen)), None)
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen(session_commands(main.session) if main and main.ready else None))
+            self.push_screen(HelpScreen(session_commands(main.session) if main and main.ready else None,
+                                        [(cmd.usage, cmd.help) for cmd in COMMANDS.values()]))
 
 
 async def _handled(widget: Widget) -> None:

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from gemini_tui.app.widgets.prompt import PromptArea
     from gemini_tui.app.widgets.queue import ToolQueue
     from gemini_tui.app.widgets.status import StatusLine
-    from gemini_tui.core.ground.events import ConfirmationRequested, McpServerStatusChanged
+    from gemini_tui.core.ground.events import McpServerStatusChanged
     from gemini_tui.core.session.face import SessionFace
 
 T = TypeVar("T")
@@ -54,8 +54,9 @@ class ConfirmationView(ModalHost, Protocol):
     def call_later(self, callback: Callable[..., Any], *args: Any, **kwargs: Any) -> bool: ...
 
 
-class EventView(ModalHost, Protocol):
-    """What the event adapter updates: the widgets each event reaches, the call log, and the user's attention."""
+class EventView(ConfirmationView, Protocol):
+    """What the event adapter updates: the widgets each event reaches, the call log, and where its confirmations
+    are asked."""
 
     chat: ChatPane
     queue: ToolQueue
@@ -63,7 +64,6 @@ class EventView(ModalHost, Protocol):
     calls: CallLog
     mcp_status: dict[str, McpServerStatusChanged]
 
-    def ask_confirmation(self, request: ConfirmationRequested) -> None: ...
     def show_in_history(self, record: CallRecord) -> None: ...
     def refresh_bindings(self) -> None:
         """The keys that work changed (a prompt started or stopped waiting for MCP servers)."""

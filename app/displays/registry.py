@@ -44,12 +44,12 @@ def _load_builtins() -> None:
         return
     _builtins_loaded = True
     # imported here, not at the top: each module registers itself (through `factories`) when first imported
+    from gemini_tui.app.diff.file_diff import FileDiffDisplay
     from gemini_tui.app.displays import (  # noqa: F401
         directory_listing,
         error,
         fallback,
         file_content,
-        file_diff,
         file_list,
         markdown_text,
         mcp_result,
@@ -58,3 +58,6 @@ def _load_builtins() -> None:
         shell_output,
         web_page,
     )
+    from gemini_tui.core.ground.display import FileDiff
+
+    register_display(FileDiff, FileDiffDisplay)

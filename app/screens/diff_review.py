@@ -27,9 +27,9 @@ from textual.timer import Timer
 from textual.widgets import Input, Label, Static, TextArea
 
 from gemini_tui.app import decision_keys as keys
+from gemini_tui.app.diff.hunks import Hunk, apply_hunks, hunks_of, rejection_feedback
+from gemini_tui.app.diff.view import DiffView, fit_parts, hint_texts
 from gemini_tui.app.typing_guard import GRACE_PERIOD, TypingGuard, bound_keys
-from gemini_tui.app.widgets.diff_hunks import Hunk, apply_hunks, hunks_of, rejection_feedback
-from gemini_tui.app.widgets.diff_view import DiffView, fit_parts, hint_texts
 from gemini_tui.app.widgets.key_bar import KeyBar
 from gemini_tui.core.ground.confirmation import ConfirmationOutcome, Decision, EditConfirmation, EditUnavailable
 from gemini_tui.core.ground.display import FileDiff

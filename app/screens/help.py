@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from textual.binding import Binding, BindingType
@@ -10,7 +11,6 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Markdown
 
-from gemini_tui.app.slash_commands import COMMANDS
 from gemini_tui.app.widgets.key_bar import KeyBar
 
 # The keys, as the README's keys table lists them, cell for cell (tests/app/test_help.py holds the two
@@ -90,14 +90,14 @@ def code_cell(text: str) -> str:
     return f"{fence}{pad}{escaped}{pad}{fence}"
 
 
-def help_markdown(custom: dict[str, str] | None = None) -> str:
+def help_markdown(custom: dict[str, str] | None = None, commands: Sequence[tuple[str, str]] = ()) -> str:
+    """The help page: the keys, the prompt's forms, the slash `commands` (usage, help) and the `custom` ones."""
     def table(rows: list[tuple[str, str]], head: str = "key") -> list[str]:
         return [f"| {head} | what it does |", "|---|---|", *(f"| {key} | {what} |" for key, what in rows)]
 
-    def plain(rows: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    def plain(rows: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
         return [(code_cell(key), text_cell(what)) for key, what in rows]
 
-    commands = [(cmd.usage, cmd.help) for cmd in COMMANDS.values()]
     return "\n".join([
         "# gemini-tui help", "", "## Keys", *table(KEYS), "", TYPING_NOTE, "",
         "## In the prompt", *table(plain(PROMPT_FORMS)), "",
@@ -109,11 +109,13 @@ def help_markdown(custom: dict[str, str] | None = None) -> str:
 
 
 class HelpScreen(ModalScreen[None]):
-    """`custom`: the session's own commands (custom commands, MCP prompts), name -> help."""
+    """`commands`: the slash commands as (usage, help); `custom`: the session's own commands (custom commands, MCP
+    prompts), name -> help. Both are given by the app: a modal does not reach up into the commands."""
 
-    def __init__(self, custom: dict[str, str] | None = None) -> None:
+    def __init__(self, custom: dict[str, str] | None = None, commands: Sequence[tuple[str, str]] = ()) -> None:
         super().__init__()
         self.custom = custom or {}
+        self.commands = commands
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "dismiss", "Close"),
@@ -123,7 +125,7 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> Any:
         with VerticalScroll(id="help-body"):
-            yield Markdown(help_markdown(self.custom), id="help-text")
+            yield Markdown(help_markdown(self.custom, self.commands), id="help-text")
         yield KeyBar()  # over the main screen's bar, whose keys do not work while the help is open
 
     def action_dismiss(self, result: None = None) -> None:  # type: ignore[override]

@@ -23,7 +23,6 @@ from textual.widgets import Input, Static, TextArea
 
 from gemini_tui.app.call_log import CallLog, CallRecord
 from gemini_tui.app.commands import GeminiCommands
-from gemini_tui.app.confirmations import ConfirmationQueue
 from gemini_tui.app.event_adapter import EventAdapter, compression_mark
 from gemini_tui.app.slash_commands import (
     ChooseTheme,
@@ -46,12 +45,12 @@ from gemini_tui.app.slash_commands import (
 )
 from gemini_tui.app.widgets.call_format import short
 from gemini_tui.app.widgets.chat import ChatPane
-from gemini_tui.app.widgets.confirm_bar import ConfirmBar
+from gemini_tui.app.widgets.confirm_area import ConfirmArea
 from gemini_tui.app.widgets.key_bar import KeyBar
 from gemini_tui.app.widgets.prompt import PromptArea, PromptInput
 from gemini_tui.app.widgets.queue import ToolQueue
 from gemini_tui.app.widgets.status import StatusLine
-from gemini_tui.core.ground.events import ConfirmationRequested, Event, McpServerStatusChanged
+from gemini_tui.core.ground.events import Event, McpServerStatusChanged
 
 if TYPE_CHECKING:
     from gemini_tui.app.widgets.history_panel import HistoryPanel
@@ -106,13 +105,13 @@ class MainScreen(Screen[None]):
         self.status = StatusLine(id="status")
         self.chat = ChatPane(id="chat")
         self.queue = ToolQueue(id="queue")
-        self.confirm_bar = ConfirmBar(id="confirm")
         self.prompt = PromptArea(root, command_help(), id="prompt")
         self.history: Widget = Static(id="history-placeholder")
         self.history_panel: HistoryPanel | None = None
         self.calls = CallLog()  # one record per tool call; the chat, the queue and the panel render from it
-        self.confirmations = ConfirmationQueue(self)
-        self.adapter = EventAdapter(self)
+        self.adapter = EventAdapter(self)  # it owns the confirmation queue; the area hands it the bar's decisions
+        self.confirm_area = ConfirmArea(self.adapter.confirmations.resolve, id="confirm-area")
+        self.confirm_bar = self.confirm_area.bar
         self.mcp_status: dict[str, McpServerStatusChanged] = {}
         self.busy = False
         # what the user did before the session was ready (prompts sent, approval mode changed), done in order then
@@ -130,7 +129,7 @@ class MainScreen(Screen[None]):
             with Vertical(id="main-column"):
                 yield self.chat
                 yield self.queue
-                yield self.confirm_bar
+                yield self.confirm_area
                 yield self.queued_view
                 yield self.prompt
             yield self.history
@@ -307,9 +306,6 @@ class MainScreen(Screen[None]):
 
     def allows_saving_grants(self) -> bool:
         return not self.session.settings.disable_always_allow
-
-    def ask_confirmation(self, request: ConfirmationRequested) -> None:
-        self.confirmations.add(request)
 
     def push_modal(self, modal: Screen[T], callback: Callable[[T | None], None]) -> None:
         self.app.push_screen(modal, callback=callback)
@@ -605,7 +601,7 @@ class MainScreen(Screen[None]):
                 self.prompt.input.load_text(text)
             self._cancelling = True
             self.session.cancel()
-            self.confirmations.cancel_all()
+            self.adapter.confirmations.cancel_all()
             self.notify("Cancelling…", timeout=2)
 
     def interrupt(self) -> bool:
@@ -706,11 +702,13 @@ class MainScreen(Screen[None]):
         else:
             self.focus_prompt()
 
+    def on_history_panel_details_requested(self, event: HistoryPanel.DetailsRequested) -> None:
+        """Enter on a call in the history panel: the call in full, over this screen."""
+        from gemini_tui.app.screens.history_details import HistoryDetailsScreen
+
+        self.app.push_screen(HistoryDetailsScreen(event.record))
+
     def action_close_history(self) -> None:
         """Esc in the panel closes it, as its key bar says; a turn keeps running (the next Esc cancels it)."""
         if self.history.display:
             self.action_toggle_history()
-
-    @on(ConfirmBar.Decided)
-    def decided(self, event: ConfirmBar.Decided) -> None:
-        self.confirmations.resolve(event.request, event.decision)

@@ -16,6 +16,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.geometry import Size
+from textual.message import Message
 from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
@@ -120,8 +121,15 @@ class HistoryList(OptionList):
 
 
 class HistoryPanel(Vertical):
-    """Newest first. Type in the filter to narrow (tool, description, status); Enter opens the details of the
-    highlighted match, from the filter or the list."""
+    """Newest first. Type in the filter to narrow (tool, description, status); Enter asks for the details of the
+    highlighted match, from the filter or the list (`DetailsRequested`: the screen that owns the panel opens them)."""
+
+    class DetailsRequested(Message):
+        """The user asked to see one call in full."""
+
+        def __init__(self, record: CallRecord) -> None:
+            super().__init__()
+            self.record = record
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("down", "focus_list", "Calls", show=False),
@@ -270,6 +278,4 @@ class HistoryPanel(Vertical):
             self.open_details(entry)
 
     def open_details(self, entry: HistoryEntry) -> None:
-        from gemini_tui.app.screens.history_details import HistoryDetailsScreen
-
-        self.app.push_screen(HistoryDetailsScreen(entry.record))
+        self.post_message(self.DetailsRequested(entry.record))

@@ -9,8 +9,8 @@ from pathlib import Path
 from textual.app import App
 from textual.widgets import Input, Label
 
+from gemini_tui.app.diff.view import DiffView
 from gemini_tui.app.screens.diff_review import CHANGED_NOTICE, DiffReviewScreen, ProposalEditor
-from gemini_tui.app.widgets.diff_view import DiffView
 from gemini_tui.core.ground.confirmation import ConfirmationOutcome, Decision, EditConfirmation
 from gemini_tui.core.ground.display import FileDiff
 

@@ -11,8 +11,8 @@ import pytest
 from rich.cells import cell_len
 from textual.widgets import Label
 
+from gemini_tui.app.diff.view import DiffView, fit_parts
 from gemini_tui.app.screens.diff_review import DiffReviewScreen
-from gemini_tui.app.widgets.diff_view import DiffView, fit_parts
 from gemini_tui.app.widgets.key_bar import KeyBar, fit_keys
 from gemini_tui.core.ground.confirmation import ConfirmationOutcome
 from tests.app.app_driver import wait_for

@@ -6,7 +6,7 @@ import difflib
 import itertools
 import random
 
-from gemini_tui.app.widgets.diff_hunks import (
+from gemini_tui.app.diff.hunks import (
     LineKind,
     apply_hunks,
     compute_hunks,

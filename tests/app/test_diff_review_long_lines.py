@@ -9,7 +9,7 @@ import string
 
 from textual.pilot import Pilot
 
-from gemini_tui.app.widgets.diff_view import DiffView
+from gemini_tui.app.diff.view import DiffView
 from tests.app.test_diff_review_reading import Harness, plain
 
 SIZES = [(60, 15), (80, 24), (100, 30), (121, 40), (151, 45), (200, 24)]

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
+from gemini_tui.app.diff.view import DiffView
 from gemini_tui.app.screens import diff_review
 from gemini_tui.app.screens.diff_review import DiffReviewScreen
-from gemini_tui.app.widgets.diff_view import DiffView
 from tests.app.app_driver import wait_for
 from tests.app.test_diff_review import Harness, edit_of, plain
 from tests.app.test_diff_review_file_changed import notice

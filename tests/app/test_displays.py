@@ -11,12 +11,13 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Markdown, Static
 
+from gemini_tui.app.diff.file_diff import FileDiffDisplay
+from gemini_tui.app.diff.view import DiffView
 from gemini_tui.app.displays import register_display, widget_for
 from gemini_tui.app.displays.directory_listing import DirectoryListingDisplay
 from gemini_tui.app.displays.error import ErrorDisplayWidget
 from gemini_tui.app.displays.fallback import GenericDisplay
 from gemini_tui.app.displays.file_content import FileContentDisplay
-from gemini_tui.app.displays.file_diff import FileDiffDisplay
 from gemini_tui.app.displays.file_list import FileListDisplay
 from gemini_tui.app.displays.markdown_text import MarkdownDisplay
 from gemini_tui.app.displays.mcp_result import McpResultDisplay
@@ -24,7 +25,6 @@ from gemini_tui.app.displays.search_answer import SearchAnswerDisplay
 from gemini_tui.app.displays.search_matches import SearchMatchesDisplay
 from gemini_tui.app.displays.shell_output import ShellOutputDisplay
 from gemini_tui.app.displays.web_page import WebPageDisplay
-from gemini_tui.app.widgets.diff_view import DiffView
 from gemini_tui.core.ground.display import (
     DirectoryListing,
     ErrorDisplay,

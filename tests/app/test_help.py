@@ -82,7 +82,7 @@ def test_every_command_in_help_reads_as_written_built_in_and_custom() -> None:
     rng = random.Random(1)
     custom = {f"cmd{i}:{nasty_text(rng).replace(' ', '')}": nasty_text(rng) for i in range(40)}
     custom["git:msg"] = "Write a commit message | for `staged` changes <file> (project)"
-    markdown = help_markdown(custom)
+    markdown = help_markdown(custom, [(cmd.usage, cmd.help) for cmd in COMMANDS.values()])
     rows = section_table(markdown, "## Slash commands")[1:]
     assert len(rows) == len(COMMANDS)
     for row, command in zip(rows, COMMANDS.values(), strict=True):

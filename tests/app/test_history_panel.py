@@ -6,6 +6,7 @@ import random
 from pathlib import Path
 from typing import ClassVar
 
+from textual import on
 from textual.app import App, ComposeResult
 from textual.widgets import Input, Static
 
@@ -30,6 +31,10 @@ class Harness(App[None]):
 
     def compose(self) -> ComposeResult:
         yield HistoryPanel(id="history")
+
+    @on(HistoryPanel.DetailsRequested)
+    def open_details(self, event: HistoryPanel.DetailsRequested) -> None:
+        self.push_screen(HistoryDetailsScreen(event.record))
 
 
 def call(n: int, state: CallState = CallState.executing, name: str = "read_file") -> ToolCallInfo:

@@ -1,11 +1,14 @@
-"""The app's import graph: only the app's entry imports the main screen, no module of the app imports another in a
-loop (counting TYPE_CHECKING imports, and imports inside functions too, but for the display registry's lazy
-loading of its plug-ins), and the app reaches the core's Session only through its face."""
+"""The app's import graph: its floors in one order with every arrow going down them, only the app's entry imports
+the main screen, no module of the app imports another in a loop (counting TYPE_CHECKING imports, and imports
+inside functions too, but for the display registry's lazy loading of its plug-ins), and the app reaches the
+core's Session only through its face."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
+
+import pytest
 
 from tests.architecture.test_layers import find_cycle
 
@@ -13,6 +16,14 @@ APP = Path(__file__).resolve().parents[2] / "app"
 PACKAGE = "gemini_tui.app"
 ENTRY = f"{PACKAGE}.main"
 MAIN_SCREEN = f"{PACKAGE}.screens.main_screen"
+
+# The app's floors from the ground up (docs/development.md says the same). A module imports its own floor or the
+# ones below, never one above: a widget posts a message rather than open a screen, a display never builds on a
+# screen. `ground`: the app's top-level modules that any floor may use; `controllers`: the app's other top-level
+# modules (the event adapter, the confirmation queue, the slash commands and their results, the prompt queue),
+# which drive the widgets and open the modals of `screens`.
+APP_FLOORS = ("ground", "diff", "displays", "widgets", "screens", "controllers", "main_screen", "main")
+GROUND = ("call_log", "clipboard", "decision_keys", "early_input", "themes", "typing_guard", "window_title")
 
 
 def module_name(path: Path) -> str:
@@ -53,6 +64,44 @@ def app_graph(lazy: bool = True) -> dict[str, set[str]]:
     modules = {module_name(path): path for path in APP.rglob("*.py")}
     return {name: {m for m in imported_modules(path, lazy) if m in modules and m != name}
             for name, path in modules.items()}
+
+
+def floor(module: str) -> str:
+    name = module.removeprefix(PACKAGE).removeprefix(".")
+    if name in ("main", "screens.main_screen"):
+        return name.rpartition(".")[2]
+    top = name.partition(".")[0]
+    if top in ("diff", "displays", "widgets", "screens"):
+        return top
+    return "ground" if name in ("", *GROUND) else "controllers"
+
+
+def arrows_up(graph: dict[str, set[str]]) -> list[str]:
+    rank = {name: index for index, name in enumerate(APP_FLOORS)}
+    return sorted(f"{module} ({floor(module)}) -> {target} ({floor(target)})" for module, targets in graph.items()
+                  for target in targets if rank[floor(target)] > rank[floor(module)])
+
+
+def test_every_floor_holds_modules() -> None:
+    floors = {floor(name) for name in app_graph()}
+    assert floors == set(APP_FLOORS)
+    assert {f"{PACKAGE}.{name}" for name in GROUND} <= set(app_graph()), "a ground module was renamed"
+
+
+def test_no_arrow_goes_back_up_the_app_floors() -> None:
+    assert arrows_up(app_graph()) == []
+
+
+@pytest.mark.parametrize(("module", "target"), [
+    ("widgets.history_panel", "screens.history_details"),  # a widget opening a screen
+    ("diff.file_diff", "displays.factories"),  # the diff view registering itself with the displays above it
+    ("call_log", "widgets.chat"),  # the ground reaching a widget
+    ("screens.picker", "history_commands"),  # a modal reaching back into the command that opens it
+])
+def test_an_arrow_back_up_is_caught(module: str, target: str) -> None:
+    graph = app_graph()
+    graph[f"{PACKAGE}.{module}"].add(f"{PACKAGE}.{target}")
+    assert len(arrows_up(graph)) == 1
 
 
 def test_the_graph_is_read_from_the_real_modules() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import string
 
-from gemini_tui.app.widgets.word_diff import common_affixes, word_diff
+from gemini_tui.app.diff.word_diff import common_affixes, word_diff
 
 ALPHABET = string.ascii_letters + string.digits + " _.,:;(){}[]\"'=+-*/\t"
 

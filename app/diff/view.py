@@ -26,8 +26,8 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from gemini_tui.app.widgets.diff_hunks import DiffLine, Hunk, LineKind
-from gemini_tui.app.widgets.word_diff import WordDiff, word_diff
+from gemini_tui.app.diff.hunks import DiffLine, Hunk, LineKind
+from gemini_tui.app.diff.word_diff import WordDiff, word_diff
 from gemini_tui.core.ground.terminal_text import clean_terminal_text
 
 

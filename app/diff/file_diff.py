@@ -1,4 +1,5 @@
-"""FileDiff: the change a tool made, as a compact unified diff (the same line-based view as the review modal)."""
+"""FileDiff: the change a tool made, as a compact unified diff (the same line-based view as the review modal).
+The display registry adds its row (diff sits below displays, so this module does not register itself)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,8 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static
 
-from gemini_tui.app.displays.factories import register_display
-from gemini_tui.app.widgets.diff_hunks import hunks_of
-from gemini_tui.app.widgets.diff_view import DiffView
+from gemini_tui.app.diff.hunks import hunks_of
+from gemini_tui.app.diff.view import DiffView
 from gemini_tui.core.ground.display import FileDiff
 
 
@@ -34,5 +34,3 @@ class FileDiffDisplay(Vertical):
             view.display = False
         yield view
 
-
-register_display(FileDiff, FileDiffDisplay)
