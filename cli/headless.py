@@ -28,6 +28,7 @@ from gemini_tui.core.ground.terminal_text import TerminalTextStream, clean_termi
 from gemini_tui.core.ground.text_boundary import json_text
 
 if TYPE_CHECKING:
+    from gemini_tui.cli.trajectory import TrajectoryRecorder
     from gemini_tui.core.session.face import SessionFace
 
 
@@ -35,6 +36,7 @@ class OutputFormat(StrEnum):
     text = "text"
     json = "json"
     stream_json = "stream-json"
+    atif = "atif"  # quiet while it runs, like json; then the whole run as one ATIF trajectory
 
 
 # Exit codes of `gemini-tui -p` (documented in the README).
@@ -113,8 +115,10 @@ class HeadlessPrinter:
     """Prints one prompt's run. Model text goes to `out`; notices and retries to `err`; errors to `err`, or
     as `error` events on `out` in stream-json."""
 
-    def __init__(self, output_format: OutputFormat, out: TextIO, err: TextIO) -> None:
+    def __init__(self, output_format: OutputFormat, out: TextIO, err: TextIO,
+                 trajectory: TrajectoryRecorder | None = None) -> None:
         self.format = OutputFormat(output_format)
+        self.trajectory = trajectory  # what `atif` prints at the end
         self.out = out
         self.err = err
         self._current: list[str] = []  # text of the model turn since the last call (void if it is retried)
@@ -221,7 +225,7 @@ class HeadlessPrinter:
                 if discard:
                     self._current = []
                     self._text.reset()  # what it held belongs to the void answer
-                void = discard and self.format is not OutputFormat.json
+                void = discard and self.format not in (OutputFormat.json, OutputFormat.atif)
                 cut = " The partial answer above is void." if void else ""
                 self._notice(f"Retrying in {delay:.1f}s (attempt {attempt + 1}): {why}.{cut}")
                 if void and self.format is OutputFormat.text and not self._ended_with_newline:
@@ -273,6 +277,8 @@ class HeadlessPrinter:
                 if not ok:
                     document["error"] = {"type": kind, "message": failure}
                 self._write(json_text(document, indent=2) + "\n")
+            case OutputFormat.atif if self.trajectory is not None:
+                self._write(json_text(self.trajectory.document(), indent=2) + "\n")
             case OutputFormat.stream_json:
                 extra: dict[str, Any] = {} if ok else {"error": {"type": kind, "message": failure}}
                 duration = int((time.monotonic() - self._started) * 1000)

@@ -15,10 +15,11 @@ from gemini_tui.cli import __version__
 
 if TYPE_CHECKING:
     from gemini_tui.app.early_input import EarlyInput
+    from gemini_tui.cli.trajectory import TrajectoryRecorder
     from gemini_tui.core.session.face import SessionFace
 
 APPROVAL_MODES = ("default", "auto_edit", "plan", "yolo")
-OUTPUT_FORMATS = ("text", "json", "stream-json")
+OUTPUT_FORMATS = ("text", "json", "stream-json", "atif")
 EXIT_BAD_FLAGS = 2  # argparse's own code for a bad command line
 EXIT_BAD_CONFIG = 3
 EXIT_INTERNAL = 1  # a bug: named on stderr, its traceback in the debug log (--debug)
@@ -39,7 +40,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-m", "--model", help="model name (default: GEMINI_MODEL, settings model.name, "
                                               "gemini-2.5-pro); 'offline' for the offline demo model")
     parser.add_argument("-o", "--output-format", choices=OUTPUT_FORMATS, default="text",
-                        help="headless output: text (default), json (one object), stream-json (JSON lines)")
+                        help="headless output: text (default), json (one object), stream-json (JSON lines), atif "
+                             "(the run as an ATIF trajectory, Harbor's format)")
+    parser.add_argument("--trajectory", metavar="FILE", type=Path,
+                        help="headless: also write the run as an ATIF trajectory to FILE (replaced atomically)")
     parser.add_argument("--approval-mode", choices=APPROVAL_MODES, default=None,
                         help="default: ask for edits and commands (headless: refuse them); auto_edit: edits run "
                              "without asking; yolo: nothing asks; plan: read-only tools only, every change refused")
@@ -206,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
         if not resume_or_explain(session, args.resume):
             return 1
     try:
-        code = _headless(session, prompt, args.output_format)
+        code = _headless(session, prompt, args.output_format, args.trajectory)
     except Exception as exc:  # a bug guard: one line on stderr, the traceback in the debug log, a clean exit
         from gemini_tui.core.ground.debug_log import where_details
         from gemini_tui.core.ground.text_boundary import shown_text
@@ -226,7 +230,7 @@ def _say_no_key(message: str, output_format: str) -> None:
     from gemini_tui.cli.headless import error_document
 
     print(f"gemini-tui: {message}", file=sys.stderr)
-    if output_format != "text":
+    if output_format in ("json", "stream-json"):  # an ATIF trajectory needs a step: stdout stays empty
         print(error_document(output_format, "auth", message), flush=True)
 
 
@@ -247,12 +251,17 @@ def _import_genai() -> None:
     import google.genai.types  # noqa: F401
 
 
-def _headless(session: SessionFace, prompt: str, output_format: str) -> int:
+def _headless(session: SessionFace, prompt: str, output_format: str, trajectory_file: Path | None = None) -> int:
     import asyncio
 
     from gemini_tui.cli.headless import EXIT_INTERRUPTED, HeadlessPrinter
+    from gemini_tui.cli.trajectory import TrajectoryRecorder
 
-    printer = HeadlessPrinter(output_format, sys.stdout, sys.stderr)  # type: ignore[arg-type]
+    trajectory = None
+    if output_format == "atif" or trajectory_file is not None:
+        trajectory = TrajectoryRecorder(session.session_id, session.model_name, __version__)
+        session.bus.tap(trajectory.on_event)
+    printer = HeadlessPrinter(output_format, sys.stdout, sys.stderr, trajectory)  # type: ignore[arg-type]
 
     async def run() -> int:
         import signal
@@ -278,6 +287,8 @@ def _headless(session: SessionFace, prompt: str, output_format: str) -> int:
             # MCP servers are ended here, while the loop runs: left to asyncio.run's final cancel, a server
             # still being ended (one that timed out) could be abandoned half way and hold the exit
             await session.close()
+            if trajectory is not None and trajectory_file is not None:  # a failed run's steps too
+                _write_trajectory(trajectory, trajectory_file)
 
     try:
         code = asyncio.run(run())
@@ -290,6 +301,13 @@ def _headless(session: SessionFace, prompt: str, output_format: str) -> int:
         except (OSError, ValueError):
             pass
     return code
+
+
+def _write_trajectory(trajectory: TrajectoryRecorder, path: Path) -> None:
+    try:
+        trajectory.write(path)
+    except OSError as exc:
+        print(f"gemini-tui: could not write the trajectory to {path}: {exc}", file=sys.stderr)
 
 
 def _exit_now(code: int) -> None:
