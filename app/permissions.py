@@ -69,6 +69,7 @@ def permissions_markdown(session: SessionFace) -> str:
             else "Ctrl+Y or --yolo turns yolo on")
     lines = [f"**Approval mode**: `{mode}` (Shift+Tab cycles default → auto_edit → plan; {yolo})", ""]
     lines.append(sentence(f"**This folder** ({session.root}): {settings.trust.describe()}"))
+    lines += ["", f"**Commands**: {session.sandbox.describe()}. {session.sandbox.explain()}"]
     if settings.withheld:
         lines += ["", "Not applied until you trust it:"]
         lines += [f"- `{_cell(item)}`" for item in settings.withheld]

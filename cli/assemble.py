@@ -65,11 +65,13 @@ def build_registry(settings: Settings, workspace: Workspace, env: Mapping[str, s
     return registry
 
 
-def build_command_sandbox(settings: Settings, root: Path, env: Mapping[str, str], flag: bool,
+def build_command_sandbox(settings: Settings, root: Path, env: Mapping[str, str], flag: bool | None,
                           included: Sequence[Path] = ()) -> Sandbox:
-    """The sandbox commands run in (`--sandbox`, `GEMINI_SANDBOX`, `tools.sandbox`), the root and the included
-    directories writable; checked by starting it once. One asked for and unusable refuses every command."""
-    request = sandbox_request(flag, env, settings.sandbox, settings.sandbox_network)
+    """The sandbox commands run in (on by default; `--sandbox`/`--no-sandbox` as `flag` True/False,
+    `GEMINI_SANDBOX`, `tools.sandbox`), the root and the included directories writable; checked by starting it
+    once. One asked for by name and unusable refuses every command; the default one unusable runs them bare."""
+    request = sandbox_request(bool(flag), env, settings.sandbox, settings.sandbox_network, off=flag is False,
+                              extra_writable=[Path(os.path.expanduser(p)) for p in settings.sandbox_writable_roots])
     return build_sandbox(request, [root, *included], env, settings.context_file_names)
 
 
@@ -241,7 +243,7 @@ def build_session(root: Path | str | None = None, *, model: str | None = None,
                   approval_mode: ApprovalMode | str | None = ApprovalMode.default, interactive: bool = True,
                   bus: EventBus | None = None, env: Mapping[str, str] | None = None, home: Path | None = None,
                   settings: Settings | None = None, prewarm: bool = False, trust: bool = False,
-                  sandbox: bool = False,
+                  sandbox: bool | None = None,
                   allowed_mcp_server_names: list[str] | None = None,
                   model_factory: Callable[[str, Path, Mapping[str, str]], tuple[ModelClient, str | None]]
                   | None = None, extensions: Sequence[str] | None = None,
@@ -249,8 +251,8 @@ def build_session(root: Path | str | None = None, *, model: str | None = None,
     """Loads settings, builds the workspace, registers the tools, picks the model, returns the Session.
 
     `approval_mode` None takes the settings' `general.defaultApprovalMode` (else default). `trust` is --trust,
-    `sandbox` --sandbox. `offline_without_key` False (headless, ACP) raises MissingKey where the app would fall
-    back to the offline demo model.
+    `sandbox` --sandbox (True), --no-sandbox (False) or neither (None: on by default). `offline_without_key`
+    False (headless, ACP) raises MissingKey where the app would fall back to the offline demo model.
     Problems with settings and the offline notice are in `session.notices` (and published on its bus).
     Raises ConfigurationError when the configuration makes a run impossible."""
     env = os.environ if env is None else env
@@ -299,6 +301,8 @@ def build_session(root: Path | str | None = None, *, model: str | None = None,
     notices = [Notice(text, "warning") for text in [*settings.notices, *setup.notices, *files.notices]]
     if command_sandbox.problem is not None:
         notices.append(Notice(f"Shell commands will be refused: {command_sandbox.problem}", "error"))
+    if command_sandbox.fallback is not None:
+        notices.append(Notice(command_sandbox.fallback, "warning"))
     if offline_notice:
         notices.append(Notice(offline_notice, "warning"))
     session = Session(settings, registry, client, root, bus, approval_mode=mode,

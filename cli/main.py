@@ -52,8 +52,12 @@ def build_parser() -> argparse.ArgumentParser:
                         help="write a debug log (with tracebacks) to ~/.gemini/tmp/gemini-tui-debug-*.log; "
                              "error messages name the file")
     parser.add_argument("-s", "--sandbox", action="store_true",
-                        help="run shell commands, !commands and discovered tools in a bubblewrap sandbox (also "
-                             "GEMINI_SANDBOX=true or settings tools.sandbox); refused if it cannot start")
+                        help="run shell commands, !commands and discovered tools in the bubblewrap sandbox (the "
+                             "default where it can start; also GEMINI_SANDBOX=true or settings tools.sandbox); "
+                             "asked for this way, commands are refused if it cannot start")
+    parser.add_argument("--no-sandbox", action="store_true",
+                        help="run commands without the sandbox (also GEMINI_SANDBOX=false or tools.sandbox: false "
+                             "in your own settings)")
     parser.add_argument("--trust", action="store_true",
                         help="trust this folder for this run: apply its .gemini/settings.json keys that run "
                              "programs or widen permissions (mcpServers, tools.discoveryCommand, tools.allowed, "
@@ -145,6 +149,8 @@ def main(argv: list[str] | None = None) -> int:
         return _list_extensions(args.extensions, args.trust)
     if args.prompt_interactive is not None and args.prompt is not None:
         parser.error("-i/--prompt-interactive starts the app; it cannot be combined with -p")
+    if args.sandbox and args.no_sandbox:
+        parser.error("--sandbox contradicts --no-sandbox")
     if args.yolo and args.approval_mode not in (None, "yolo"):
         parser.error(f"--yolo contradicts --approval-mode {args.approval_mode}")
     early = _raw_keys_now() if _starts_the_app(args) else None
@@ -158,7 +164,8 @@ def main(argv: list[str] | None = None) -> int:
     servers = None if args.allowed_mcp_server_names is None else [
         name.strip() for value in args.allowed_mcp_server_names for name in value.split(",") if name.strip()]
     wiring = {"extensions": args.extensions, "include_directories": args.include_directories, "trust": args.trust,
-              "sandbox": args.sandbox, "allowed_mcp_server_names": servers}
+              "sandbox": True if args.sandbox else (False if args.no_sandbox else None),
+              "allowed_mcp_server_names": servers}
     if args.acp:
         if args.prompt is not None or args.prompt_interactive is not None or args.resume is not None:
             parser.error("--acp serves a client on stdio; it cannot be combined with -p, -i or --resume")

@@ -1,14 +1,16 @@
-"""The sandbox commands run in: bubblewrap, or nothing; and, when one was asked for but cannot start, a refusal.
+"""Processes room: the sandbox commands run in: bubblewrap, or nothing; and, when one was asked for but cannot
+start, a refusal.
 
-Asked for by `--sandbox`/`-s`, then `GEMINI_SANDBOX`, then settings `tools.sandbox` (true, "bwrap"; false or
-absent: no sandbox). Inside: the root and the included directories writable, the rest of the file system
-read-only; the user's home hidden (an empty folder: no ~/.ssh, ~/.gnupg, ~/.aws, ~/.config/gcloud, ~/.gemini);
-private /tmp, /var/tmp, /run and /dev/shm; no network unless `tools.sandboxNetwork` is true; no Unix socket of the
-host (a seccomp filter refuses socket(AF_UNIX)); the minimal environment (no keys, tokens or GEMINI_*/GOOGLE_*);
-its own process, IPC and host-name namespaces; and inside the root, what runs or applies later outside the
-sandbox read-only (see sandbox_places.py). Failing closed: a sandbox that was asked for and is unusable (bwrap
-missing, user namespaces off, no libseccomp, docker/podman named) leaves `problem` set, and every command is
-refused with it rather than run bare."""
+On by default. `--no-sandbox` and `--sandbox`/`-s`, then `GEMINI_SANDBOX`, then settings `tools.sandbox` (true,
+"bwrap"; false: no sandbox) decide; nothing said means the default: the sandbox where it can start, and where it
+cannot (no user namespaces, not Linux), commands run without it and one notice says so. Inside: the root and the
+included directories writable, the rest of the file system read-only; the user's home hidden (an empty folder: no
+~/.ssh, ~/.gnupg, ~/.aws, ~/.config/gcloud, ~/.gemini); private /tmp, /var/tmp, /run and /dev/shm; no network
+unless `tools.sandboxNetwork` is true; no Unix socket of the host (a seccomp filter refuses socket(AF_UNIX)); the
+minimal environment (no keys, tokens or GEMINI_*/GOOGLE_*); its own process, IPC and host-name namespaces; and
+inside the root, what runs or applies later outside the sandbox read-only (see sandbox_places.py). Failing closed:
+a sandbox that was asked for by name and is unusable (bwrap missing, user namespaces off, no libseccomp,
+docker/podman named) leaves `problem` set, and every command is refused with it rather than run bare."""
 
 from __future__ import annotations
 
@@ -69,22 +71,37 @@ class SandboxRequest:
     value: str | None = None
     source: str = ""
     network: bool = False
+    extra_writable: tuple[Path, ...] = ()  # tools.sandboxWritableRoots: folders outside the roots it may write
 
     @property
     def wanted(self) -> bool:
         return self.value is not None and self.value.strip().lower() not in _FALSE
 
+    @property
+    def by_default(self) -> bool:
+        """Nobody asked either way: the sandbox where it can start, else commands as before, said once."""
+        return self.source == DEFAULT_SOURCE
+
+
+DEFAULT_SOURCE = "default"
+
 
 def sandbox_request(flag: bool | None, env: Mapping[str, str], setting: bool | str | None,
-                    network: bool = False) -> SandboxRequest:
-    """The flag wins over `GEMINI_SANDBOX`, which wins over `tools.sandbox` (Gemini CLI's order)."""
+                    network: bool = False, off: bool = False,
+                    extra_writable: Sequence[Path] = ()) -> SandboxRequest:
+    """`--no-sandbox` and `--sandbox` win over `GEMINI_SANDBOX`, which wins over `tools.sandbox` (Gemini CLI's
+    order); nothing said: on by default."""
+    extra = tuple(extra_writable)
+    if off:
+        return SandboxRequest("false", "--no-sandbox", network, extra)
     if flag:
-        return SandboxRequest("true", "--sandbox", network)
+        return SandboxRequest("true", "--sandbox", network, extra)
     if "GEMINI_SANDBOX" in env:
-        return SandboxRequest(env["GEMINI_SANDBOX"], "GEMINI_SANDBOX", network)
-    if setting is not None and setting is not False:
-        return SandboxRequest("true" if setting is True else str(setting), "tools.sandbox", network)
-    return SandboxRequest(None, "", network)
+        return SandboxRequest(env["GEMINI_SANDBOX"], "GEMINI_SANDBOX", network, extra)
+    if setting is not None:
+        value = setting if isinstance(setting, str) else ("true" if setting else "false")
+        return SandboxRequest(value, "tools.sandbox", network, extra)
+    return SandboxRequest("true", DEFAULT_SOURCE, network, extra)
 
 
 @dataclass
@@ -102,6 +119,9 @@ class Sandbox:
     context_names: tuple[str, ...] = ("GEMINI.md",)  # context files kept read-only at the top of each root
     filter_fd: int | None = None  # the seccomp program, held by this process (unix_socket_filter.py)
     identity: dict[str, str] = field(default_factory=dict)  # GIT_AUTHOR_NAME & co. from the hidden ~/.gitconfig
+    fallback: str | None = None  # on by default but unable to start here: the one line said at start
+    turned_off: str | None = None  # who turned it off (--no-sandbox, tools.sandbox, GEMINI_SANDBOX)
+    roots: list[Path] = field(default_factory=list)  # the workspace's roots (writable minus the widened folders)
 
     @property
     def active(self) -> bool:
@@ -112,18 +132,21 @@ class Sandbox:
         if self.problem is not None:
             return "sandbox unavailable"
         if self.bwrap is None:
-            return "no sandbox"
+            return "no sandbox (unavailable)" if self.fallback else "no sandbox"
         return "sandbox: bwrap" + (" +net" if self.network else "")
 
     def explain(self) -> str:
         """A sentence for /about: whether commands are sandboxed, and how."""
         if self.problem is not None:
             return f"Commands are refused: {self.problem}"
+        if self.fallback is not None:
+            return self.fallback
         if self.bwrap is None:
-            return ("Commands run without a sandbox (turn one on with --sandbox, GEMINI_SANDBOX=true or "
-                    "tools.sandbox: true).")
+            return (f"Commands run without a sandbox: turned off by {self.turned_off or 'the settings'} (it is on "
+                    "by default; drop that to turn it back on).")
         places = ", ".join(str(p) for p in self.writable)
         net = "with network access (tools.sandboxNetwork)" if self.network else "without network access"
+        net += "; leaving it asks you first (--no-sandbox turns it off)"
         return (f"Commands run in a bubblewrap sandbox ({self.bwrap}): writable {places} and a private /tmp, "
                 f"the rest read-only, {net}; your home hidden, no Unix socket of this machine, no credentials in "
                 "the environment; the root's .git config and hooks, .gemini/ and context files read-only.")
@@ -149,14 +172,20 @@ class Sandbox:
             if real not in self.writable:
                 self.writable.append(real)
 
-    def wrap(self, argv: Sequence[str], cwd: Path | str) -> list[str]:
+    def wrap(self, argv: Sequence[str], cwd: Path | str, env: Mapping[str, str] | None = None) -> list[str]:
         """`argv` as it runs: unchanged without a sandbox, inside bwrap with one. Raises SandboxUnavailable
-        when a sandbox was asked for and cannot start: the caller refuses the command with its message."""
+        when a sandbox was asked for and cannot start: the caller refuses the command with its message. `env`:
+        the whole environment inside (bwrap clears what it was started with), for a starter whose environment
+        is not ours (an editor's terminal holds the editor's keys)."""
         if self.problem is not None:
             raise SandboxUnavailable(self.problem)
         if self.bwrap is None:
             return list(argv)
         command = [self.bwrap, *self.arguments(cwd)]
+        if env is not None:
+            command.append("--clearenv")
+            for name, value in env.items():
+                command += ["--setenv", name, value]
         if self.filter_fd is None:
             return [*command, "--", *argv]
         # bubblewrap reads the filter from a descriptor: a shell opens this process's copy afresh (from its start)
@@ -226,9 +255,37 @@ def build_sandbox(request: SandboxRequest, writable: Iterable[Path], env: Mappin
                   context_names: Sequence[str] = ("GEMINI.md",)) -> Sandbox:
     """The sandbox `request` asks for, checked by starting it once (`bwrap ... true`), so a machine without
     user namespaces is found at start-up, not at the first command."""
-    writable = [Path(os.path.realpath(p)) for p in writable]
+    roots = [Path(os.path.realpath(p)) for p in writable]
+    writable = [*roots, *(Path(os.path.realpath(p)) for p in request.extra_writable
+                          if Path(os.path.realpath(p)) not in roots)]
     if not request.wanted:
-        return Sandbox(writable=writable, network=request.network)
+        return Sandbox(writable=roots, network=request.network, turned_off=request.source, roots=roots)
+    built = _build(request, writable, env, context_names)
+    built.roots = roots
+    if request.by_default and built.problem is not None:
+        return Sandbox(writable=roots, network=request.network, roots=roots, fallback=fallback_line(built.problem))
+    return built
+
+
+def fallback_line(problem: str) -> str:
+    """The one line said at start when the default sandbox cannot start here: why, and the fix."""
+    if sys.platform != "linux":
+        return ("Commands run without a sandbox: the bubblewrap sandbox needs Linux. Add --no-sandbox (or "
+                "tools.sandbox: false) to say you know.")
+    reason = problem.split(" but ", 1)[-1].split(". ", 1)[0]
+    if "bwrap was not found" in problem:
+        fix = "reinstall gemini-tui (it ships bwrap) or apt install bubblewrap"
+    elif "Unix sockets" in problem:
+        fix = "apt install libseccomp2"
+    else:
+        fix = ("enable unprivileged user namespaces (sysctl kernel.apparmor_restrict_unprivileged_userns=0 on "
+               "Ubuntu 24.04, else kernel.unprivileged_userns_clone=1)")
+    return (f"Commands run without a sandbox: {reason}. Fix: {fix}; or say you know with --no-sandbox "
+            "(tools.sandbox: false).")
+
+
+def _build(request: SandboxRequest, writable: list[Path], env: Mapping[str, str] | None,
+           context_names: Sequence[str]) -> Sandbox:
     value = (request.value or "").strip().lower()
     where = f"{request.source}={request.value}" if request.source == "GEMINI_SANDBOX" else request.source
     if value in ("docker", "podman"):

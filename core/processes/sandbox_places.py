@@ -29,8 +29,9 @@ TOOLCHAINS = (".pyenv", ".rbenv", ".nvm", ".volta", ".asdf", ".cargo", ".rustup"
 HOOK_FOLDERS = (".husky", ".githooks")
 GIT_READ_ONLY = ("config", "hooks", "info")
 # created (empty, on the real disk) when missing, so that a command cannot create them with content: a folder
-# holds no data, and git and gemini-tui read an empty one as absent
-CREATED_WHEN_MISSING = (".gemini",)
+# holds no data. Not `.gemini/`: the default sandbox would leave one in every folder it starts in; a `.gemini/`
+# a command creates is set aside after it (protected_snapshot.py)
+CREATED_WHEN_MISSING: tuple[str, ...] = ()
 GIT_TIMEOUT_S = 5.0
 
 

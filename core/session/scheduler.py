@@ -477,7 +477,11 @@ class Scheduler:
 
         reviewed = record.reviewed.original_content if record.reviewed is not None else None
         existed = not record.reviewed.is_new_file if record.reviewed is not None else None
-        context = CallContext(on_output=on_output, reviewed_content=reviewed, reviewed_existed=existed)
+        # whether the user approved this very call at a prompt, or yolo approves every call: a command's change to
+        # a protected place is then kept (and still named), else put back (tools/shell/tool.py)
+        context = CallContext(on_output=on_output, reviewed_content=reviewed, reviewed_existed=existed,
+                              extra={"approved": record.decision is CallDecision.accept,
+                                     "yolo": str(self.approval_mode) == "yolo"})
         self._set(record, CallState.executing)
         task = asyncio.ensure_future(tool.execute(record.params, signal, context))
         aborted = asyncio.ensure_future(signal.wait())

@@ -69,8 +69,9 @@ class Settings(BaseModel):
     folder_trust_enabled: bool = True  # security.folderTrust.enabled, read from the user's settings only
     trust: FolderTrust = Field(default_factory=lambda: FolderTrust(True, TrustSource.disabled))
     withheld: list[str] = Field(default_factory=list)  # "<file>: <key>" not applied: the folder is not trusted
-    sandbox: bool | str | None = None  # tools.sandbox: true or "bwrap" runs commands in bubblewrap (core/sandbox.py)
+    sandbox: bool | str | None = None  # tools.sandbox: false turns the default bubblewrap sandbox off
     sandbox_network: bool = False  # tools.sandboxNetwork: sandboxed commands may use the network
+    sandbox_writable_roots: list[str] = Field(default_factory=list)  # tools.sandboxWritableRoots: more it writes
     shell_allow_redirection: bool = False  # tools.shell.allowRedirection: covered commands may write in the root
     checkpointing_enabled: bool = True  # general.checkpointing.enabled: snapshot files before changing tools
     compression_threshold: float = 0.5  # model.compressionThreshold: compress past this share of the window
@@ -292,6 +293,7 @@ _KEYS: dict[str, tuple[tuple[str, ...], Callable[[Any], Any]]] = {
     "disable_always_allow": (("security.disableAlwaysAllow",), _bool),
     "sandbox": (("tools.sandbox", "sandbox"), _bool_or_str),
     "sandbox_network": (("tools.sandboxNetwork",), _bool),
+    "sandbox_writable_roots": (("tools.sandboxWritableRoots",), _str_list),
     "shell_allow_redirection": (("tools.shell.allowRedirection",), _bool),
     "checkpointing_enabled": (("general.checkpointing.enabled", "checkpointing.enabled"), _bool),
     "compression_threshold": (("model.compressionThreshold",), _fraction),
@@ -329,6 +331,7 @@ NEEDS_TRUST: tuple[str, ...] = (
     "tools.allowed", "allowedTools", "hooks", "general.defaultApprovalMode", "tools.webFetchPrivateAddresses",
     "context.includeDirectories",  # would let the file tools reach folders outside the root
     "tools.sandboxNetwork",  # would let sandboxed commands reach the network
+    "tools.sandboxWritableRoots",  # would let sandboxed commands write outside the roots
     "model.providers",  # would send the prompts, files and any key named by apiKeyEnv to the project's server
     "tools.shell.allowRedirection",  # would let allowed commands write files unasked
 )
@@ -512,8 +515,11 @@ def load_settings(root: Path, home: Path | None = None, env: Mapping[str, str] |
         for name in _RESTRICTIONS:
             if merged.get(name):
                 values[name] = True
-        if _asks_sandbox(merged.get("sandbox")) and not _asks_sandbox(values.get("sandbox", True)):
-            values["sandbox"] = merged["sandbox"]  # a project cannot turn off the sandbox its user asked for
+        if path == workspace_file and not same and not _asks_sandbox(values.get("sandbox", True)):
+            # a project cannot turn off the sandbox (the user's own settings, --no-sandbox or GEMINI_SANDBOX can)
+            notices.append(f"{path}: tools.sandbox: {values['sandbox']!r} is ignored: a project cannot turn the "
+                           f"sandbox off; your own settings ({user_file}) or --no-sandbox can.")
+            values["sandbox"] = merged.get("sandbox")
         merged.update(values)
         if servers:
             merged["mcp_servers"] = servers

@@ -213,7 +213,9 @@ def test_the_flag_wins_over_the_variable_over_the_setting() -> None:
     assert sandbox_request(None, {"GEMINI_SANDBOX": "docker"}, True).value == "docker"
     assert not sandbox_request(None, {"GEMINI_SANDBOX": "false"}, True).wanted
     assert sandbox_request(None, {}, "bwrap").source == "tools.sandbox"
-    assert not sandbox_request(None, {}, None).wanted and not sandbox_request(None, {}, False).wanted
+    assert sandbox_request(None, {}, None).wanted and sandbox_request(None, {}, None).by_default
+    assert not sandbox_request(None, {}, False).wanted
+    assert not sandbox_request(None, {"GEMINI_SANDBOX": "true"}, True, off=True).wanted  # --no-sandbox wins
     assert Sandbox().describe() == "no sandbox"
 
 
@@ -259,3 +261,41 @@ def test_a_project_cannot_turn_off_its_users_sandbox_nor_open_the_network_untrus
     assert settings.sandbox_network is False  # withheld: the folder is not trusted
     trusted = load_settings(root, home=home, env={}, trust_flag=True)
     assert trusted.sandbox is True and trusted.sandbox_network is True
+
+
+@needs_bwrap
+def test_the_sandbox_is_on_by_default_and_off_when_asked(root: Path, home: Path, off_root: Path) -> None:
+    command = f"run touch {off_root}/a; touch inside"
+    out = headless(root, home, command)
+    assert "Read-only file system" in out.stdout + out.stderr and not (off_root / "a").exists()
+    assert (root / "inside").exists() and "without a sandbox" not in out.stderr
+    out = headless(root, home, command, "--no-sandbox")
+    assert (off_root / "a").exists()
+    (off_root / "a").unlink()
+    (home / ".gemini").mkdir(parents=True, exist_ok=True)
+    (home / ".gemini" / "settings.json").write_text('{"tools": {"sandbox": false}}')
+    out = headless(root, home, command)
+    assert (off_root / "a").exists()
+
+
+@pytest.mark.parametrize("flags", [(), ("--sandbox",)], ids=["default", "asked-for"])
+def test_a_sandbox_that_cannot_start_is_said_once_by_default_and_refuses_when_asked_for(
+        root: Path, home: Path, off_root: Path, flags: tuple[str, ...]) -> None:
+    out = headless(root, home, f"run touch {off_root}/a", *flags, GEMINI_TUI_BWRAP="")
+    said = [line for line in out.stderr.splitlines() if "without a sandbox" in line]
+    if flags:  # asked for by name: fail closed, never run bare
+        assert not (off_root / "a").exists() and "Command refused" in out.stdout + out.stderr
+        assert not said
+    else:  # the default: one line at start with the fix, and commands run as they did before
+        assert (off_root / "a").exists(), out.stdout + out.stderr
+        assert len(said) == 1 and "Fix:" in said[0] and "--no-sandbox" in said[0]
+
+
+def test_a_project_cannot_turn_the_default_sandbox_off(root: Path, home: Path) -> None:
+    from gemini_tui.core.setup.config import load_settings
+
+    (root / ".gemini").mkdir()
+    (root / ".gemini" / "settings.json").write_text('{"tools": {"sandbox": false}}')
+    settings = load_settings(root, home=home, env={}, trust_flag=True)
+    assert settings.sandbox is None and sandbox_request(None, {}, settings.sandbox).wanted
+    assert any("cannot turn the sandbox off" in n for n in settings.notices)

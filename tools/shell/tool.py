@@ -18,6 +18,7 @@ from gemini_tui.core.ground.confirmation import ConfirmationDetails, ExecConfirm
 from gemini_tui.core.ground.display import ShellOutput
 from gemini_tui.core.ground.tool_result import ToolError, ToolErrorKind, ToolResult
 from gemini_tui.core.processes import child_processes
+from gemini_tui.core.processes.protected_snapshot import Change, ProtectedSnapshot
 from gemini_tui.core.processes.sandbox import Sandbox, SandboxUnavailable
 from gemini_tui.core.tooling.needs import CallNeeds
 from gemini_tui.core.tooling.tool import BaseTool, CallContext, ToolKind, ToolParams
@@ -85,6 +86,7 @@ class ShellTool(BaseTool[ShellParams]):
         self.sandbox = sandbox or Sandbox()  # no sandbox unless one is given (cli/assemble.py builds it)
         # a front end's terminal (an ACP client's) to run commands in instead of our own process (None: ours)
         self.terminal: ClientTerminal | None = None
+        self._snapshot: ProtectedSnapshot | None = None
 
     # ----- rules and confirmation ------------------------------------------------------------------------
     def check_params(self, params: ShellParams) -> ToolError | None:
@@ -149,21 +151,48 @@ class ShellTool(BaseTool[ShellParams]):
         env.update(self.ENV_MARKERS)
         return env
 
+    def snapshot(self) -> ProtectedSnapshot:
+        """The protected places of the roots and the home, fingerprinted around every command."""
+        if self._snapshot is None:
+            home = (self.env if self.env is not None else os.environ).get("HOME")
+            self._snapshot = ProtectedSnapshot(list(self.workspace.roots), Path(home) if home else None,
+                                               self.sandbox.context_names)
+        self._snapshot.roots = list(self.workspace.roots)  # /directory add widens them
+        return self._snapshot
+
     async def _execute(self, params: ShellParams, abort_signal: AbortSignal, context: CallContext) -> ToolResult:
         try:
             cwd = self._directory(params.directory)
         except WorkspaceError as exc:
             return ToolResult.failure(exc.kind, exc.message)
+        snapshot = self.snapshot()
+        await asyncio.to_thread(snapshot.before)
+        result = await self._run(params, abort_signal, context, cwd)
+        # inside the sandbox nothing can approve a change there (leaving it is asked for first); outside, a change
+        # the user approved at a prompt, or under yolo, stays and is still named
+        approved = not self.sandbox.active and bool(context.extra.get("approved") or context.extra.get("yolo"))
+        changes = await asyncio.to_thread(snapshot.after, not approved)
+        return _with_changes(result, changes)
+
+    async def _run(self, params: ShellParams, abort_signal: AbortSignal, context: CallContext,
+                   cwd: Path) -> ToolResult:
         directory = self.workspace.relative(cwd) if cwd != self.workspace.root else "(root)"
-        try:
-            argv = self.sandbox.wrap(["bash", "-c", params.command], cwd)
-        except SandboxUnavailable as exc:
-            return ToolResult.failure(ToolErrorKind.not_allowed, f"Command refused: {exc}")
         if self.terminal is not None:
+            # the client's terminal starts with the editor's whole environment (its keys and tokens): inside the
+            # sandbox the command gets the sandbox's minimal one instead, set by bwrap itself
+            try:
+                argv = self.sandbox.wrap(["bash", "-c", params.command], cwd,
+                                         env=self._environment() if self.sandbox.active else None)
+            except SandboxUnavailable as exc:
+                return ToolResult.failure(ToolErrorKind.not_allowed, f"Command refused: {exc}")
             markers = {k: v for k, v in self._environment().items()
                        if k in self.ENV_MARKERS or (k == "TMPDIR" and self.sandbox.active)}
             outcome = await self.terminal.run(argv, cwd, markers, abort_signal, context.on_output)
             return self._terminal_result(params, directory, outcome)
+        try:
+            argv = self.sandbox.wrap(["bash", "-c", params.command], cwd)
+        except SandboxUnavailable as exc:
+            return ToolResult.failure(ToolErrorKind.not_allowed, f"Command refused: {exc}")
         # Our own pipe, not asyncio's: Process.wait() would also wait for every background child holding it.
         read_fd, write_fd = os.pipe()
         try:
@@ -246,6 +275,22 @@ class ShellTool(BaseTool[ShellParams]):
                 message = f"Command timed out: it {what}; its process group was ended."
                 return ToolResult(f"{message}\n{llm}", display, ToolError(ToolErrorKind.timeout, message))
         return ToolResult(llm, display)
+
+
+def _with_changes(result: ToolResult, changes: list[Change]) -> ToolResult:
+    """The model and the user are told what the command changed in a protected place, and what was undone."""
+    if not changes:
+        return result
+    undone = any(c.undone for c in changes)
+    head = ("Changes to protected places (git config and hooks, .gemini/, context files, shell start-up files, "
+            "~/.ssh) were undone; nobody approved them:" if undone else
+            "This command changed protected places (approved, kept):")
+    note = "\n".join([head, *(f"- {c.line()}" for c in changes)])
+    llm = result.llm_content + "\n" + note if isinstance(result.llm_content, str) else result.llm_content
+    display = result.return_display
+    if isinstance(display, ShellOutput):
+        display = dataclasses.replace(display, output=display.output.rstrip("\n") + "\n" + note + "\n")
+    return dataclasses.replace(result, llm_content=llm, return_display=display)
 
 
 def _signal_name(number: int) -> str:
