@@ -77,8 +77,9 @@ def _repo() -> Path:
 
 
 @cache
-def sources() -> tuple[Source, ...]:
-    """The files cases are cut from: stdlib Python, this repository's text files, and generated ones."""
+def sources(repository: bool = True) -> tuple[Source, ...]:
+    """The files cases are cut from: stdlib Python, generated files, and (unless `repository` is False: a
+    sample that must not change with this repository's text) this repository's own text files."""
     found: list[Source] = []
     stdlib = Path(sysconfig.get_paths()["stdlib"])
     python = sorted(p for p in stdlib.glob("*.py") if 3_000 < p.stat().st_size < 120_000)
@@ -86,8 +87,9 @@ def sources() -> tuple[Source, ...]:
         found.append(Source(path.name, "py", path.read_text(encoding="utf-8", errors="replace")))
     repo = _repo()
     styles = {".md": "md", ".json": "json", ".toml": "toml", ".tcss": "css", ".mjs": "js"}
-    for pattern in ("docs/*.md", "README.md", "styles/*.tcss", "tests/**/*.json", "tests/**/*.mjs",
-                    "pyproject.toml", "tests/**/*.toml"):
+    patterns = ("docs/*.md", "README.md", "styles/*.tcss", "tests/**/*.json", "tests/**/*.mjs", "pyproject.toml",
+                "tests/**/*.toml") if repository else ()
+    for pattern in patterns:
         for path in sorted(repo.glob(pattern)):
             text = path.read_text(encoding="utf-8", errors="replace")
             if text.count("\n") >= 12:
@@ -421,7 +423,8 @@ def make_case(rng: random.Random, kind: str, source: Source) -> EditCase | None:
             file_lines[start + i] = changed
             now = list(block)
             now[i] = changed
-            if i == at or (name == "two" and i == at + 1 and block[i].strip()):
+            # the edit changes or removes the line changed since (an insertion after it has one place)
+            if (i == at and name != "insert") or (name == "two" and i == at + 1 and block[i].strip()):
                 variant += "/edits-the-stale-line"
                 expected_block = None
             else:
@@ -506,10 +509,10 @@ def _finish(rng: random.Random, kind: str, variant: str, source: Source, file_li
     return EditCase(kind, variant, source.name, text, encoding, old, new, expected, true_old, true_new)
 
 
-def corpus(per_kind: int = 50, seed: int = 2026) -> list[EditCase]:
+def corpus(per_kind: int = 50, seed: int = 2026, repository: bool = True) -> list[EditCase]:
     """`per_kind` cases of every kind, the same ones for the same seed (and the same files)."""
     rng = random.Random(seed)
-    files = sources()
+    files = sources(repository)
     cases: list[EditCase] = []
     for kind in KINDS:
         made, tries = 0, 0

@@ -165,3 +165,40 @@ def test_a_slip_in_the_changed_characters_is_refused_naming_the_lines() -> None:
     assert isinstance(plan, EditMiss) and plan.closest is not None and plan.unclear is not None
     assert plan.closest[:2] == (1, 3) and "retrieve(path)" in plan.closest[2]
     assert "lines 1-3" in plan.unclear
+
+
+STALE = CODE.replace("    result = parse(checked)\n", "    result = parse(checked, strict=True)\n")  # changed since
+EXTRA = "    checked = validate(data)  # range 1-10\n    data = normalize(data)\n"  # a line the file never had
+
+
+@pytest.mark.parametrize(("content", "old", "new", "after"), [
+    # a line changed in the file since the model read it: kept as the file has it; the edit goes on around it
+    (STALE, CODE[16:], CODE[16:].replace("return result", "return result or {}"),
+     STALE.replace("return result", "return result or {}")),
+    (STALE, CODE[16:], CODE[16:].replace("    return result\n", "    log.debug(name)\n    return result\n"),
+     STALE.replace("    return result\n", "    log.debug(name)\n    return result\n")),
+    (STALE, CODE[16:], CODE[16:].replace("parse(checked)", "parse(checked, strict=False)"), None),  # changes it
+    (STALE, CODE[16:], CODE[16:].replace("    result = parse(checked)\n", ""), None),  # removes it
+    # a line old_string has that the file lacks: dropped when new_string keeps it, refused when it changes it
+    (CODE, CODE[16:].replace("    checked = validate(data)  # range 1-10\n", EXTRA),
+     CODE[16:].replace("    checked = validate(data)  # range 1-10\n", EXTRA).replace("return result", "return 1"),
+     CODE.replace("return result", "return 1")),
+    (CODE, CODE[16:].replace("    checked = validate(data)  # range 1-10\n", EXTRA),
+     CODE[16:].replace("    checked = validate(data)  # range 1-10\n", EXTRA).replace("normalize", "clean"), None),
+], ids=["stale-kept", "stale-insert-elsewhere", "stale-changed", "stale-removed", "extra-kept", "extra-changed"])
+def test_a_stale_or_extra_line_is_explained_or_refused(content: str, old: str, new: str,
+                                                       after: str | None) -> None:
+    plan = plan_edit(content, old, new)
+    if after is None:
+        assert isinstance(plan, EditMiss) and plan.closest is not None
+    else:
+        assert isinstance(plan, EditPlan), plan
+        assert plan.new_content == after
+        assert "approximate match" in (plan.correction or "")
+
+
+def test_a_stale_line_in_a_duplicated_block_is_refused() -> None:
+    block = CODE[16:]
+    content = CODE + "\ndef reload(path):\n" + block.replace("validate(data)", "validate(data, again=True)")
+    old = block.replace("'config'", "'settings'")  # a stale line: both copies are as alike
+    assert isinstance(plan_edit(content, old, old.replace("return result", "return None")), EditMiss)

@@ -380,12 +380,13 @@ def _is_elision(line: str) -> bool:
 
 
 def _merge(olines: list[str], region: list[str], mapped: list[int | None], nlines: list[str],
-           use_tabs: bool) -> list[str] | None:
+           use_tabs: bool, fixed: frozenset[int] = frozenset()) -> list[str] | None:
     """new_string applied to the file's region the way it changes old_string: `mapped[i]` is the region line old
     line `i` stands for (None for a blank line the file lacks). Lines new_string keeps are written as the file
     has them; region lines old_string lacks (a line left out, elided lines) stay where they are; lines it changes
-    take the indentation shift of the line they replace. None when a change touches a line old_string lacks
-    (where it goes would be a guess)."""
+    take the indentation shift of the line they replace. `fixed` old lines stand for a file line new_string may
+    not change or remove (a line changed in the file since, or lines an elision stood for). None when a change
+    touches a fixed line, or a line old_string lacks (where it goes would be a guess)."""
     out: list[str] = []
     cursor = 0  # the next region line not written yet
 
@@ -410,6 +411,11 @@ def _merge(olines: list[str], region: list[str], mapped: list[int | None], nline
                 out.append(region[at])
                 cursor = at + 1
             continue
+        if any(i in fixed for i in range(i1, i2)):
+            return None  # new_string changes a line the file has changed since, or one it never showed
+        if tag == "delete" and not _insert_here(region, cursor, mapped[i2:]) and not any(
+                mapped[i] is not None for i in range(i1, i2)):
+            return None  # it removes a line the file has in another form (which one is meant?)
         if tag == "replace" and i2 - i1 == j2 - j1:  # each line changed in place
             for i, j in zip(range(i1, i2), range(j1, j2), strict=True):
                 at = mapped[i]
@@ -428,10 +434,14 @@ def _merge(olines: list[str], region: list[str], mapped: list[int | None], nline
                 cursor = at + 1
             continue
         touched = [m for m in mapped[i1:i2] if m is not None]
+        partners = [_partner(line, olines[i1:i2], j, False) if tag == "replace" else None
+                    for j, line in enumerate(nlines[j1:j2])]
         if touched:
             first, last = min(touched), max(touched)
             if any(region[n].strip() for n in set(range(first, last + 1)) - set(touched)):
                 return None  # the change spans a line old_string did not show
+            if None in partners and not _insert_here(region, cursor, mapped[i1:]):
+                return None  # lines added beside lines old_string did not show: before or after them?
             upto(first)
             cursor = last + 1
         elif j1 == j2:
@@ -439,8 +449,7 @@ def _merge(olines: list[str], region: list[str], mapped: list[int | None], nline
         elif not _insert_here(region, cursor, mapped[i2:]):
             return None
         shift = shift_at(i1 if touched else i1 - 1)
-        for j, line in enumerate(nlines[j1:j2]):
-            k = _partner(line, olines[i1:i2], j, False) if tag == "replace" else None
+        for line, k in zip(nlines[j1:j2], partners, strict=True):
             if k is not None and olines[i1 + k].strip():
                 at = mapped[i1 + k]
                 if at is None:
@@ -557,6 +566,7 @@ def _split_at(lines: list[str], marks: list[int]) -> list[list[str]]:
 
 
 APPROXIMATE_SIMILARITY = 0.9  # the region must be at least this like old_string
+EXPLAINED_SIMILARITY = 0.6  # or this, when a line of old_string is not in the file (stale or extra)
 APPROXIMATE_MARGIN = 0.1  # and this much more alike than any other region
 _COMMON = 40  # a line found more often than this in the file says nothing about where old_string is
 
@@ -570,11 +580,13 @@ class Approximate:
     similarity: float
     runner_up: float
     span: Span
+    notes: tuple[str, ...] = ()
 
     @property
     def label(self) -> str:
+        notes = "".join(f"; {note}" for note in self.notes)
         return (f"used an approximate match: lines {self.first}-{self.last} (similarity {self.similarity:.2f}; "
-                f"the next best region {self.runner_up:.2f})")
+                f"the next best region {self.runner_up:.2f}{notes})")
 
 
 def one_slip(a: str, b: str) -> bool:
@@ -592,10 +604,12 @@ def one_slip(a: str, b: str) -> bool:
     return a[1:] == b if len(a) > len(b) else a == b[1:]
 
 
-def _align(keys: list[str], rkeys: list[str]) -> tuple[list[int | None], float]:
-    """Which region line each old line stands for (equal, or with one slipped character), and how much of old's
-    text is found that way (a share of its characters)."""
+def _align(keys: list[str], rkeys: list[str]) -> tuple[list[int | None], float, set[int]]:
+    """Which region line each old line stands for (equal, or with one slipped character), how much of old's
+    text is found that way (a share of its characters), and the old lines that stand alone in place of another
+    region line (one line changed for one: a line changed in the file since)."""
     mapped: list[int | None] = [None] * len(keys)
+    stale: set[int] = set()
     found = 0.0
     for tag, i1, i2, j1, j2 in SequenceMatcher(None, keys, rkeys, autojunk=False).get_opcodes():
         if tag == "equal":
@@ -610,21 +624,27 @@ def _align(keys: list[str], rkeys: list[str]) -> tuple[list[int | None], float]:
                     mapped[i] = at
                     found += len(keys[i]) - 1
                     j = at + 1
+            if i2 - i1 == 1 and j2 - j1 == 1 and mapped[i1] is None and keys[i1] and rkeys[j1]:
+                mapped[i1] = j1
+                stale.add(i1)
     total = sum(len(k) for k in keys)
-    return mapped, found / total if total else 0.0
+    return mapped, found / total if total else 0.0, stale
 
 
 def approximate_match(view: _Lines, old: str, new: str) -> Approximate | None:
-    """The region most like old_string when it is clearly the one: every line of old_string found in it, equal
-    or with one slipped character, in order, with at most two lines old_string lacks in between (a typo, a line
-    left out); similarity (the share of old_string's characters found) at least APPROXIMATE_SIMILARITY, and
+    """The region most like old_string when it is clearly the one. Its first and last lines are old_string's
+    (equal, or with one slipped character), the lines between too, in order, but for at most two differences
+    explained as: a line old_string left out, a line it has that the file lacks, or a line the file has in
+    another form (changed since). Its similarity (the share of old_string's characters found) is at least
+    APPROXIMATE_SIMILARITY (EXPLAINED_SIMILARITY when a line of old_string is not in the file), and
     APPROXIMATE_MARGIN above every region elsewhere (not overlapping it)."""
     split = _split_newline(old, new)
     if split is None:
         return None
     olines, nlines = split
     keys = [_squash_folded(line) for line in olines]
-    if sum(1 for k in keys if k) < 2:
+    solid = [n for n, key in enumerate(keys) if key]
+    if len(solid) < 2:
         return None  # one line is too little to tell a typo from another line
     where: dict[str, list[int]] = defaultdict(list)
     for number, line in enumerate(view.lines):
@@ -636,39 +656,66 @@ def approximate_match(view: _Lines, old: str, new: str) -> Approximate | None:
         if 0 < len(found) <= _COMMON:
             anchors.update((j, i) for i in found)
     total = sum(len(key) for key in keys)
-    regions: dict[tuple[int, int], tuple[float, list[int | None]]] = {}
+    regions: dict[tuple[int, int], _Reading] = {}
     for j, i in anchors:
-        # old's lines before and after the anchor, aligned with the file's lines just before and after it (one
-        # more on each side for a line left out): the region is read around this place only
+        # old's lines before and after the anchor, aligned with the file's lines just before and after it (two
+        # more on each side for lines left out): the region is read around this place only
         first = max(0, i - j - 2)
         stop = min(len(view.lines), i + len(olines) - j + 2)
-        before, found_before = _align(keys[:j], [_squash_folded(x) for x in view.lines[first:i]])
-        after, found_after = _align(keys[j + 1:], [_squash_folded(x) for x in view.lines[i + 1:stop]])
+        before, found_before, stale_before = _align(keys[:j], [_squash_folded(x) for x in view.lines[first:i]])
+        after, found_after, stale_after = _align(keys[j + 1:], [_squash_folded(x) for x in view.lines[i + 1:stop]])
         mapped = [None if m is None else first + m for m in before] + [i] + [
             None if m is None else i + 1 + m for m in after]
+        stale = frozenset(stale_before | {n + j + 1 for n in stale_after})
+        if any(mapped[end] is None or end in stale for end in (solid[0], solid[-1])):
+            continue  # old_string's first and last lines must be there: they bound the region
+        if any(_is_elision(olines[n]) for n in solid if mapped[n] is None or n in stale):
+            continue  # an elision stands for lines, never for a line that changed (the elision tier reads it)
         similarity = (found_before * sum(len(k) for k in keys[:j]) + len(keys[j])
                       + found_after * sum(len(k) for k in keys[j + 1:])) / total
         hits = [m for m in mapped if m is not None]
         low, high = min(hits), max(hits) + 1  # the region: from the first line found to the last
-        solid = sum(1 for n in range(low, high) if view.lines[n].strip())
-        if solid - sum(1 for n, m in enumerate(mapped) if m is not None and keys[n]) > 2:
-            continue  # more than two lines old_string lacks: not a line left out
+        taken = set(hits)
+        missing = [n for n in range(low, high) if view.lines[n].strip() and n not in taken]
+        extra = [n for n in solid if mapped[n] is None]
+        equal = sum(1 for n in solid if mapped[n] is not None and n not in stale
+                    and keys[n] == _squash_folded(view.lines[mapped[n]]))  # type: ignore[index]
+        if len(stale) + len(extra) + len(missing) > 2 or len(stale) + len(extra) > 1:
+            continue  # more differences than a slip or two explain
+        if (stale or extra) and (len(solid) < 3 or equal < 2 or similarity < EXPLAINED_SIMILARITY):
+            continue
+        if not stale and not extra and similarity < APPROXIMATE_SIMILARITY:
+            continue
         shifted = [None if m is None else m - low for m in mapped]
-        if (low, high) not in regions or regions[(low, high)][0] < similarity:
-            regions[(low, high)] = (similarity, shifted)
+        notes = [f"line {low + 1 + mapped_at} of the file differs from old_string's and is kept"
+                 for n in sorted(stale) if (mapped_at := shifted[n]) is not None]
+        notes += [f"old_string's line {olines[n].strip()[:40]!r} is not in the file" for n in extra]
+        notes += [f"line {n + 1} of the file, left out of old_string, is kept" for n in missing]
+        if (low, high) not in regions or regions[(low, high)].similarity < similarity:
+            regions[(low, high)] = _Reading(similarity, shifted, stale, notes)
     if not regions:
         return None
-    (low, high), (similarity, mapped) = max(regions.items(), key=lambda item: (item[1][0], item[0][0] - item[0][1]))
-    runner_up = max((score for (f, s), (score, _) in regions.items() if s <= low or f >= high), default=0.0)
-    if similarity < APPROXIMATE_SIMILARITY or similarity - runner_up < APPROXIMATE_MARGIN:
+    (low, high), best = max(regions.items(), key=lambda item: (item[1].similarity, item[0][0] - item[0][1]))
+    runner_up = max((reading.similarity for (f, s), reading in regions.items() if s <= low or f >= high),
+                    default=0.0)
+    if best.similarity - runner_up < APPROXIMATE_MARGIN:
         return None
-    if any(m is None and keys[i] for i, m in enumerate(mapped)):
-        return None  # old_string holds a line the region lacks: what it stands for would be a guess
     region = view.lines[low:high]
-    merged = _merge(olines, region, mapped, nlines, region[0].startswith("\t"))
+    merged = _merge(olines, region, best.mapped, nlines, region[0].startswith("\t"), best.stale)
     start, end = _region_span(view, low, high)
-    return Approximate(low + 1, high, similarity, runner_up,
-                       (start, end, None if merged is None else "\n".join(merged)))
+    return Approximate(low + 1, high, best.similarity, runner_up,
+                       (start, end, None if merged is None else "\n".join(merged)), tuple(best.notes))
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """One way to read a region as old_string: how alike, which region line each old line stands for, the old
+    lines that stand for a line the file has changed since, and what differs, in words."""
+
+    similarity: float
+    mapped: list[int | None]
+    stale: frozenset[int]
+    notes: list[str]
 
 
 _LADDER: tuple[tuple[str | None, Matcher], ...] = (
