@@ -18,6 +18,7 @@ log = logging.getLogger(__name__)
 DEFAULT_CONNECT_TIMEOUT_S = 30.0
 DEFAULT_CALL_TIMEOUT_S = 600.0  # Gemini CLI's default MCP timeout: 10 minutes
 IDLE_CHECK_S = 0.5
+RELIST_WAIT_S = 5.0  # a call waits this long at most for the re-listing its own announcement started
 
 
 def transport_of(config: McpServerConfig) -> str:
@@ -39,10 +40,6 @@ def era_of(version: str) -> str:
     if not version:
         return ""
     return f"{version} ({'modern' if version in MODERN_PROTOCOL_VERSIONS else HANDSHAKE})"
-
-
-class _HandshakeRefused(Exception):
-    """The server answered `initialize` with an error: it may speak only the modern protocol."""
 
 
 class McpUnavailable(Exception):
@@ -183,9 +180,12 @@ class McpConnection:
                 mcp_types.PromptListChangedNotification: "prompts",
                 mcp_types.ResourceListChangedNotification: "resources"}.get(type(message))
         if kind is not None and self._client is not None:
-            task = asyncio.ensure_future(self._relist(kind))
-            self._relisting.add(task)
-            task.add_done_callback(self._relisting.discard)
+            self._start_relist(kind)
+
+    def _start_relist(self, kind: str) -> None:
+        task = asyncio.ensure_future(self._relist(kind))
+        self._relisting.add(task)
+        task.add_done_callback(self._relisting.discard)
 
     async def _relist(self, kind: str) -> None:
         client = self._client
@@ -234,30 +234,22 @@ class McpConnection:
             self._ready.set()
 
     async def _run(self) -> None:
-        """The handshake first (every Gemini CLI-era server speaks it; with it a server may ask for roots and
-        sends list_changed as plain notifications). A server that refuses it is started again on a fresh
-        transport (a new process for stdio) in the modern protocol, where list changes come on the bus."""
+        """The SDK's discovery first: a server that answers `server/discover` (every current-SDK server, also
+        those that accept the handshake) gets the modern protocol, where list changes come on the subscriptions
+        bus; any other answer (a handshake-only server's "method not found") falls back to the handshake on
+        the same connection at once, where the server may ask for roots and list changes come as plain
+        notifications."""
         deadline = asyncio.get_running_loop().call_later(self.connect_timeout_s, self._missed_deadline)
         try:
             async with asyncio.timeout(self.connect_timeout_s) as window:
-                try:
-                    await self._session("legacy", window, deadline)
-                except BaseException as exc:  # the SDK's task groups wrap it in an exception group
-                    refused = _found(exc, _HandshakeRefused)
-                    if refused is None:
-                        raise
-                    log.info("MCP server %s refused the handshake (%s); trying the modern protocol", self.alias,
-                             refused)
-                    self._close_errlog()
-                    await self._session("auto", window, deadline)
+                await self._session("auto", window, deadline)
         except asyncio.CancelledError:
             raise
         except TimeoutError:
             self._fail(f"did not connect within {self.connect_timeout_s:g} s")
         except BaseException as exc:  # anything the transport throws: the server failed, the app goes on
             log.info("MCP server %s failed", self.alias, exc_info=True)
-            reason = describe_error(exc.__cause__ if isinstance(exc, _HandshakeRefused) and exc.__cause__
-                                    else exc)
+            reason = describe_error(exc)
             if reason.endswith("Connection closed"):
                 reason = "the server closed the connection while starting"
                 if self.transport == "stdio":
@@ -278,23 +270,14 @@ class McpConnection:
             self._errlog = None
 
     async def _session(self, mode: str, window: Any, deadline: asyncio.TimerHandle) -> None:
-        """One connection in `mode` ("legacy": the handshake; "auto": the modern discovery), held until
-        close(). Raises _HandshakeRefused when the server answers the handshake with an error."""
-        from mcp import Client, MCPError
-        from mcp_types import CONNECTION_CLOSED
+        """One connection in `mode` (the SDK's "auto": discovery, else the handshake), held until close()."""
+        from mcp import Client
         from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
         async with contextlib.AsyncExitStack() as stack:
-            try:
-                client = await stack.enter_async_context(
-                    Client(self._transport(), read_timeout_seconds=self.call_timeout_s,
-                           message_handler=self._on_message, list_roots_callback=self._list_roots, mode=mode))
-            except BaseException as exc:  # an error answer to `initialize` (perhaps inside an exception group)
-                error = _found(exc, MCPError)
-                if (mode == "legacy" and isinstance(error, MCPError) and error.code != CONNECTION_CLOSED
-                        and not isinstance(exc, asyncio.CancelledError)):
-                    raise _HandshakeRefused(describe_error(error)) from exc
-                raise
+            client = await stack.enter_async_context(
+                Client(self._transport(), read_timeout_seconds=self.call_timeout_s,
+                       message_handler=self._on_message, list_roots_callback=self._list_roots, mode=mode))
             self.protocol = str(client.protocol_version or "")
             self.tools = await self._list_tools(client)
             self.prompts = await self._list(client, "prompts")
@@ -324,7 +307,7 @@ class McpConnection:
                 async for event in subscription:
                     kind = kinds.get(type(event))
                     if kind is not None:
-                        await self._relist(kind)
+                        self._start_relist(kind)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a server without the bus: its lists are what they were at connection
@@ -360,8 +343,8 @@ class McpConnection:
         from mcp_types import CONNECTION_CLOSED
 
         try:
-            return await client.call_tool(tool, arguments, read_timeout_seconds=self.call_timeout_s,
-                                          progress_callback=on_progress)
+            result = await client.call_tool(tool, arguments, read_timeout_seconds=self.call_timeout_s,
+                                            progress_callback=on_progress)
         except MCPError as exc:
             if exc.code == CONNECTION_CLOSED:
                 reason = "the server closed the connection (it may have crashed)"
@@ -369,6 +352,9 @@ class McpConnection:
                 self._stop.set()
                 raise McpUnavailable(f'MCP server "{self.alias}" failed during the call: {reason}.') from exc
             raise
+        if self._relisting:  # a list change the call announced is registered before the model is asked again
+            await asyncio.wait(set(self._relisting), timeout=RELIST_WAIT_S)
+        return result
 
     async def close(self) -> None:
         self._stop.set()
@@ -378,17 +364,6 @@ class McpConnection:
             except (TimeoutError, Exception):
                 self._task.cancel()
                 await asyncio.gather(self._task, return_exceptions=True)
-
-
-def _found(exc: BaseException, kind: type[BaseException]) -> BaseException | None:
-    """`exc` or the first exception of type `kind` inside it (exception groups, nested)."""
-    if isinstance(exc, kind):
-        return exc
-    if isinstance(exc, BaseExceptionGroup):
-        for inner in exc.exceptions:
-            if (found := _found(inner, kind)) is not None:
-                return found
-    return None
 
 
 async def _cancel(task: asyncio.Task[None]) -> None:

@@ -1,6 +1,8 @@
 """An MCP server with the features beyond tools (as the reference `server-everything` has them): prompts with
 arguments, resources, a tool that adds a tool and says the list changed, a long call that reports progress, and
-a tool that asks the client for its roots. `python mcp_everything.py [stdio | http PORT]`."""
+a tool that asks the client for its roots. Like the reference server of Gemini CLI's era it speaks only the
+handshake (it announces changes with plain notifications and asks for roots with a request, which the SDK sends
+only on handshake connections). `python mcp_everything.py [stdio | http PORT]`."""
 
 from __future__ import annotations
 
@@ -8,8 +10,9 @@ import asyncio
 import sys
 
 from mcp.server.mcpserver import Context, MCPServer
+from mcp_eras import refuse_discovery, serve_handshake_only
 
-server = MCPServer("everything")
+server = MCPServer("everything", middleware=[refuse_discovery])
 
 
 @server.prompt(description="Asks for a code review of a file")
@@ -56,6 +59,8 @@ async def show_roots(ctx: Context) -> str:
 if __name__ == "__main__":
     mode = sys.argv[1] if len(sys.argv) > 1 else "stdio"
     if mode == "stdio":
-        server.run()
+        import anyio
+
+        anyio.run(serve_handshake_only, server)
     else:
         server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))

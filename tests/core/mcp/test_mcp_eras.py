@@ -1,7 +1,8 @@
-"""MCP servers of both protocol eras, real SDK servers: a dual-era 2.x server and a hand-written 1.x-style one
-connect with the handshake (roots and plain list_changed keep working there); a server that refuses the
-handshake is started again on a fresh transport in the modern protocol (stdio and streamable HTTP); a tool a
-server announces only on the subscriptions bus is offered; /mcp's status names the protocol."""
+"""MCP servers of both protocol eras, real SDK servers: a server that answers `server/discover` (a current-SDK
+one, also when it accepts the handshake) gets the modern protocol and its bus; a handshake-only server and a
+hand-written 1.x-style one fall back to the handshake on the same connection (roots and plain list_changed keep
+working there); each server's late tool reaches the model in the next request and runs; /mcp's status names
+the protocol."""
 
 from __future__ import annotations
 
@@ -44,32 +45,38 @@ async def until_registered(manager: McpManager, name: str, timeout: float = 20) 
             await asyncio.sleep(0.05)
 
 
-@pytest.mark.parametrize("kind, era", [("dual", "handshake"), ("modern", "modern"), ("bus", "modern")])
-async def test_stdio_servers_of_each_era_connect_run_and_announce_tools(kind: str, era: str,
-                                                                       tmp_path: Path) -> None:
+KINDS = {"dual": "modern", "modern": "modern", "bus": "modern", "handshake": "handshake"}
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+async def test_stdio_servers_of_each_era_connect_run_and_announce_tools(kind: str, tmp_path: Path) -> None:
     manager = await connect({"s": {"command": sys.executable, "args": [ERAS, kind]}}, tmp_path)
     try:
         status = manager.status("s")
         assert status.state is McpServerState.connected, status.message
-        assert status.protocol.endswith(f"({era})"), status.protocol
+        assert status.protocol.endswith(f"({KINDS[kind]})"), status.protocol
         assert await run(manager, "era") == f"{kind} server answering"
-        assert manager.registry.get("late") is None
+        assert manager.registry.get(f"late_{kind}") is None
         assert await run(manager, "grow") == "grew"
-        await until_registered(manager, "late")  # plain list_changed (handshake) or the bus (modern)
-        assert await run(manager, "late") == "late tool ran"
+        await until_registered(manager, f"late_{kind}")  # plain list_changed (handshake) or the bus (modern)
+        assert await run(manager, f"late_{kind}") == f"late tool of {kind} ran"
     finally:
         await manager.close()
 
 
-async def test_a_refusing_server_is_started_again_in_a_new_process(tmp_path: Path) -> None:
+async def test_one_process_per_server_and_roots_on_the_handshake(tmp_path: Path) -> None:
     marker = tmp_path / "starts.log"
-    wrapper = tmp_path / "wrap.sh"
-    wrapper.write_text(f"#!/bin/sh\necho start >> {marker}\nexec {sys.executable} {ERAS} modern\n")
-    wrapper.chmod(0o755)
-    manager = await connect({"s": {"command": str(wrapper)}}, tmp_path)
+    servers = {}
+    for kind in ("modern", "handshake"):
+        wrapper = tmp_path / f"{kind}.sh"
+        wrapper.write_text(f"#!/bin/sh\necho {kind} >> {marker}\nexec {sys.executable} {ERAS} {kind}\n")
+        wrapper.chmod(0o755)
+        servers[kind] = {"command": str(wrapper)}
+    manager = await connect(servers, tmp_path)
     try:
-        assert manager.status("s").state is McpServerState.connected
-        assert marker.read_text().count("start") == 2  # the handshake's process, then the modern one
+        assert all(manager.status(k).state is McpServerState.connected for k in servers)
+        assert sorted(marker.read_text().split()) == ["handshake", "modern"]  # no second start, no probe process
+        assert await run(manager, "handshake__roots") == tmp_path.resolve().as_uri()  # it asked for roots
     finally:
         await manager.close()
 
@@ -84,8 +91,8 @@ async def test_a_1x_style_server_keeps_the_handshake(tmp_path: Path) -> None:
         await manager.close()
 
 
-@pytest.mark.parametrize("kind, era", [("modern", "modern"), ("dual", "handshake"), ("bus", "modern")])
-async def test_streamable_http_servers_of_each_era(kind: str, era: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("kind", list(KINDS))
+async def test_streamable_http_servers_of_each_era(kind: str, tmp_path: Path) -> None:
     from tests.fakes.mcp_eras import app
 
     with serve_app(app(kind)) as port:
@@ -93,10 +100,10 @@ async def test_streamable_http_servers_of_each_era(kind: str, era: str, tmp_path
         try:
             status = manager.status("h")
             assert status.state is McpServerState.connected, status.message
-            assert status.protocol.endswith(f"({era})")
+            assert status.protocol.endswith(f"({KINDS[kind]})")
             assert await run(manager, "era") == f"{kind} server answering"
             assert await run(manager, "grow") == "grew"
-            await until_registered(manager, "late")
+            await until_registered(manager, f"late_{kind}")
         finally:
             await manager.close()
 
@@ -115,3 +122,36 @@ def test_mcp_list_names_the_protocol(tmp_path: Path) -> None:
                           text=True, timeout=120, env={**os.environ, "GEMINI_CLI_HOME": str(home)})
     assert "✓ new:" in done.stdout and "protocol 2026-07-28 (modern)" in done.stdout, done.stdout + done.stderr
     assert "✓ old:" in done.stdout and "(handshake)" in done.stdout
+
+
+def test_each_servers_late_tool_is_declared_in_the_next_request_and_runs(tmp_path: Path) -> None:
+    """One `gemini-tui -p` session with a current-SDK server announcing on the bus, a modern-only one and a
+    handshake-only one: each `grow` call's new tool is in the very next request, and runs."""
+    import json
+    import os
+    import subprocess
+
+    from tests.fakes.gemini_server import FakeGeminiServer, call, reply, text
+
+    kinds = ("bus", "modern", "handshake")
+    root, home = tmp_path / "root", tmp_path / "home"
+    (home / ".gemini").mkdir(parents=True)
+    root.mkdir()
+    servers = {kind: {"command": sys.executable, "args": [ERAS, kind]} for kind in kinds}
+    (home / ".gemini" / "settings.json").write_text(json.dumps({"mcpServers": servers}))
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "GEMINI_CLI_HOME": str(home),
+           "PYTHONPATH": str(FAKES.parents[1]), "LANG": "C.UTF-8"}
+    with FakeGeminiServer() as server:
+        server.script(reply(*(call(f"{kind}__grow") for kind in kinds)),
+                      reply(*(call(f"{kind}__late_{kind}") for kind in kinds)), reply(text("All grown.")))
+        env |= {"GEMINI_API_KEY": "test-key", "GOOGLE_GEMINI_BASE_URL": server.base_url}
+        done = subprocess.run([sys.executable, "-m", "gemini_tui", "-p", "grow", "--yolo", "--trust"], cwd=root,
+                              env=env, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        first, second = server.requests[0].function_names(), server.requests[1].function_names()
+        responses = json.dumps(server.function_responses(2))
+    for kind in kinds:
+        late = f"{kind}__late_{kind}"  # (the servers share tool names, so each is named with its server)
+        assert late not in first and late in second, f"{kind}: {' '.join(second)}"
+        assert f"late tool of {kind} ran" in responses, responses
+    assert "All grown." in done.stdout
