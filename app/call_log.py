@@ -8,8 +8,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from gemini_tui.core.approvals.policy import READ_ONLY_RULE
-from gemini_tui.core.ground.events import CallState, ToolCallInfo
+from gemini_tui.core.ground.events import READ_ONLY_RULE, CallState, ToolCallInfo
 
 if TYPE_CHECKING:
     from gemini_tui.core.ground.tool_result import ToolResult

@@ -19,6 +19,7 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 
 from gemini_tui.app.window_title import WindowTitle, printable, tmux_pane_title
+from gemini_tui.core.ground.start_marks import mark
 from gemini_tui.core.ground.text_boundary import shown_text
 from gemini_tui.styles import stylesheet
 
@@ -103,6 +104,7 @@ class GeminiApp(App[int]):
         # whatever asyncio would print on its own (a task's error nobody retrieved, a generator closed at the
         # loop's shutdown) goes to the debug log: nothing may be written over the screen or the restored terminal
         asyncio.get_running_loop().set_exception_handler(_log_loop_error)
+        mark("app mounted")
         if self.ending_signal is not None:  # it came while the app was starting
             self.end_on_signal(self.ending_signal)
         if not self.is_headless and self._driver is not None and not self.is_web:  # a page has no title stack
@@ -120,6 +122,7 @@ class GeminiApp(App[int]):
         self.push_screen(screen)
         if self.first_prompt:
             screen.queue_prompt(self.first_prompt)
+        self.call_after_refresh(mark, "first frame")
         if not built:
             # after the first frame is drawn: a thread building the session would slow that frame down
             self.call_after_refresh(self.build_session, screen, source)
@@ -142,6 +145,7 @@ class GeminiApp(App[int]):
         except Exception as exc:  # a bad configuration ends the app with the reason, like the CLI would
             self.call_from_thread(self.exit, None, EXIT_START_FAILED, f"gemini-tui: {exc}")
             return
+        mark("session built")
         self.call_from_thread(screen.attach, session)
 
     def on_unmount(self) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gemini_tui.cli import __version__
+from gemini_tui.core.ground.start_marks import mark
 
 if TYPE_CHECKING:
     from gemini_tui.app.early_input import EarlyInput
@@ -145,6 +146,7 @@ def main(argv: list[str] | None = None) -> int:
         return serve_main(arguments[1:], build_parser())
     parser = build_parser()
     args = parser.parse_args(argv)
+    mark("arguments parsed")
     if args.list_extensions:
         return _list_extensions(args.extensions, args.trust)
     if args.prompt_interactive is not None and args.prompt is not None:

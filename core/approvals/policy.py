@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from gemini_tui.core.approvals import policy_files
 from gemini_tui.core.approvals.policy_files import SETTINGS_PRIORITY, FileMatch, FilePolicy
+from gemini_tui.core.ground.events import READ_ONLY_RULE
 from gemini_tui.core.tooling.needs import CallNeeds
 from gemini_tui.core.tooling.rule_names import mcp_names, mcp_server_names
 
@@ -32,7 +33,6 @@ if TYPE_CHECKING:
 SHELL_TOOL = "run_shell_command"
 CHANGED_CODE_RULE = "runs code the model changed"
 EDIT_TOOLS = frozenset({"write_file", "replace"})
-READ_ONLY_RULE = "read-only tool"  # the rule that lets a call run because it needs no confirmation at all
 EDIT_GRANT = "edit"  # one grant for every edit tool: "allow edits for this session" means write_file and replace
 _CALL_FORM = re.compile(r"^\s*([\w.\-:/]+)\s*(?:\((.*)\))?\s*$", re.S)
 

@@ -15,6 +15,8 @@ from gemini_tui.core.ground.confirmation import ConfirmationDetails, Decision
 if TYPE_CHECKING:  # only an annotation here; importing core.tool (pydantic) would slow the app's first frame
     from gemini_tui.core.ground.tool_result import ToolResult
 
+READ_ONLY_RULE = "read-only tool"  # the rule that lets a call run because it needs no confirmation at all
+
 
 class CallState(StrEnum):
     validating = "validating"

@@ -14,8 +14,7 @@ from gemini_tui.app.call_log import DECIDED_BY_POLICY, DECIDED_BY_USER, NOT_ASKE
 from gemini_tui.app.screens.history_details import HistoryDetailsScreen, decision_text
 from gemini_tui.app.widgets.confirm_bar import ConfirmBar
 from gemini_tui.app.widgets.history_panel import HistoryPanel
-from gemini_tui.core.approvals.policy import READ_ONLY_RULE
-from gemini_tui.core.ground.events import CallState, ToolCallInfo
+from gemini_tui.core.ground.events import READ_ONLY_RULE, CallState, ToolCallInfo
 from gemini_tui.core.ground.tool_result import ToolResult
 from tests.app.app_driver import main_screen, make_app, type_and_send, wait_for
 from tests.app.test_confirmations import GRACE

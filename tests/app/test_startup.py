@@ -1,4 +1,5 @@
-"""The first frame waits for neither google-genai nor mcp: checked in a fresh interpreter."""
+"""The first frame waits for nothing it does not show (google-genai, mcp, tree-sitter, pydantic, the policy,
+settings, the session store, the session itself): checked in a fresh interpreter, by what it imported."""
 
 from __future__ import annotations
 
@@ -26,6 +27,69 @@ async def main():
 
 asyncio.run(main())
 """
+
+
+# Modules the first frame must not wait for: the session is built after it (app/main.py), and these come with it.
+# (tree_sitter's binding itself comes with Textual's TextArea, the prompt; the bash grammar must not.)
+HEAVY = ("google.genai", "mcp", "tree_sitter_bash", "openai", "pydantic", "tomllib",
+         "gemini_tui.core.approvals.policy", "gemini_tui.core.approvals.grants", "gemini_tui.core.setup.config",
+         "gemini_tui.core.persistence.store", "gemini_tui.core.persistence.checkpoints",
+         "gemini_tui.core.session.session", "gemini_tui.core.mcp.servers", "gemini_tui.core.models.gemini",
+         "gemini_tui.core.tooling.registry", "gemini_tui.core.shell.grammar", "gemini_tui.tools")
+
+FIRST_FRAME_PROBE = r"""
+import asyncio, json, sys, threading
+from pathlib import Path
+import gemini_tui.cli.main
+from gemini_tui.app.main import GeminiApp
+
+release = threading.Event()
+heavy = json.loads(sys.argv[3])
+
+def build():
+    release.wait(20)
+    from gemini_tui.cli.assemble import build_session
+    return build_session(sys.argv[1], env={}, home=Path(sys.argv[2]), model="offline")
+
+async def main():
+    app = GeminiApp(build, Path(sys.argv[1]), ask_trust=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        loaded = sorted(m for m in sys.modules if any(m == h or m.startswith(h + ".") for h in heavy))
+        release.set()
+        print(json.dumps({"loaded": loaded, "screen": type(app.screen).__name__}))
+
+asyncio.run(main())
+"""
+
+
+def test_the_first_frame_imports_nothing_it_does_not_show(root: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    result = subprocess.run([sys.executable, "-c", FIRST_FRAME_PROBE, str(root), str(home), json.dumps(HEAVY)],
+                            cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+    assert report["screen"] == "MainScreen"
+    assert report["loaded"] == []
+
+
+def test_the_heavy_list_names_modules_the_session_does_import(root: Path, tmp_path: Path) -> None:
+    """The check above could pass by naming modules that no longer exist: each listed one is imported once the
+    session is built (and its first command read)."""
+    probe = ("import json, sys\nfrom pathlib import Path\nfrom gemini_tui.cli.assemble import build_session\n"
+             "build_session(sys.argv[1], env={}, home=Path(sys.argv[2]), model='offline')\n"
+             "import gemini_tui.core.models.gemini, gemini_tui.core.mcp.servers\n"
+             "from gemini_tui.core.shell import analyze\nanalyze('ls')\n"
+             "print(json.dumps(sorted(m for m in sys.modules)))")
+    home = tmp_path / "home"
+    home.mkdir()
+    result = subprocess.run([sys.executable, "-c", probe, str(root), str(home)], cwd=tmp_path, capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    loaded = set(json.loads(result.stdout.strip().splitlines()[-1]))
+    missing = [h for h in HEAVY if h not in ("google.genai", "mcp", "openai") and h not in loaded]
+    assert missing == []
 
 
 def test_first_frame_without_genai_or_mcp(root: Path, tmp_path: Path) -> None:

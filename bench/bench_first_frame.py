@@ -1,0 +1,124 @@
+"""Benchmark: launch to the first frame of the installed `gemini-tui` against a bare Textual app with the same kinds
+of widgets (`bench/bare_app.py`), in turn (A B A B ...) in a real terminal (tmux), with the ratio pair by pair and
+each one's resident memory at that frame; then where the time goes: an import-time profile (`-X importtime`) and
+the app's own timeline (`GEMINI_TUI_START_MARKS`). `python -m bench first_frame`; GEMINI_TUI_BENCH_APP names
+another `gemini-tui` (an installed wheel's), GEMINI_TUI_BENCH_RUNS the pairs (default 9)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+APP = Path(os.environ.get("GEMINI_TUI_BENCH_APP", REPO / ".venv" / "bin" / "gemini-tui"))
+PYTHON = APP.parent / "python"
+READY_TEXT = "Ask anything"  # both apps' prompt placeholder: drawn once the screen takes keys
+RUNS = int(os.environ.get("GEMINI_TUI_BENCH_RUNS", "9"))
+TIME_TARGET, MEMORY_TARGET = 1.1, 1.5  # ratios to the bare app
+
+
+def rss_mb(pid: int) -> float:
+    """Resident memory of `pid` and its children (the app may run helpers), in MB."""
+    total = 0
+    for line in subprocess.run(["ps", "-o", "rss=", "--ppid", str(pid), "-p", str(pid)], capture_output=True,
+                               text=True).stdout.split():
+        total += int(line)
+    return total / 1024
+
+
+def launch(command: str, cwd: Path, env: dict[str, str]) -> tuple[float, float]:
+    """(seconds to the first frame, MB resident then) for one launch of `command` in a new tmux window."""
+    name = f"gtui-ff-{uuid.uuid4().hex[:8]}"
+    exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
+    started = time.perf_counter()
+    subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", "120", "-y", "40",
+                    f"cd {shlex.quote(str(cwd))} && exec env {exports} {command}"], check=True)
+    try:
+        pid = int(subprocess.run(["tmux", "display", "-p", "-t", name, "#{pane_pid}"], capture_output=True,
+                                 text=True).stdout.strip())
+        while time.perf_counter() - started < 30:
+            if READY_TEXT in subprocess.run(["tmux", "capture-pane", "-p", "-t", name], capture_output=True,
+                                            text=True).stdout:
+                return time.perf_counter() - started, rss_mb(pid)
+            time.sleep(0.004)
+        raise RuntimeError(f"no first frame within 30 s: {command}")
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
+
+
+def import_profile(top: int = 12) -> list[tuple[int, str]]:
+    """The modules that cost most to import on the app's way to its first frame (cumulative microseconds)."""
+    code = ("import gemini_tui.cli.main, gemini_tui.app.main, gemini_tui.app.screens.main_screen")
+    result = subprocess.run([str(PYTHON), "-X", "importtime", "-c", code], capture_output=True, text=True)
+    rows: list[tuple[int, str]] = []
+    for line in result.stderr.splitlines():
+        if not line.startswith("import time:") or "cumulative" in line:
+            continue
+        _self, cumulative, name = (part.strip() for part in line[len("import time:"):].split("|"))
+        if name.count(" ") < 4:  # top-level imports and their first levels: the parts, not every leaf
+            rows.append((int(cumulative), name))
+    return sorted(rows, reverse=True)[:top]
+
+
+def timeline(cwd: Path, env: dict[str, str]) -> list[dict[str, object]]:
+    with tempfile.NamedTemporaryFile(suffix=".jsonl", delete=False) as marks:
+        path = Path(marks.name)
+    try:
+        launch(shlex.quote(str(APP)), cwd, {**env, "GEMINI_TUI_START_MARKS": str(path)})
+        time.sleep(0.5)  # the session is built after the first frame
+        return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    finally:
+        path.unlink(missing_ok=True)
+
+
+def main() -> None:
+    keeper = f"gtui-ff-keep-{uuid.uuid4().hex[:8]}"  # tmux's server quits with its last session: keep one open
+    subprocess.run(["tmux", "new-session", "-d", "-s", keeper, "sleep 3600"], check=True)
+    try:
+        measure()
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", keeper], capture_output=True)
+
+
+def measure() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        root, home = Path(tmp) / "project", Path(tmp) / "home"
+        root.mkdir()
+        home.mkdir()
+        (root / "README.md").write_text("# demo\n")
+        env = {"HOME": str(home), "GEMINI_CLI_HOME": str(home), "TERM": "xterm-256color"}
+        app = shlex.quote(str(APP))
+        bare = f"{shlex.quote(str(PYTHON))} {shlex.quote(str(REPO / 'bench' / 'bare_app.py'))}"
+        launch(app, root, env)  # warm the file cache for both
+        launch(bare, root, env)
+        pairs = [(launch(app, root, env), launch(bare, root, env)) for _ in range(RUNS)]
+        times = [a[0] / b[0] for a, b in pairs]
+        memory = [a[1] / b[1] for a, b in pairs]
+        print(f"first frame, gemini-tui (offline model) vs a bare Textual app, {RUNS} pairs A B A B:")
+        for label, index, unit in (("time", 0, "s"), ("memory", 1, "MB")):
+            a = [p[0][index] for p in pairs]
+            b = [p[1][index] for p in pairs]
+            print(f"  {label}: gemini-tui median {statistics.median(a):.3f} {unit} (min {min(a):.3f}, "
+                  f"max {max(a):.3f}); bare median {statistics.median(b):.3f} {unit} (min {min(b):.3f}, max {max(b):.3f})")
+        print(f"  ratio time: median {statistics.median(times):.2f}x (min {min(times):.2f}, max {max(times):.2f});"
+              f" target <= {TIME_TARGET}x")
+        print(f"  ratio memory: median {statistics.median(memory):.2f}x (min {min(memory):.2f}, "
+              f"max {max(memory):.2f}); target <= {MEMORY_TARGET}x")
+        print("import time on the way to the first frame (cumulative, the costliest):")
+        for micros, name in import_profile():
+            print(f"  {micros / 1000:8.1f} ms  {name.strip()}")
+        print("the app's own start (seconds since the process began):")
+        for entry in timeline(root, env):
+            print(f"  {entry['s']:.3f}  {entry['step']}" if entry["s"] is not None else f"  ?  {entry['step']}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
