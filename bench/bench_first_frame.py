@@ -107,7 +107,8 @@ def measure() -> None:
             a = [p[0][index] for p in pairs]
             b = [p[1][index] for p in pairs]
             print(f"  {label}: gemini-tui median {statistics.median(a):.3f} {unit} (min {min(a):.3f}, "
-                  f"max {max(a):.3f}); bare median {statistics.median(b):.3f} {unit} (min {min(b):.3f}, max {max(b):.3f})")
+                  f"max {max(a):.3f}); bare median {statistics.median(b):.3f} {unit} "
+                  f"(min {min(b):.3f}, max {max(b):.3f})")
         print(f"  ratio time: median {statistics.median(times):.2f}x (min {min(times):.2f}, max {max(times):.2f});"
               f" target <= {TIME_TARGET}x")
         print(f"  ratio memory: median {statistics.median(memory):.2f}x (min {min(memory):.2f}, "
