@@ -6,17 +6,29 @@ STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
 .PHONY: run test check lint typecheck bench screenshots clean test-local-model node-deps test-browser debs-sandbox
 
+# A first run says what it is doing, step by step: the app's own dependencies for `make run`, the test tools on top
+# for `make test`. uv installs them (from the registry, several at a time); pip only fetches uv.
+RUN_STAMP := $(VENV)/.run-installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+
 $(BIN)/python:
+	@echo "== setup 1/3: a virtual environment in $(VENV)"
 	$(PYTHON) -m venv $(VENV)
 
-# setuptools says "Editable installation. Please be careful with folders ... named as your package" on every editable
-# install; here that folder (gemini_tui/) is the package itself, so the note is silenced, and only it
-$(STAMP): $(BIN)/python pyproject.toml
-	$(BIN)/pip install --quiet --upgrade pip
-	PYTHONWARNINGS='ignore:Editable installation' $(BIN)/pip install --quiet -e '.[dev]'
-	touch $(STAMP)
+$(BIN)/uv: | $(BIN)/python
+	@echo "== setup 2/3: the installer (uv)"
+	$(BIN)/pip install --quiet --disable-pip-version-check uv
 
-run: $(STAMP)
+$(RUN_STAMP): pyproject.toml | $(BIN)/uv
+	@echo "== setup 3/3: gemini-tui and its dependencies"
+	PYTHONWARNINGS='ignore:Editable installation' $(BIN)/uv pip install --quiet --python $(BIN)/python -e .
+	touch $(RUN_STAMP)
+
+$(STAMP): pyproject.toml | $(BIN)/uv
+	@echo "== setup 3/3: gemini-tui, its dependencies and the test tools"
+	PYTHONWARNINGS='ignore:Editable installation' $(BIN)/uv pip install --quiet --python $(BIN)/python -e '.[dev]'
+	touch $(STAMP) $(RUN_STAMP)
+
+run: $(RUN_STAMP)
 	$(BIN)/gemini-tui $(ARGS)
 
 lint: $(STAMP)
