@@ -350,9 +350,20 @@ class ApprovalPolicy:
             named = "; ".join(dict.fromkeys(o.construct for o in needs.shell.opaque))
             return Decision(Verdict.ask, f"opaque command: {named}",
                             f"It holds {named}: what it runs is only known when it runs, so it always asks.")
-        protected = self._protected(needs)
+        effects = self._effects(needs)
+        protected = self._protected(needs, effects)
         if protected is not None and self.mode is not ApprovalMode.yolo:
             return Decision(Verdict.ask, protected.split(":", 1)[0], _sentence(protected))
+        if effects is not None and needs.shell is not None and self.mode is not ApprovalMode.yolo:
+            # a rule's allowRedirection has the limits of tools.shell.allowRedirection: inside the roots only
+            from gemini_tui.core.approvals.command_effects import writes_problem
+
+            roots = self._roots()
+            problem = writes_problem(effects.redirects, roots, needs.cwd or roots[0], True,
+                                     needs.shell.changes_directory)
+            if problem is not None:
+                kind, sentence = problem
+                return Decision(Verdict.ask, f"{kind} (not covered by {rule})", sentence, remedy="--yolo")
         return Decision(Verdict.allow, rule)
 
     def _settings_cover(self, tool: str, names: set[str], needs: CallNeeds) -> bool:

@@ -304,7 +304,12 @@ def load_policy_files(folders: Iterable[PolicyFolder]) -> FilePolicy:
             except (OSError, UnicodeDecodeError) as exc:
                 notices.append(f"{_home_relative(str(path))}: policy file not read ({exc}); its rules do not apply.")
                 continue
-            found, problems = read_policy_text(text, str(path), folder.tier)
+            try:
+                found, problems = read_policy_text(text, str(path), folder.tier)
+            except Exception as exc:  # a file nobody can read is named, never a crash at start
+                notices.append(f"{_home_relative(str(path))}: policy file not read ({exc!r:.200}); its rules do "
+                               "not apply.")
+                continue
             if folder.tier == EXTENSION_TIER:
                 kept = [r for r in found if r.decision != "allow" and "yolo" not in r.modes]
                 if len(kept) < len(found):
@@ -324,7 +329,7 @@ def read_policy_text(text: str, source: str, tier: int) -> tuple[list[FileRule],
     for start, name, chunk in _tables(text):
         try:
             data = tomllib.loads(chunk)
-        except tomllib.TOMLDecodeError as exc:
+        except (tomllib.TOMLDecodeError, RecursionError) as exc:
             message = str(exc)
             line = start
             where = _TOML_LINE.search(message)

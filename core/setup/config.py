@@ -142,12 +142,18 @@ def read_settings_file(path: Path, env: Mapping[str, str], notices: list[str]) -
     except OSError as exc:
         notices.append(f"{path}: cannot be read ({exc.strerror or exc}); ignored.")
         return {}
+    except UnicodeDecodeError as exc:  # bytes that are not UTF-8 (a planted file): said, never a crash
+        notices.append(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); ignored.")
+        return {}
     if not raw.strip():
         return {}
     try:
         data = json.loads(strip_json_comments(raw))
     except json.JSONDecodeError as exc:
         notices.append(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); ignored.")
+        return {}
+    except RecursionError:
+        notices.append(f"{path}: nested too deeply to read; ignored.")
         return {}
     if not isinstance(data, dict):
         notices.append(f"{path}: must hold a JSON object, not {type(data).__name__}; ignored.")

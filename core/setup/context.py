@@ -42,7 +42,14 @@ def _candidates(directory: Path, file_names: Iterable[str]) -> list[Path]:
     # only plain names (settings refuse the rest with a notice): `directory / "/etc/x"` would be /etc/x
     return [directory / name for name in file_names
             if name and "/" not in name and "\\" not in name and ".." not in name and "\0" not in name
-            and (directory / name).is_file()]
+            and len(name.encode()) <= 255 and _is_file(directory / name)]
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except (OSError, ValueError):  # a name the file system refuses (too long, a byte it cannot hold)
+        return False
 
 
 def _outside(path: Path, scope: Sequence[Path]) -> Path | None:
@@ -75,7 +82,18 @@ def _ignore_spec(root: Path) -> GitIgnoreSpec:
             lines += (root / name).read_text(encoding="utf-8", errors="replace").splitlines()
         except OSError:
             continue
-    return GitIgnoreSpec.from_lines(lines)
+    try:
+        return GitIgnoreSpec.from_lines(lines)
+    except Exception:  # a pattern the library refuses (a planted `\\`) drops that line, not the start
+        return GitIgnoreSpec.from_lines([line for line in lines if _valid_pattern(line)])
+
+
+def _valid_pattern(line: str) -> bool:
+    try:
+        GitIgnoreSpec.from_lines([line])
+    except Exception:
+        return False
+    return True
 
 
 def _below(root: Path, file_names: list[str]) -> list[Path]:

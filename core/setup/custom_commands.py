@@ -57,7 +57,7 @@ def load_folder(folder: Path, origin: str, notices: list[str]) -> dict[str, Cust
         name = command_name(path, folder)
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError) as exc:
             notices.append(f"{path}: not a valid command file ({exc}); /{name} is skipped.")
             continue
         prompt = data.get("prompt")

@@ -69,7 +69,7 @@ def load_extension(directory: Path, origin: str, root: Path, notices: list[str])
     manifest = directory / MANIFEST
     try:
         data = json.loads(strip_json_comments(manifest.read_text(encoding="utf-8-sig")))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         notices.append(f"{manifest}: not a readable extension manifest ({exc}); the extension is skipped.")
         return None
     if not isinstance(data, dict) or not isinstance(data.get("name"), str) or not data["name"].strip():
@@ -114,7 +114,11 @@ def find_extensions(home: Path, root: Path, *, workspace_trusted: bool = True) -
         if not folder.is_dir():
             continue
         for directory in sorted(p for p in folder.iterdir() if (p / MANIFEST).is_file()):
-            extension = load_extension(directory, origin, root, notices)
+            try:
+                extension = load_extension(directory, origin, root, notices)
+            except Exception as exc:  # a planted manifest is skipped with its name, never a crash
+                notices.append(f"{directory / MANIFEST}: cannot be read ({exc!r:.200}); the extension is skipped.")
+                continue
             if extension is not None:
                 found[extension.name] = extension
     return list(found.values()), notices

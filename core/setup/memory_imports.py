@@ -125,8 +125,11 @@ def process_imports(text: str, file: Path, allowed: Sequence[Path], *, depth: in
         pieces.append(text[last:start])
         last = end
         target = Path(written) if os.path.isabs(written) else file.parent / written
-        real = Path(os.path.realpath(target))
-        why = _refusal(written, real, real_allowed, chain, depth)
+        try:
+            real = Path(os.path.realpath(target))
+            why = _refusal(written, real, real_allowed, chain, depth)
+        except (OSError, ValueError) as exc:  # a name too long, a NUL: not a path that can be read
+            real, why = target, getattr(exc, "strerror", None) or str(exc)
         if why == _NOT_AN_IMPORT:
             pieces.append(f"@{written}")
             continue

@@ -72,7 +72,10 @@ def discover(folders: Sequence[tuple[Path, str]], disabled: Iterable[str] = ()) 
         files += sorted(p / "SKILL.md" for p in folder.iterdir()
                         if p.is_dir() and p.name not in ("node_modules", ".git") and (p / "SKILL.md").is_file())
         for file in files:
-            skill, problem = read_skill(file, origin)
+            try:
+                skill, problem = read_skill(file, origin)
+            except Exception as exc:  # a file a stranger planted is skipped with its name, never a crash
+                skill, problem = None, f"it cannot be read: {exc!r}"
             if skill is None:
                 notices.append(f"{file}: not a skill ({problem}).")
                 continue
@@ -106,11 +109,17 @@ def read_skill(file: Path, origin: str) -> tuple[Skill | None, str]:
         strict_problem = ""
     except ParseError as exc:  # not YAML: read `name:` and `description:` lines as Gemini CLI falls back to
         metadata, strict_problem = _simple_front_matter(match.group(1)), str(exc)
+    except Exception as exc:  # the YAML reader itself breaks on some bytes (a control character)
+        metadata, strict_problem = _simple_front_matter(match.group(1)), f"the YAML reader failed: {exc!r}"
     name = metadata.get("name")
     description = metadata.get("description")
     if not isinstance(name, str) or not name.strip() or not isinstance(description, str) or not description.strip():
         return None, "the front matter needs a name and a description"
-    problems = tuple(p for p in [strict_problem, *validate_metadata(metadata, file.parent)] if p)
+    try:
+        checked = validate_metadata(metadata, file.parent)
+    except Exception as exc:
+        checked = [f"the checker failed: {exc!r}"]
+    problems = tuple(p for p in [strict_problem, *checked] if p)
     clean = re.sub(r'[:\\/<>*?"|]', "-", name)
     return Skill(clean, description, file, (match.group(2) or "").strip(), origin, problems), ""
 

@@ -11,7 +11,13 @@ from pathlib import Path
 import pytest
 
 from gemini_tui.core.approvals import policy_files
-from gemini_tui.core.approvals.policy import ApprovalMode, ApprovalPolicy, Verdict, policy_from_settings
+from gemini_tui.core.approvals.policy import (
+    ApprovalMode,
+    ApprovalPolicy,
+    ProtectedPaths,
+    Verdict,
+    policy_from_settings,
+)
 from gemini_tui.core.approvals.policy_files import (
     ADMIN_TIER,
     EXTENSION_TIER,
@@ -164,3 +170,27 @@ def test_redirection_and_parts(tmp_path: Path) -> None:
     assert shell(policy, "git status && ls") is Verdict.ask  # ls: no rule here, and the settings ask
     policy.set_mode(ApprovalMode.yolo)
     assert shell(policy, "git log && rm x") is Verdict.deny
+
+
+# A rule's allowRedirection has the limits of tools.shell.allowRedirection: target spelling -> verdict outside yolo
+REDIRECTED = {"out.txt": "allow", "sub/out.txt": "allow", "{outside}/x": "ask", "../x": "ask", "~/.bashrc": "ask",
+              ".gemini/settings.json": "ask", "GEMINI.md": "ask", ".git/config": "ask", "$(date)": "ask",
+              "$HOME/x": "ask", "/dev/null": "allow"}
+
+
+@pytest.mark.parametrize("mode", [ApprovalMode.default, ApprovalMode.auto_edit, ApprovalMode.yolo])
+@pytest.mark.parametrize("operator", [">", ">>", "&>", "2>"])
+def test_a_policy_files_allow_redirection_stays_inside_the_roots(tmp_path: Path, mode: ApprovalMode,
+                                                                operator: str) -> None:
+    root = tmp_path / "root"
+    (root / "sub").mkdir(parents=True)
+    rules, _ = read_policy_text(GOOD.replace("priority = 100\n", "priority = 100\nallowRedirection = true\n"),
+                                "/p/a.toml", USER_TIER)
+    policy = ApprovalPolicy(files=policy_files.FilePolicy(rules), protected=ProtectedPaths(root, tmp_path / "gh"))
+    policy.set_mode(mode)
+    for target, verdict in REDIRECTED.items():
+        line = f"git status {operator} {target.replace('{outside}', str(tmp_path / 'elsewhere'))}"
+        decision = policy.decide("run_shell_command", CallNeeds(shell=analyze(line), cwd=str(root)),
+                                 args={"command": line})
+        expected = "allow" if mode is ApprovalMode.yolo else verdict
+        assert decision.verdict.value == expected, (line, decision)
