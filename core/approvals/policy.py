@@ -363,7 +363,7 @@ class ApprovalPolicy:
                                      needs.shell.changes_directory)
             if problem is not None:
                 kind, sentence = problem
-                return Decision(Verdict.ask, f"{kind} (not covered by {rule})", sentence, remedy="--yolo")
+                return Decision(Verdict.ask, f"{kind} (not covered by {rule})", sentence)
         return Decision(Verdict.allow, rule)
 
     def _settings_cover(self, tool: str, names: set[str], needs: CallNeeds) -> bool:
