@@ -32,7 +32,7 @@ run: $(RUN_STAMP)
 	$(BIN)/gemini-tui $(ARGS)
 
 lint: $(STAMP)
-	$(BIN)/ruff check gemini_tui app core tools cli styles tests bench screenshots
+	$(BIN)/ruff check gemini_tui app core tools cli styles harbor_agent tests bench screenshots
 
 # pyright cannot follow setuptools' package-dir mapping (gemini_tui.core = core/, ...): it is given the mapping as a
 # tree of links under build/typecheck, and checks the real folders
@@ -87,6 +87,31 @@ $(LLAMA_STAMP): $(STAMP) $(LLAMA_WHEELS)/.built-$(LLAMA_VERSION)
 
 test-local-model: $(LLAMA_STAMP)
 	GEMINI_TUI_LOCAL_MODEL=1 $(BIN)/pytest -q -p no:cacheprovider tests/local_model
+# gemini-tui as an agent of Harbor (tests/harbor): Harbor's own ACP runner and installed-agent base against gemini-tui
+# and the fake Gemini server, in a venv of its own on Python 3.12 (harbor needs it). harbor is installed without its
+# dependencies (litellm, fastapi, supabase, ...: none is imported by the runner, the agent base or the trajectory
+# models), then only what those modules import, pinned; gemini-tui itself goes in without dependencies too, so that
+# `gemini_tui.harbor` imports (the agent program it runs is the one in .venv).
+HARBOR_PYTHON ?= $(HOME)/.pyenv/versions/3.12.1/bin/python
+HARBOR_VENV := .cache/harbor-venv
+HARBOR_PACKAGES := harbor==0.26.0
+HARBOR_IMPORTS := pydantic==2.14.4 toml==0.10.2 shortuuid==1.0.13 platformdirs==4.14.8 jinja2==3.1.6 \
+	agent-client-protocol==0.12.1 pytest==8.4.2 pytest-asyncio==1.5.0 pytest-timeout==2.4.0
+HARBOR_STAMP := $(HARBOR_VENV)/.installed-$(shell echo '$(HARBOR_PACKAGES) $(HARBOR_IMPORTS)' | cat - pyproject.toml | \
+	cksum | cut -d' ' -f1)
+
+$(HARBOR_STAMP):
+	rm -rf $(HARBOR_VENV)
+	$(HARBOR_PYTHON) -m venv $(HARBOR_VENV)
+	$(HARBOR_VENV)/bin/pip install --quiet --no-deps $(HARBOR_PACKAGES)
+	$(HARBOR_VENV)/bin/pip install --quiet $(HARBOR_IMPORTS)
+	$(HARBOR_VENV)/bin/pip install --quiet --no-deps -e .
+	touch $@
+
+test-harbor: $(STAMP) node-deps $(HARBOR_STAMP)
+	GEMINI_TUI_VENV=$(abspath $(VENV)) $(HARBOR_VENV)/bin/pytest -q -p no:cacheprovider --confcutdir=tests/harbor \
+		tests/harbor $(PYTEST_ARGS)
+
 # The browser tests (gemini-tui serve in headless Chromium, through Playwright): Debian's chromium, installed as root
 # when missing (Playwright's own browser download is not used).
 CHROMIUM := /usr/bin/chromium

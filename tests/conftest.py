@@ -80,3 +80,6 @@ def gemini_server() -> Iterator[FakeGeminiServer]:
 
 # The browser tests (tests/browser/) have their own target, `make test-browser`, run by .ci/run after `make test`.
 collect_ignore = [] if os.environ.get("GEMINI_TUI_BROWSER") else ["browser"]
+# tests/harbor runs in Harbor's own environment (Python 3.12, harbor installed), through `make test-harbor`, with
+# --confcutdir so this file is not loaded there
+collect_ignore.append("harbor")

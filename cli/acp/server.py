@@ -177,8 +177,8 @@ class Composer:
             session = build_session(request.cwd, model=self.model, approval_mode=self.approval_mode,
                                     interactive=True, prewarm=True, settings=settings, offline_without_key=False,
                                     **wiring)
-        except MissingKey as exc:
-            raise RequestError.auth_required({"details": str(exc)}) from exc
+        except MissingKey as exc:  # the reason in the message too: a runner may record only the message
+            raise RequestError(-32000, f"Authentication required: {exc}", {"details": str(exc)}) from exc
         except ConfigurationError as exc:
             raise RequestError.internal_error({"details": f"configuration error: {exc}"}) from exc
         return session

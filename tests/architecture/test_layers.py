@@ -12,9 +12,9 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 FOLDERS = {"gemini_tui": "gemini_tui", "app": "gemini_tui.app", "cli": "gemini_tui.cli", "core": "gemini_tui.core",
-           "tools": "gemini_tui.tools", "styles": "gemini_tui.styles"}
+           "tools": "gemini_tui.tools", "styles": "gemini_tui.styles", "harbor_agent": "gemini_tui.harbor"}
 # Layers may import downwards only; lower number = lower layer.
-LAYERS = {"gemini_tui.core": 0, "gemini_tui.tools": 1, "gemini_tui.app": 2, "gemini_tui.cli": 3}
+LAYERS = {"gemini_tui.core": 0, "gemini_tui.tools": 1, "gemini_tui.app": 2, "gemini_tui.cli": 3, "gemini_tui.harbor": 4}
 # Core's rooms from the ground up; a room imports only rooms before it in this list. docs/development.md repeats
 # it, one line a room (test_the_docs_list_the_rooms_in_this_order keeps the two equal).
 ROOMS = ["ground", "processes", "shell", "persistence", "tooling", "approvals", "setup", "mcp", "models", "session"]
@@ -167,3 +167,15 @@ def test_app_never_imports_cli_and_tools_never_import_app() -> None:
             assert not any(t.startswith(("gemini_tui.app", "gemini_tui.cli")) for t in targets), name
         if name.startswith("gemini_tui.app."):
             assert not any(t.startswith("gemini_tui.cli") for t in targets), name
+
+
+def test_the_harbor_adapter_stays_outside() -> None:
+    """gemini_tui.harbor (the optional extra) runs on Harbor's side: nothing imports it, and it imports nothing of
+    gemini-tui but the package's version (the agent itself runs in Harbor's container, as a program)."""
+    edges = graph()
+    assert "gemini_tui.harbor.agent" in edges
+    for name, targets in edges.items():
+        if name.startswith("gemini_tui.harbor"):
+            assert targets <= {"gemini_tui", "gemini_tui.harbor", "gemini_tui.harbor.agent"}, name
+        else:
+            assert not any(t.startswith("gemini_tui.harbor") for t in targets), name
