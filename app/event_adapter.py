@@ -9,7 +9,9 @@ import dataclasses
 from typing import TYPE_CHECKING
 
 from gemini_tui.app.confirmations import ConfirmationQueue
+from gemini_tui.core.ground.display import TodoList
 from gemini_tui.core.ground.events import (
+    ApprovalModeChanged,
     CallFinished,
     CallStateChanged,
     ConfirmationRequested,
@@ -96,6 +98,8 @@ class EventAdapter:
                     queue.output_changed(record)
             case CallFinished(call=call, result=result, duration_ms=duration_ms):
                 await self.show_call(view.calls.finish(call, result, duration_ms))
+                if isinstance(result.return_display, TodoList):
+                    view.todos.show(result.return_display)
             case ConfirmationRequested():
                 self.confirmations.add(event)
             case LoopSuspected(future=future):
@@ -115,6 +119,9 @@ class EventAdapter:
                 await chat.add_notice(f"✗ {message}", "error")
             case Notice(message=message, level=level):
                 await chat.add_notice(message, level)
+            case ApprovalModeChanged(mode=mode, reason=reason):
+                status.approval_mode = mode
+                await chat.add_notice(f"Approval mode: {mode}" + (f" ({reason})" if reason else ""))
             case WaitingForServers(servers=servers, timeout_s=timeout_s):
                 await chat.add_notice(waiting_notice(servers, timeout_s))
                 view.refresh_bindings()  # Esc now sends the prompt: the key bar says so

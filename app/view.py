@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from gemini_tui.app.widgets.prompt import PromptArea
     from gemini_tui.app.widgets.queue import ToolQueue
     from gemini_tui.app.widgets.status import StatusLine
+    from gemini_tui.app.widgets.todo_list import TodoPanel
     from gemini_tui.core.ground.events import McpServerStatusChanged
     from gemini_tui.core.session.face import SessionFace
 
@@ -61,6 +62,7 @@ class EventView(ConfirmationView, Protocol):
     chat: ChatPane
     queue: ToolQueue
     status: StatusLine
+    todos: TodoPanel
     calls: CallLog
     mcp_status: dict[str, McpServerStatusChanged]
 
@@ -97,3 +99,4 @@ class CommandView(Protocol):
     def app(self) -> Any: ...  # the running App: Textual types it through a descriptor a protocol cannot match
     async def show_transcript(self, loaded: Any) -> None: ...
     def run_worker(self, work: Any, *args: Any, **kwargs: Any) -> Any: ...
+    def post_message(self, message: Any) -> bool: ...

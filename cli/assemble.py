@@ -239,6 +239,22 @@ def build_openai_compatible(name: str, env: Mapping[str, str],
     return OpenAICompatibleModel(provider, found[1], tools=False if no_tools else None)
 
 
+def attach_plan_tools(session: Session, registry: ToolRegistry, workspace: Workspace) -> None:
+    """Plan mode's tools (enter, exit, ask_user, write_todos), given the session's mode switch and plans folder."""
+    from gemini_tui.tools.ask_user import AskUserTool
+    from gemini_tui.tools.enter_plan_mode import EnterPlanModeTool
+    from gemini_tui.tools.exit_plan_mode import ExitPlanModeTool
+    from gemini_tui.tools.write_todos import WriteTodosTool
+
+    plans = session.plans
+    if session.approval_mode is ApprovalMode.plan:  # started in plan mode: the plan's folder is ready now
+        session.open_plans()
+    for tool in (EnterPlanModeTool(session.switch_mode, plans),
+                 ExitPlanModeTool(session.switch_mode, plans, lambda: session.scheduler.interactive),
+                 AskUserTool(), WriteTodosTool()):
+        registry.register(tool)
+
+
 def build_session(root: Path | str | None = None, *, model: str | None = None,
                   approval_mode: ApprovalMode | str | None = ApprovalMode.default, interactive: bool = True,
                   bus: EventBus | None = None, env: Mapping[str, str] | None = None, home: Path | None = None,
@@ -316,6 +332,7 @@ def build_session(root: Path | str | None = None, *, model: str | None = None,
     if session.scheduler.hooks is not None:
         session.scheduler.hooks.session_id = session.session_id
     sessions.append(session)
+    attach_plan_tools(session, registry, workspace)
     attach_edit_fixer(session, settings, registry)
     attach_sessions(session, settings, root)
     # every GEMINI.md is read now, while the session is built (off the first frame, before a headless run prints):

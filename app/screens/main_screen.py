@@ -50,6 +50,7 @@ from gemini_tui.app.widgets.key_bar import KeyBar
 from gemini_tui.app.widgets.prompt import PromptArea, PromptInput
 from gemini_tui.app.widgets.queue import ToolQueue
 from gemini_tui.app.widgets.status import StatusLine
+from gemini_tui.app.widgets.todo_list import TodoPanel
 from gemini_tui.core.ground.events import Event, McpServerStatusChanged
 
 if TYPE_CHECKING:
@@ -83,6 +84,7 @@ class MainScreen(Screen[None]):
         Binding("shift+tab", "cycle_mode", "Approval mode", priority=True),
         Binding("ctrl+y", "toggle_yolo", "YOLO", priority=True),
         Binding("ctrl+b", "toggle_history", "History"),
+        Binding("ctrl+t", "toggle_todos", "Todos"),
         Binding("f1", "app.help", "Help"),
         Binding("escape", "focus_prompt", "Back to the prompt", show=False),
         Binding("up", "edit_queued", "Edit queued prompt", show=False, priority=True),
@@ -105,6 +107,7 @@ class MainScreen(Screen[None]):
         self.status = StatusLine(id="status")
         self.chat = ChatPane(id="chat")
         self.queue = ToolQueue(id="queue")
+        self.todos = TodoPanel(id="todos")
         self.prompt = PromptArea(root, command_help(), id="prompt")
         self.history: Widget = Static(id="history-placeholder")
         self.history_panel: HistoryPanel | None = None
@@ -128,6 +131,7 @@ class MainScreen(Screen[None]):
         with Horizontal(id="body"):
             with Vertical(id="main-column"):
                 yield self.chat
+                yield self.todos
                 yield self.queue
                 yield self.confirm_area
                 yield self.queued_view
@@ -181,6 +185,7 @@ class MainScreen(Screen[None]):
         self.status.model_name = session.model_name
         self.status.is_offline = session.is_offline
         self.status.approval_mode = str(session.approval_mode)
+        self.todos.show(session.todos)  # a resumed session's list
         # shown from the start (a resumed session's share and tokens: all of its history is sent), updated by events
         self.status.context_percent = session.context_used().percent
         self.status.tokens = session.stats.conversation_tokens
@@ -354,6 +359,7 @@ class MainScreen(Screen[None]):
             case ClearChat():
                 await self.chat.clear()
                 self.queue.start_turn()
+                self.todos.show(None)
             case ShowConversation(notice=notice):
                 await self.chat.clear()
                 if self.session.resumed is not None:
@@ -361,6 +367,7 @@ class MainScreen(Screen[None]):
                 else:
                     await self.show_history()
                 await self.chat.add_notice(notice)
+                self.todos.show(self.session.todos)  # the list the restored history says
             case SendCommand(line=line):
                 if self.busy:  # the turn worker is exclusive: starting another would cancel the running one
                     await self.chat.add_notice("A turn is running: wait for it, or press Esc to cancel it.", "error")
@@ -618,6 +625,13 @@ class MainScreen(Screen[None]):
         else:
             return False
         return True
+
+    def action_toggle_todos(self) -> None:
+        shown = self.todos.toggle()
+        if self.todos.todos is None:
+            self.notify("No todo list yet: the model writes one with write_todos.", timeout=2)
+        elif not shown:
+            self.notify("Todo list hidden (Ctrl+T shows it).", timeout=2)
 
     def action_cycle_mode(self) -> None:
         if not self.ready:

@@ -46,6 +46,11 @@ def _describe(request: ConfirmationRequested) -> tuple[str, str]:
             return title or "Run this command?", f"$ {command}{where}"
         case McpConfirmation(title=title, server_name=server, tool_display_name=tool, arguments=arguments):
             return title or "Call this MCP tool?", f"{server} › {tool} {arguments}".rstrip()
+        case InfoConfirmation(prompt=prompt, plan_path=plan_path) if plan_path:
+            # the plan's two ways on, in the one key map: y = each edit reviewed, a = edits applied
+            return f"Approve the plan {plan_path}?", (
+                f"{prompt.rstrip()}\n\ny: approve, then accept each edit · a: approve and auto-accept edits · "
+                "n/Esc: keep planning · r: say what to change")
         case InfoConfirmation(title=title, prompt=prompt, urls=urls):
             body = prompt + ("\n" + "\n".join(urls) if urls else "")
             return title or "Allow?", body

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from gemini_tui.core.approvals import policy_files
+from gemini_tui.core.approvals.plan_folder import PLAN_FILE_RULE, PLAN_REVISION_RULE, PlanFolder, plan_tool_rule
 from gemini_tui.core.approvals.policy_files import SETTINGS_PRIORITY, FileMatch, FilePolicy
 from gemini_tui.core.ground.events import READ_ONLY_RULE
 from gemini_tui.core.tooling.needs import CallNeeds
@@ -228,6 +229,7 @@ class ApprovalPolicy:
     extra_roots: list[Path] = field(default_factory=list)  # context.includeDirectories: reads there are covered
     sandboxed: bool = False  # commands run in the sandbox: project code the model changed runs contained
     unreviewed: dict[str, None] = field(default_factory=dict)  # files the model changed that nobody reviewed
+    plans: PlanFolder | None = None  # the session's plans folder: plan mode's one writable place
 
     # -- what the model changed -----------------------------------------------------------------------------
     def after_call(self, needs: CallNeeds, decision: Decision, reviewed: bool) -> None:
@@ -282,10 +284,21 @@ class ApprovalPolicy:
         if needs.mcp_server and needs.mcp_tool:
             names |= mcp_names(needs.mcp_server, needs.mcp_tool)
         shell = needs.shell
-        if self.mode is ApprovalMode.plan and not needs.read_only and requested_by == "model":
-            return Decision(Verdict.deny, "approval mode plan", (
-                f"Plan mode is on: only read-only tools run, and {tool} would change something. It was not "
-                "run. Describe the change in your plan instead; the user leaves plan mode to apply it."))
+        if requested_by == "model" and (own := plan_tool_rule(tool, self.mode.value, interactive)) is not None:
+            return Decision(Verdict(own[0]), f"plan mode tools: {tool}", own[1])
+        if self.mode is ApprovalMode.plan and requested_by == "model":
+            plans = self.plans
+            if (tool in EDIT_TOOLS and plans is not None and needs.writes
+                    and all(plans.is_plan_file(path) for path in needs.writes)):
+                if interactive and any(os.path.exists(path) for path in needs.writes):
+                    # a revision of the plan is reviewed hunk by hunk, like any edit; the first draft is not
+                    return Decision(Verdict.ask, PLAN_REVISION_RULE, "The model revises the plan.")
+                return Decision(Verdict.allow, PLAN_FILE_RULE)
+            if not needs.read_only:
+                where = f" Write the plan as a .md file in {plans.path} instead." if plans is not None else ""
+                return Decision(Verdict.deny, "approval mode plan", (
+                    f"Plan mode is on: only read-only tools run, and {tool} would change something. It was not "
+                    f"run.{where} The user leaves plan mode to apply it."))
         from_files = self.file_match(tool, aliases, needs, args, interactive, requested_by)
         if from_files is not None and from_files.priority > SETTINGS_PRIORITY["mcp.excluded"]:
             return self._file_decision(tool, from_files, needs)

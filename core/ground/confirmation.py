@@ -69,10 +69,34 @@ class McpConfirmation:
 
 
 @dataclass(frozen=True)
+class QuestionOption:
+    label: str
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class Question:
+    """One question of `ask_user`: `kind` is Gemini CLI's `type` (choice, text, yesno)."""
+
+    question: str
+    header: str = ""
+    kind: str = "choice"
+    options: tuple[QuestionOption, ...] = ()
+    multi_select: bool = False
+    placeholder: str = ""
+
+
+@dataclass(frozen=True)
 class InfoConfirmation:
+    """A yes/no about something that is not a file, a command or a server. Two kinds carry more: leaving plan
+    mode (`plan_path`: the plan the user approves, `prompt` its text) and `ask_user` (`questions`, answered in
+    the Decision's `answers`). A front end that knows neither still shows the title and the prompt."""
+
     title: str
     prompt: str
     urls: tuple[str, ...] = ()
+    plan_path: str = ""
+    questions: tuple[Question, ...] = ()
 
 
 ConfirmationDetails = EditConfirmation | ExecConfirmation | McpConfirmation | InfoConfirmation
@@ -92,3 +116,5 @@ class Decision:
     # what the front end observed, told to the model as a fact and never as the user's words (a file changed
     # on disk while its edit was under review)
     note: str | None = None
+    # ask_user: each answered question's index (as a string, as Gemini CLI keys them) and the answer
+    answers: dict[str, str] | None = None

@@ -170,6 +170,19 @@ class McpResult:
     images: tuple[McpImage, ...] = ()
     is_error: bool = False
 
+@dataclass(frozen=True)
+class Todo:
+    description: str
+    status: str  # pending, in_progress, completed, cancelled, blocked
+
+
+@dataclass(frozen=True)
+class TodoList:
+    """`write_todos`: the whole list as it is now (each call replaces it)."""
+
+    todos: tuple[Todo, ...]
+
+
 Display = (
     str | FileDiff | DirectoryListing | FileList | SearchMatches | FileContent | ShellOutput | ErrorDisplay | object
 )

@@ -184,6 +184,14 @@ class McpServerStatusChanged:
 
 
 @dataclass(frozen=True)
+class ApprovalModeChanged:
+    """A tool changed the approval mode (entering or leaving plan mode); `reason` says why, for the user."""
+
+    mode: str
+    reason: str = ""
+
+
+@dataclass(frozen=True)
 class WaitingForServers:
     """A prompt waits (at most `timeout_s`) for MCP servers still connecting, so it can offer their tools; a front
     end may stop the wait (`SessionFace.stop_waiting`): the prompt then goes without them."""
@@ -211,7 +219,7 @@ Event = (
     TurnStarted | TextDelta | ThoughtDelta | CallStateChanged | ConfirmationRequested | LoopSuspected
     | ToolOutputChunk
     | CallFinished | UsageUpdated | Retrying | ErrorOccurred | Notice | TurnFinished | McpServerStatusChanged
-    | ContextUsed | HistoryCompressed | WaitingForServers
+    | ContextUsed | HistoryCompressed | WaitingForServers | ApprovalModeChanged
 )
 
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from gemini_tui.core.approvals.grants import GrantStore
     from gemini_tui.core.approvals.policy import ApprovalPolicy
+    from gemini_tui.core.ground.display import TodoList
     from gemini_tui.core.ground.events import ContextUsed, EventBus, Notice, TurnEndReason
     from gemini_tui.core.ground.model_api import Content
     from gemini_tui.core.ground.stats import SessionStats
@@ -113,6 +114,10 @@ class SessionFace(Protocol):
         ...
     def cancel(self) -> None:
         """Stops the running prompt or command; every call still gets its response."""
+        ...
+    @property
+    def todos(self) -> TodoList | None:
+        """The model's todo list as its last `write_todos` left it in the conversation."""
         ...
     @property
     def waiting_for_servers(self) -> bool:

@@ -63,7 +63,7 @@ class ModelTurn:
 
     def declarations(self) -> tuple[dict[str, Any], ...]:
         """The registry's function declarations, rebuilt only when its tools change (MCP servers connect late)."""
-        key = tuple((id(tool), tool.name) for tool in self.registry.tools)
+        key = tuple((id(tool), tool.name) for tool in self.registry.offered())
         if self._declared is None or self._declared[0] != key:
             self._declared = key, tuple(self.registry.function_declarations())
         return self._declared[1]

@@ -74,6 +74,7 @@ class _Call:
     policy: PolicyDecision | None = None  # what the approval policy answered, and the rule that decided
     needs: CallNeeds | None = None  # what the tool said the call needs (the policy remembers unreviewed edits)
     hook_changed_input: bool = False  # a BeforeTool hook rewrote the arguments (the model is told)
+    answer: Decision | None = None  # the user's answer, when asked (leaving plan mode, ask_user)
 
     def info(self) -> ToolCallInfo:
         return ToolCallInfo(
@@ -408,6 +409,7 @@ class Scheduler:
                         policy: PolicyDecision) -> bool:
         tool = record.tool
         assert tool is not None
+        record.answer = decision
         match decision.outcome:
             case ConfirmationOutcome.cancel:
                 record.decision = CallDecision.reject
@@ -481,7 +483,8 @@ class Scheduler:
         # a protected place is then kept (and still named), else put back (tools/shell/tool.py)
         context = CallContext(on_output=on_output, reviewed_content=reviewed, reviewed_existed=existed,
                               extra={"approved": record.decision is CallDecision.accept,
-                                     "yolo": str(self.approval_mode) == "yolo"})
+                                     "yolo": str(self.approval_mode) == "yolo"},
+                              answer=record.answer)
         self._set(record, CallState.executing)
         task = asyncio.ensure_future(tool.execute(record.params, signal, context))
         aborted = asyncio.ensure_future(signal.wait())

@@ -17,10 +17,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from gemini_tui.core.approvals.grants import GrantStore
+from gemini_tui.core.approvals.plan_folder import PlanFolder
 from gemini_tui.core.approvals.policy import ApprovalMode, ApprovalPolicy, policy_from_settings
 from gemini_tui.core.ground.abort import AbortSignal
 from gemini_tui.core.ground.debug_log import where_details
+from gemini_tui.core.ground.display import TodoList
 from gemini_tui.core.ground.events import (
+    ApprovalModeChanged,
     ContextUsed,
     ErrorOccurred,
     EventBus,
@@ -41,7 +44,7 @@ from gemini_tui.core.persistence.checkpoints import Checkpointer, RestoreOutcome
 from gemini_tui.core.persistence.recorder import SessionRecorder
 from gemini_tui.core.persistence.records import CheckpointRecord, LoadedSession, PromptMark, prompt_position
 from gemini_tui.core.persistence.shadow_repo import RestorePlan
-from gemini_tui.core.persistence.store import SessionStore, SessionSummary
+from gemini_tui.core.persistence.store import SessionStore, SessionSummary, project_dir
 from gemini_tui.core.processes.sandbox import Sandbox
 from gemini_tui.core.session import compression, hook_points
 from gemini_tui.core.session.abortable import unless_aborted
@@ -52,12 +55,14 @@ from gemini_tui.core.session.conversation import Conversation
 from gemini_tui.core.session.face import McpServers, ToolDiscovery, ToolOutcome
 from gemini_tui.core.session.loop_detection import LoopDetector
 from gemini_tui.core.session.model_turn import ModelTurn
+from gemini_tui.core.session.plan_instruction import plan_mode_section
 from gemini_tui.core.session.rewind import Rewind
 from gemini_tui.core.session.saved_chats import SavedChats
 from gemini_tui.core.session.scheduler import Scheduler, function_response
 from gemini_tui.core.session.service_wait import ServiceWait
 from gemini_tui.core.session.services import BackgroundServices
 from gemini_tui.core.session.state import SessionState
+from gemini_tui.core.session.todos import latest_todos
 from gemini_tui.core.setup.config import Settings
 from gemini_tui.core.setup.context import Memory
 from gemini_tui.core.setup.skills import ACTIVATE_SKILL, SkillSet, system_section
@@ -109,6 +114,10 @@ class Session:
         self.grants: GrantStore = policy.grants  # type: ignore[assignment]
         self.scheduler = Scheduler(registry, self.bus, self.stats, policy=policy, interactive=interactive,
                                    hooks=hooks)
+        registry.offer_context = lambda: (self.policy.mode.value, self.scheduler.interactive)
+        # plan mode's one writable place: this session's plans folder (it follows the session id)
+        policy.plans = self.plans = PlanFolder(
+            lambda: project_dir(settings.gemini_dir, self.root) / self.state.session_id / "plans")
         self._abort: AbortSignal | None = None
         self.mcp = mcp
         self.discovery = discovery
@@ -181,6 +190,31 @@ class Session:
     @approval_mode.setter
     def approval_mode(self, mode: ApprovalMode) -> None:
         self.policy.set_mode(mode)  # PermissionError when security.disableYoloMode refuses yolo
+        if mode is ApprovalMode.plan:
+            self.open_plans()
+
+    def open_plans(self) -> Path | None:
+        """Creates this session's plans folder and lets the tools write there (plan mode's rules allow only a
+        `.md` file directly in it); None when it cannot be made (the first write of a plan says why)."""
+        try:
+            folder = self.plans.ensure()
+            if self.workspace is not None:
+                self.workspace.add_directory(str(folder))
+        except Exception as exc:  # OSError, or the gate's WorkspaceError (core does not import tools)
+            log.warning("the plans folder %s cannot be used: %s", self.plans.path, exc)
+            return None
+        return folder
+
+    def switch_mode(self, mode: ApprovalMode, reason: str = "") -> None:
+        """A tool changes the approval mode (entering or leaving plan mode): set, and told to the front ends."""
+        self.approval_mode = mode
+        self.bus.publish(ApprovalModeChanged(mode.value, reason))
+
+    @property
+    def todos(self) -> TodoList | None:
+        """The model's todo list as its last `write_todos` left it in the conversation (so a resumed or rewound
+        session has the list its history says); None when it never wrote one."""
+        return latest_todos(self.state.conversation.snapshot())
 
     @property
     def model_name(self) -> str:
@@ -262,6 +296,8 @@ class Session:
 
     def system_instruction(self) -> str:
         prompt = self.context.system_instruction()
+        if self.policy.mode is ApprovalMode.plan:
+            prompt = f"{prompt}\n{plan_mode_section(self.plans.path, self.scheduler.interactive)}\n"
         if self.skills.enabled and self.registry.get(ACTIVATE_SKILL) is not None:  # Agent Skills, as Gemini CLI
             prompt = f"{prompt}\n{system_section(self.skills.enabled, self.model_name)}\n"
         return prompt

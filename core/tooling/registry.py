@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from gemini_tui.core.tooling.declared_tool import DeclaredTool
@@ -35,6 +35,8 @@ class ToolRegistry:
         self.deny_rules = list(deny or [])
         self._tools: dict[str, BaseTool[Any]] = {}
         self.skipped: dict[str, str] = {}  # name -> why it was not registered
+        # (approval mode, interactive) now: the session sets it, so plan mode's tools are declared as they apply
+        self.offer_context: Callable[[], tuple[str, bool]] = lambda: ("default", True)
 
     def _names_of(self, tool: BaseTool[Any]) -> set[str]:
         return {tool.name, *self.aliases(tool)}
@@ -105,4 +107,9 @@ class ToolRegistry:
         return f'Tool "{name}" not found in registry.{hint} Available tools: {", ".join(sorted(self._tools))}.'
 
     def function_declarations(self) -> list[dict[str, Any]]:
-        return [tool.function_declaration() for tool in self._tools.values()]
+        return [tool.function_declaration() for tool in self.offered()]
+
+    def offered(self) -> list[BaseTool[Any]]:
+        """The tools declared to the model now: each says whether it is, in the mode `offer_context` gives."""
+        mode, interactive = self.offer_context()
+        return [tool for tool in self._tools.values() if tool.offered(mode, interactive)]

@@ -14,7 +14,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError
 
 from gemini_tui.core.ground.abort import AbortSignal
-from gemini_tui.core.ground.confirmation import ConfirmationDetails
+from gemini_tui.core.ground.confirmation import ConfirmationDetails, Decision
 from gemini_tui.core.ground.debug_log import where_details
 from gemini_tui.core.ground.display import FileDiff
 from gemini_tui.core.ground.parts import Part, TextPart
@@ -53,6 +53,7 @@ class CallContext:
     reviewed_content: str | None = None
     reviewed_existed: bool | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    answer: Decision | None = None  # what the user answered when asked (None: nobody was asked)
 
 
 class ToolParams(BaseModel):
@@ -121,6 +122,10 @@ class BaseTool(ABC, Generic[P]):
 
     def function_declaration(self) -> dict[str, Any]:
         return {"name": self.name, "description": self.description, "parameters": self.parameter_schema}
+
+    def offered(self, mode: str, interactive: bool) -> bool:
+        """Whether the model is offered this tool in approval mode `mode` (plan mode's tools come and go)."""
+        return True
 
     def validate_params(self, raw: Mapping[str, Any] | None) -> P | ToolError:
         """Pydantic validation, then the tool's own checks; the error names the field and the way out."""
