@@ -33,6 +33,8 @@ KEYS: list[tuple[str, str]] = [
      "cancel the running turn (partial text stays); while a prompt waits for MCP servers still "
      "connecting, send it now without their tools; with the history panel open, close it first; when "
      "idle, back to the prompt"),
+    ("`Ctrl+T`",
+     "hide or show the model's todo list (`write_todos`), beside the tool-call queue"),
     ("`Esc` `Esc` (idle)",
      "rewind: pick an earlier prompt, then files and conversation / conversation only / files only "
      "(`/rewind`)"),
