@@ -79,10 +79,11 @@ class GeminiTuiAgent(BaseInstalledAgent):
         # the task's folder is the agent's to work in: its .gemini settings apply (as with --trust)
         EnvVar("trust_workspace", env="GEMINI_CLI_TRUST_WORKSPACE", type="bool", default=True),
     ]
-    # gemini-tui says so when nothing can reach the model (exit 41): an authentication failure, not a crash
+    # nothing can reach the model (exit 41; said in stream-json's error result on stdout): an authentication
+    # failure, not a crash
     ERROR_PATTERNS: ClassVar[list[ErrorPattern]] = [
         *BaseInstalledAgent.ERROR_PATTERNS,
-        ErrorPattern(r"gemini-tui: .*No model can be reached", AgentAuthenticationError),
+        ErrorPattern(r"No model can be reached", AgentAuthenticationError),
     ]
 
     def __init__(self, *args: Any, package: str | None = None, wheel: str | Path | None = None,
@@ -113,11 +114,10 @@ class GeminiTuiAgent(BaseInstalledAgent):
         else pipx; either way `gemini-tui` ends up in ~/.local/bin."""
         quoted = shlex.quote(source)
         return (
-            "set -euo pipefail; "
-            f"{PATH_SETUP}; "
-            "if command -v uv >/dev/null 2>&1 || curl -LsSf https://astral.sh/uv/install.sh | sh; then "
-            f'  "$HOME/.local/bin/uv" tool install --force --python 3.12 {quoted} || uv tool install --force '
-            f"--python 3.12 {quoted}; "
+            f"set -euo pipefail; {PATH_SETUP}; "
+            "if ! command -v uv >/dev/null 2>&1 && ! command -v pipx >/dev/null 2>&1; then "
+            "curl -LsSf https://astral.sh/uv/install.sh | sh; fi; "
+            f"if command -v uv >/dev/null 2>&1; then uv tool install --force --python 3.12 {quoted}; "
             f"else pipx install --force {quoted}; fi; "
             "gemini-tui --version"
         )
