@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from gemini_tui.core.shell.grammar import Command, ShellAnalysis
 
 SHELL_TOOL = "run_shell_command"
+ESCAPE_GRANT = "outside-sandbox:"  # a grant to run these programs outside the sandbox: `outside-sandbox:tool(name)`
 CHANGED_CODE_RULE = "runs code the model changed"
 EDIT_TOOLS = frozenset({"write_file", "replace"})
 EDIT_GRANT = "edit"  # one grant for every edit tool: "allow edits for this session" means write_file and replace
@@ -306,6 +307,8 @@ class ApprovalPolicy:
         denied = self._denied(tool, names, needs, effects)
         if denied is not None:
             return denied
+        if needs.escalation is not None:
+            return self._escalation(tool, needs)
         if from_files is not None and (from_files.priority > SETTINGS_PRIORITY["tools.allowed"]
                                        or not self._settings_cover(tool, names, needs)):
             return self._file_decision(tool, from_files, needs)
@@ -341,6 +344,20 @@ class ApprovalPolicy:
         return Decision(Verdict.ask, f"approval mode {self.mode}", "", grants)
 
     # -- the parts of decide ------------------------------------------------------------------------------------
+    def _escalation(self, tool: str, needs: CallNeeds) -> Decision:
+        """Leaving the sandbox asks in every mode (yolo only removes the prompts for what stays inside); a grant
+        given at such a prompt ("for the session", "always") covers the same programs again."""
+        names = needs.shell.command_names() if needs.shell is not None else [tool]
+        grants = tuple(f"{ESCAPE_GRANT}{tool}({name})" for name in names)
+        granted = {g.rule for g in self.grants.grants}
+        if grants and all(g in granted for g in grants):
+            return Decision(Verdict.allow, f"granted: {', '.join(grants)}")
+        return Decision(Verdict.ask, "leaves the sandbox", (
+            f"It asks to run outside the sandbox: {needs.escalation}. Outside, it can reach the network, write "
+            "anywhere you can and read your home. Without a person to approve that (a headless run), run with "
+            "--no-sandbox, or widen the sandbox in your settings (tools.sandboxNetwork: true, "
+            "tools.sandboxWritableRoots: [folders])."), grants)
+
     def file_match(self, tool: str, aliases: Iterable[str], needs: CallNeeds, args: Mapping[str, Any] | None,
                     interactive: bool, requested_by: str) -> FileMatch | None:
         if not self.files or (requested_by == "user" and needs.shell is None):

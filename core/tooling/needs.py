@@ -21,3 +21,4 @@ class CallNeeds:
     mcp_tool: str | None = None  # the tool's name on its server
     trusted_server: bool = False  # mcpServers.<name>.trust
     cwd: str | None = None  # where a command runs (relative paths in it are from there)
+    escalation: str | None = None  # why a command asks to run outside the sandbox (None: it runs inside, or none)

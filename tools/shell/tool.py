@@ -6,6 +6,7 @@ import asyncio
 import codecs
 import dataclasses
 import os
+import re
 import signal
 from enum import StrEnum
 from pathlib import Path
@@ -49,6 +50,10 @@ class ShellParams(ToolParams):
         default=None,
         description="(OPTIONAL) Directory to run the command in, relative to the project root. It must exist. "
                     "Defaults to the project root.")
+    outside_sandbox: bool = Field(
+        default=False,
+        description="(OPTIONAL) Run outside the sandbox. Only after the same command failed inside it for lack of "
+                    "network or of a write outside the workspace; the user is always asked first.")
 
 
 class ShellTool(BaseTool[ShellParams]):
@@ -117,7 +122,10 @@ class ShellTool(BaseTool[ShellParams]):
             cwd = str(self._directory(params.directory))
         except WorkspaceError:
             cwd = str(self.workspace.root)
-        return CallNeeds(shell=analyze(params.command), cwd=cwd)
+        escalation = None
+        if params.outside_sandbox and self.sandbox.active:
+            escalation = params.description or "the model asked for it"
+        return CallNeeds(shell=analyze(params.command), cwd=cwd, escalation=escalation)
 
     def get_description(self, params: ShellParams) -> str:
         text = params.command
@@ -170,12 +178,23 @@ class ShellTool(BaseTool[ShellParams]):
         result = await self._run(params, abort_signal, context, cwd)
         # inside the sandbox nothing can approve a change there (leaving it is asked for first); outside, a change
         # the user approved at a prompt, or under yolo, stays and is still named
-        approved = not self.sandbox.active and bool(context.extra.get("approved") or context.extra.get("yolo"))
+        inside = self.sandbox.active and not params.outside_sandbox
+        approved = not inside and bool(context.extra.get("approved") or context.extra.get("yolo"))
         changes = await asyncio.to_thread(snapshot.after, not approved)
+        if inside:
+            result = _with_sandbox_mark(result, self.sandbox.roots or list(self.workspace.roots))
         return _with_changes(result, changes)
 
     async def _run(self, params: ShellParams, abort_signal: AbortSignal, context: CallContext,
                    cwd: Path) -> ToolResult:
+        if params.outside_sandbox and self.sandbox.active:  # approved by the user (the policy asked first)
+            inside = self.sandbox
+            self.sandbox = Sandbox(writable=list(inside.writable), turned_off="the user, for this command")
+            try:
+                return await self._run(params.model_copy(update={"outside_sandbox": False}), abort_signal,
+                                       context, cwd)
+            finally:
+                self.sandbox = inside
         directory = self.workspace.relative(cwd) if cwd != self.workspace.root else "(root)"
         if self.terminal is not None:
             # the client's terminal starts with the editor's whole environment (its keys and tokens): inside the
@@ -275,6 +294,45 @@ class ShellTool(BaseTool[ShellParams]):
                 message = f"Command timed out: it {what}; its process group was ended."
                 return ToolResult(f"{message}\n{llm}", display, ToolError(ToolErrorKind.timeout, message))
         return ToolResult(llm, display)
+
+
+# what a command prints when the sandbox stopped it: (pattern, the reason offered for running it outside)
+_NETWORK_MARKS = ("Could not resolve host", "Temporary failure in name resolution", "Network is unreachable",
+                  "Name or service not known", "getaddrinfo", "No address associated with hostname",
+                  "Failed to establish a new connection", "could not connect to server")
+_PATH_MARK = re.compile(r"(/[^\s:'\"`]+)['\"`]?: (Read-only file system|Permission denied|No such file or directory)")
+
+
+def sandbox_mark(output: str, roots: list[Path]) -> str | None:
+    """Why a command's failure looks like the sandbox's doing: no network, or a write refused outside the roots
+    (EROFS/EACCES on a path there); None when nothing says so."""
+    for mark in _NETWORK_MARKS:
+        if mark in output:
+            return f"it needs the network ({mark})"
+    for match in _PATH_MARK.finditer(output):
+        path, error = match.group(1), match.group(2)
+        if any(path == str(r) or path.startswith(str(r).rstrip("/") + "/") for r in roots):
+            continue
+        # a missing path counts when its folder is there outside: the sandbox's private /tmp or hidden home
+        if error != "No such file or directory" or os.path.isdir(os.path.dirname(path)):
+            return f"it uses {path}, outside the workspace ({error} inside the sandbox)"
+    return None
+
+
+def _with_sandbox_mark(result: ToolResult, roots: list[Path]) -> ToolResult:
+    """A failure with the sandbox's mark is offered again outside, with its reason: never retried silently."""
+    display = result.return_display
+    output = display.output if isinstance(display, ShellOutput) else ""
+    if not isinstance(display, ShellOutput) or display.exit_code in (0, None):
+        return result
+    reason = sandbox_mark(output, roots)
+    if reason is None:
+        return result
+    note = (f"Sandbox: this ran inside the sandbox and failed there: {reason}. If it must run outside, call "
+            "run_shell_command again with outside_sandbox: true and a description saying why; the user is asked.")
+    llm = result.llm_content + "\n" + note if isinstance(result.llm_content, str) else result.llm_content
+    display = dataclasses.replace(display, output=display.output.rstrip("\n") + "\n" + note + "\n")
+    return dataclasses.replace(result, llm_content=llm, return_display=display)
 
 
 def _with_changes(result: ToolResult, changes: list[Change]) -> ToolResult:
