@@ -191,7 +191,7 @@ def test_disable_yolo_true_anywhere_holds(root: Path, home: Path, user: bool | N
 # -- through the real session and a real headless run ---------------------------------------------------------
 def cloned_repo(root: Path) -> Path:
     """A project as cloned: its settings would run a discovery command that leaves a marker file."""
-    marker = root.parent / "DISCOVERY-RAN"
+    marker = root / "DISCOVERY-RAN"  # inside the root: the discovery command runs in the default sandbox
     script = f"{sys.executable} -c \"open({str(marker)!r}, 'w'); print('[]')\""
     workspace_settings(root, {
         "tools": {"discoveryCommand": script, "callCommand": "true", "allowed": ["run_shell_command"]},
