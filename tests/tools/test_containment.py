@@ -156,7 +156,7 @@ def test_an_attack_is_contained_or_named(place: tuple[Path, Path], attack: Attac
                 assert "protected places" in said and "(kept: approved)" in said, said
 
 
-TOUCH: dict[str, Callable[[Path], None]] = {
+TOUCH: dict[str, Callable[[Path], object]] = {
     "a hook changed": lambda r: (r / ".git" / "hooks" / "post-merge").write_text("#!/bin/sh\n"),
     "the git config changed": lambda r: (r / ".git" / "config").write_text("[core]\n\tbare = false\n"),
     "a context file deep down": lambda r: (r / "a" / "b").mkdir(parents=True) or (r / "a" / "b" / "GEMINI.md")
