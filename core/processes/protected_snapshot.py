@@ -72,12 +72,14 @@ class ProtectedSnapshot:
     roots: Sequence[Path]
     home: Path | None = None
     context_names: Sequence[str] = ("GEMINI.md",)
-    folders: dict[Path, Fingerprint] = field(default_factory=dict)  # every listed folder of the roots
+    folders: dict[str, Fingerprint] = field(default_factory=dict)  # every listed folder of the roots
     repos: set[Path] = field(default_factory=set)  # the worktrees holding a `.git` folder
     contexts: set[Path] = field(default_factory=set)  # context files found while listing
     kept: dict[Path, _Kept] = field(default_factory=dict)
     gitlinks: dict[Path, tuple[Fingerprint, frozenset[bytes]]] = field(default_factory=dict)  # index -> links
     _listed: bool = False
+    _watch: list[tuple[str, Path]] | None = None
+    _indexes_seen: list[tuple[str, Path]] = field(default_factory=list)
 
     # -- the two moments ---------------------------------------------------------------------------------------
     def before(self) -> None:
@@ -86,16 +88,12 @@ class ProtectedSnapshot:
             for root in self.roots:
                 self._list(Path(root))
             self._listed = True
-        else:
-            for folder in [f for f, seen in self.folders.items() if fingerprint(f) != seen]:
-                self._relist(folder)
-        for path in self._watched():
-            now = fingerprint(path)
-            seen = self.kept.get(path)
-            if seen is None or seen.print != now:
-                self.kept[path] = _read(path, now)
-        for index in self._indexes():
-            now = fingerprint(index)
+            self._watch = None
+        self._refresh_listing()
+        for path in self._moved():
+            self.kept[path] = _read(path, fingerprint(path))
+        for name, index in self._index_list():
+            now = fingerprint(name)
             if index not in self.gitlinks or self.gitlinks[index][0] != now:
                 self.gitlinks[index] = (now, _gitlinks(index))
 
@@ -104,15 +102,19 @@ class ProtectedSnapshot:
         becomes the state after."""
         changes: list[Change] = []
         old_repos = set(self.repos)
-        for folder in [f for f, seen in self.folders.items() if fingerprint(f) != seen]:
-            self._relist(folder)
-        for repo in sorted(self.repos - old_repos - {Path(r) for r in self.roots}):
+        self._refresh_listing()
+        new_repos = self.repos - old_repos - {Path(r) for r in self.roots}
+        for repo in sorted(new_repos):
             config = repo / ".git" / "config"
             if os.path.lexists(config):
                 changes.append(Change(config, "created (a new repository)",
                                       _set_aside(config, "its config") if undo else None))
-        watched = set(self._watched())
-        for path in sorted(watched | set(self.kept)):
+        moved = set(self._moved())
+        if self._watch is None or moved:  # something changed: also what is no longer watched (a folder gone)
+            self._watch = None
+            watched = {path for _, path in self._watch_list()}
+            moved |= {path for path in self.kept if path not in watched}
+        for path in sorted(moved):
             seen = self.kept.get(path)
             now = fingerprint(path)
             if seen is not None and seen.print == now:
@@ -121,8 +123,7 @@ class ProtectedSnapshot:
                 if now is None or any(c.path == path for c in changes):
                     self.kept.pop(path, None)
                     continue
-                if any(path.is_relative_to(repo / ".git") for repo in self.repos - old_repos
-                       if repo not in self.roots):
+                if any(path.is_relative_to(repo / ".git") for repo in new_repos):
                     self.kept[path] = _read(path, now)
                     continue  # the rest of a new repository's .git: its config is what git would run
                 what = "created" if not stat.S_ISLNK(now[0]) else "created as a link"
@@ -141,8 +142,10 @@ class ProtectedSnapshot:
             else:
                 changes.append(Change(path, "changed", _put_back(path, seen) if undo else None))
             self.kept[path] = _read(path, fingerprint(path))
-        for index in self._indexes():
-            now = fingerprint(index)
+        if changes:
+            self._watch = None
+        for name, index in self._index_list():
+            now = fingerprint(name)
             seen_links = self.gitlinks.get(index)
             if seen_links is not None and seen_links[0] == now:
                 continue
@@ -157,6 +160,36 @@ class ProtectedSnapshot:
                                       done or ("its config was set aside" if undo else None)))
             self.gitlinks[index] = (now, links)
         return changes
+
+    # -- the cached lists: rebuilt only when something changed ----------------------------------------------------
+    def _refresh_listing(self) -> None:
+        changed = [folder for folder, seen in self.folders.items() if fingerprint(folder) != seen]
+        for folder in changed:
+            self._relist(Path(folder))
+        if changed:
+            self._watch = None
+
+    def _watch_list(self) -> list[tuple[str, Path]]:
+        if self._watch is None:
+            self._watch = [(str(path), path) for path in dict.fromkeys(self._watched())]
+            self._indexes_seen = [(str(index), index) for index in self._indexes()]
+        return self._watch
+
+    def _index_list(self) -> list[tuple[str, Path]]:
+        self._watch_list()
+        return self._indexes_seen
+
+    def _moved(self) -> list[Path]:
+        """The watched paths whose fingerprint is not the kept one; when any, the watch list is made again (a
+        changed folder or config can change what is watched) and asked once more."""
+        kept = self.kept
+        moved = [path for name, path in self._watch_list()
+                 if (seen := kept.get(path)) is None or seen.print != fingerprint(name)]
+        if moved:
+            self._watch = None
+            moved = [path for name, path in self._watch_list()
+                     if (seen := kept.get(path)) is None or seen.print != fingerprint(name)]
+        return moved
 
     # -- what is watched ---------------------------------------------------------------------------------------
     def _watched(self) -> Iterable[Path]:
@@ -193,21 +226,22 @@ class ProtectedSnapshot:
         pending = [folder]
         while pending and len(self.folders) < MAX_FOLDERS:
             current = pending.pop()
-            self.folders[current] = fingerprint(current)
+            self.folders[str(current)] = fingerprint(current)
             pending += self._entries(current)
 
     def _relist(self, folder: Path) -> None:
         """A folder whose entries changed: its new sub-folders listed, its gone ones forgotten."""
         now = fingerprint(folder)
         if now is None or not stat.S_ISDIR(now[0]):
-            for gone in [f for f in self.folders if f == folder or f.is_relative_to(folder)]:
+            name = str(folder)
+            for gone in [f for f in self.folders if f == name or f.startswith(name + os.sep)]:
                 del self.folders[gone]
             self.repos = {r for r in self.repos if not r.is_relative_to(folder)}
             self.contexts = {c for c in self.contexts if not c.is_relative_to(folder)}
             return
-        self.folders[folder] = now
+        self.folders[str(folder)] = now
         for sub in self._entries(folder):
-            if sub not in self.folders:
+            if str(sub) not in self.folders:
                 self._list(sub)
 
     def _entries(self, folder: Path) -> list[Path]:
