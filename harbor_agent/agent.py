@@ -1,5 +1,4 @@
-"""`GeminiTuiAgent`: gemini-tui as one of Harbor's installed agents (`--agent-import-path
-gemini_tui.harbor:GeminiTuiAgent`).
+"""`GeminiTuiAgent`: gemini-tui as one of Harbor's installed agents (`harbor run -a gemini_tui.harbor:GeminiTuiAgent`).
 
 Harbor installs it in the task's container (`uv tool install`, or pipx), runs it headless there with the task's
 instruction (`-o stream-json`, teed to the agent's logs folder) and reads back the ATIF trajectory gemini-tui
