@@ -23,6 +23,7 @@ class LineEffects:
 
     commands: list[tuple[Command, Effects]] = field(default_factory=list)
     redirects: list[tuple[str | None, str]] = field(default_factory=list)  # (path or None, how)
+    reads: list[tuple[str | None, str]] = field(default_factory=list)  # input redirections: (path or None, how)
 
     def writes(self) -> list[tuple[str | None, str]]:
         found = list(self.redirects)
@@ -68,9 +69,34 @@ def line_effects(shell: ShellAnalysis, cwd: str, root: str, env: Mapping[str, st
         for value in values:
             if value not in HARMLESS_TARGETS and not value.startswith("/dev/fd/"):
                 found.redirects.append((value, "a redirection"))
+    read_forms = list(shell.read_forms) + [None] * (len(shell.reads) - len(shell.read_forms))
+    for literal, form in zip(shell.reads, read_forms, strict=False):
+        values = expand(form, env, cwd, shell.assigned, shell.changes_directory) if form is not None else (
+            [literal] if literal is not None else None)
+        if values is None:
+            found.reads.append((None, "an input redirection from a path computed at run time"))
+            continue
+        found.reads.extend((value, "an input redirection") for value in values
+                           if value not in HARMLESS_TARGETS and value != "/dev/stdin"
+                           and not value.startswith("/dev/fd/"))
     for command in shell.commands:
         found.commands.append((command, judge(command, context)))
     return found
+
+
+def reads_problem(reads: list[tuple[str | None, str]], roots: list[str], cwd: str,
+                  changes_directory: bool) -> tuple[str, str] | None:
+    """An input redirection reads its file as `cat` would: outside the roots, a rule does not cover it."""
+    for path, how in reads:
+        if path is None:
+            return ("reads outside the workspace", f"It reads a file whose name is only known when it runs ({how}).")
+        if changes_directory and not os.path.isabs(path):
+            return ("reads outside the workspace", f"It reads {path} after a cd ({how}), somewhere the rules "
+                                                   "cannot see.")
+        if not inside(resolve(path, cwd), roots):
+            return ("reads outside the workspace", f"It reads {path}, outside the workspace ({how}); rules cover "
+                                                   "reads inside it only.")
+    return None
 
 
 def resolve(path: str, cwd: str) -> str:

@@ -427,6 +427,23 @@ class ApprovalPolicy:
                         f"Command '{_shown(command)}'{_via(command)} is blocked by {rule[0].describe()}. "
                         "It was not run."))
         if deny_rules and self.mode is ApprovalMode.yolo and effects is not None:
+            from gemini_tui.core.shell.grammar import Command as ShellCommand
+
+            for command, found in effects.commands:
+                if not found.unknown:
+                    continue
+                # a program the table does not know may run its arguments (`x86_64 rm x`): a denied name among
+                # them is refused, as the inner command cannot be seen
+                for at in range(1, len(command.words)):
+                    rest = ShellCommand(command.words[at:], command.text, command.via)
+                    if command.words[at] is None:
+                        continue
+                    for rule, prefix in deny_rules:
+                        if _matches(rest, prefix, exact=False):
+                            return Decision(Verdict.deny, f"hidden command under yolo ({rule.describe()})", (
+                                f"Refused under yolo while a deny list is set: {found.unknown}, and it is given "
+                                f"`{_shown(rest)}`, which {rule.describe()} forbids; what it runs cannot be "
+                                "checked. It was not run. A deny list is not a sandbox."))
             hidden = effects.hidden_code()
             if hidden:
                 command, why = hidden[0]
@@ -507,11 +524,14 @@ class ApprovalPolicy:
         return None
 
     def _coverage_problem(self, needs: CallNeeds, effects: LineEffects) -> tuple[str, str] | None:
-        from gemini_tui.core.approvals.command_effects import coverage_problem, writes_problem
+        from gemini_tui.core.approvals.command_effects import coverage_problem, reads_problem, writes_problem
 
         assert needs.shell is not None
         roots = self._roots()
         cwd = needs.cwd or roots[0]
+        problem = reads_problem(effects.reads, roots, cwd, needs.shell.changes_directory)
+        if problem is not None:
+            return problem
         problem = writes_problem(effects.redirects, roots, cwd, self.allow_redirection,
                                  needs.shell.changes_directory)
         if problem is not None:

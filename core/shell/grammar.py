@@ -15,7 +15,15 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from gemini_tui.core.shell.table import variable_runs_code
+from gemini_tui.core.shell.table import (
+    ARCH_WRAPPERS,
+    EVALUATES,
+    SAFE_ARITHMETIC,
+    SAFE_NAME,
+    program_name,
+    variable_runs_code,
+    variable_writes,
+)
 from gemini_tui.core.shell.words import Form, Part
 
 MAX_DEPTH = 6  # scripts inside scripts (bash -c "eval '...'") deeper than this are opaque
@@ -92,6 +100,8 @@ class ShellAnalysis:
     changes_directory: bool = False
     write_forms: tuple[Form | None, ...] = ()  # each redirection target's parts (parallel to `writes`)
     assigned: frozenset[str] = frozenset()  # variables the line sets: their value is only known when it runs
+    reads: tuple[str | None, ...] = ()  # input redirection sources read (`< f`, `3< f`, `$(< f)`)
+    read_forms: tuple[Form | None, ...] = ()
 
     def command_names(self) -> tuple[str, ...]:
         """The real commands of the line for "allow for this session": wrappers' commands, never keywords."""
@@ -133,7 +143,8 @@ def analyze(source: str) -> ShellAnalysis:
     walker.script(source, depth=0, via="")
     return ShellAnalysis(source, tuple(walker.commands), tuple(dict.fromkeys(walker.opaque)),
                          tuple(walker.writes), tuple(dict.fromkeys(walker.path_words)), walker.changes_directory,
-                         tuple(walker.write_forms), frozenset(walker.assigned))
+                         tuple(walker.write_forms), frozenset(walker.assigned), tuple(walker.reads),
+                         tuple(walker.read_forms))
 
 
 def command_words(rule_argument: str) -> tuple[str, ...] | None:
@@ -296,6 +307,7 @@ def _form(node: Any, parts: list[Part], quoted: bool) -> None:
 
 
 # -- walking the tree ----------------------------------------------------------------------------------------------
+_EVALUATING_NODES = frozenset({"subscript", "expansion", "test_command", "array"})
 _WRITE_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
 _ARITHMETIC = frozenset({"arithmetic_expansion"})
 _ARITHMETIC_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
@@ -309,6 +321,9 @@ class _Walker:
     write_forms: list[Form | None] = field(default_factory=list)
     path_words: list[str] = field(default_factory=list)
     assigned: set[str] = field(default_factory=set)
+    reads: list[str | None] = field(default_factory=list)
+    read_forms: list[Form | None] = field(default_factory=list)
+    integers: set[str] = field(default_factory=set)  # variables declared -i: bash evaluates what they are given
     changes_directory: bool = False
     home: str = field(default_factory=lambda: os.path.expanduser("~"))
 
@@ -354,8 +369,129 @@ class _Walker:
             self.flag("a ${var@...} transformation", node)
         elif kind == "comment":
             return
+        if kind in _EVALUATING_NODES:
+            self.evaluated_syntax(node)
+        if kind == "heredoc_redirect":
+            self.heredoc_backticks(node, depth, via)
+        if kind == "command_substitution":
+            for child in node.children:
+                if child.type == "file_redirect":
+                    self.redirect(child, None, depth, via)  # `$(< f)` reads f
         for child in node.children:
             self.visit(child, depth, via)
+
+    def evaluated_syntax(self, node: Any) -> None:
+        """Places in bash's syntax where text is evaluated as a name or arithmetic (`EVALUATED_SYNTAX`)."""
+        kind = node.type
+        if kind == "subscript":
+            index = node.child_by_field_name("index")
+            text = index.text.decode("utf-8", "replace") if index is not None else ""
+            if text not in ("@", "*") and not text.isdigit():
+                self.flag("a subscript bash evaluates as arithmetic", node)
+        elif kind == "expansion":
+            tokens = [c.type for c in node.children]
+            if len(tokens) > 1 and tokens[1] == "!" and not any(t in ("*", "@") for t in tokens[2:]) and not (
+                    _has(node, ("subscript",)) and node.text.decode().endswith(("[@]}", "[*]}"))):
+                self.flag("an indirect expansion ${!name} (bash evaluates the name it holds)", node)
+            if ":" in tokens:
+                offsets = node.children[tokens.index(":") + 1:]
+                if any(c.is_named and not SAFE_ARITHMETIC.fullmatch(c.text.decode("utf-8", "replace"))
+                       for c in offsets):
+                    self.flag("a substring offset bash evaluates as arithmetic", node)
+        elif kind == "test_command":
+            for expression in _iter(node, ("binary_expression", "unary_expression")):
+                operator = next((c for c in expression.children if c.type == "test_operator"), None)
+                if operator is None:
+                    continue
+                op = operator.text.decode()
+                operands = [c for c in expression.children if c.is_named and c is not operator]
+                if op in _ARITHMETIC_TESTS:
+                    for operand in operands:
+                        value = literal(operand, self.home)
+                        if value is None or not SAFE_ARITHMETIC.fullmatch(value):
+                            self.flag(f"[[ {op} ]] on text bash evaluates as arithmetic", node)
+                elif op in ("-v", "-R"):
+                    for operand in operands:
+                        value = literal(operand, self.home)
+                        if value is None or not SAFE_NAME.fullmatch(value):
+                            self.flag(f"[[ {op} ]] on a name with a subscript bash evaluates", node)
+        elif kind == "array":
+            for element in node.children:
+                text = element.text.decode("utf-8", "replace")
+                match = re.match(r"^\[([^\]]*)\]=", text)
+                if match and not match.group(1).isdigit():
+                    self.flag("an array subscript bash evaluates as arithmetic", element)
+
+    def heredoc_backticks(self, node: Any, depth: int, via: str) -> None:
+        """Bash runs backticks in an unquoted here-doc's body, whatever reads it; the parser leaves them as text."""
+        if any(c.type == "heredoc_start" and c.text[:1] in (b"'", b'"', b"\\") for c in node.children):
+            return
+        for body in node.children:
+            if body.type != "heredoc_body":
+                continue
+            for match in re.finditer(r"(?<!\\)`((?:[^`\\]|\\.)*)`", body.text.decode("utf-8", "replace")):
+                self.flag("backticks in a here-doc (bash runs them)", match.group(0), visible=True)
+                self.script(match.group(1), depth + 1, "a here-doc's backticks")
+
+    def evaluated(self, name: str, words: tuple[str | None, ...], text: str) -> None:
+        """A builtin's words that bash reads as names or arithmetic (`EVALUATES`): a subscript or an expression
+        there runs what it holds."""
+        row = EVALUATES.get(name)
+        if row is None:
+            return
+        args = list(words[1:])
+        if name == "[" and args and args[-1] == "]":
+            args.pop()
+        names: list[str | None] = []
+        expressions: list[str | None] = []
+        flags = ""
+        index = 0
+        options_done = False
+        while index < len(args):
+            word = args[index]
+            index += 1
+            if not options_done and word is not None and word.startswith("-") and word != "-" and (
+                    row.names or row.arithmetic or word in row.name_options or word in row.values):
+                if word == "--":
+                    options_done = True
+                elif word in row.name_options:
+                    names.append(args[index] if index < len(args) else None)
+                    index += 1
+                elif word in row.values:
+                    index += 1
+                elif row.names == "assignments":
+                    flags += word[1:]
+                continue
+            if word in row.name_options and index < len(args):  # test's expression: `-v NAME` anywhere
+                names.append(args[index])
+                index += 1
+                continue
+            options_done = True
+            if row.arithmetic:
+                expressions.append(word)
+            elif row.names == "all":
+                names.append(word)
+            elif row.names == "assignments":
+                if word is None:
+                    names.append(None)
+                    continue
+                variable, has_value, value = word.partition("=")
+                names.append(variable.removesuffix("+"))
+                if has_value and row.arithmetic_flag in flags:
+                    self.integers.add(variable.removesuffix("+"))
+                    expressions.append(value)
+                elif has_value and row.name_flag and row.name_flag in flags:
+                    names.append(value)
+                elif row.arithmetic_flag in flags:
+                    self.integers.add(variable)
+        for value in names:
+            if value is None or not SAFE_NAME.fullmatch(value):
+                self.flag(f"{name} given a name bash evaluates ({value or 'computed at run time'})", text)
+                return
+        for value in expressions:
+            if value is None or not SAFE_ARITHMETIC.fullmatch(value):
+                self.flag(f"{name} given text bash evaluates as arithmetic", text)
+                return
 
     def arithmetic(self, node: Any) -> None:
         # bash evaluates a variable's text as an expression here, and `a[$(cmd)]` in that text runs cmd
@@ -363,12 +499,32 @@ class _Walker:
             self.flag("arithmetic on a variable (bash evaluates its text)", node)
 
     def assignment(self, node: Any) -> None:
+        if node.type == "declaration_command" and node.children:
+            words: list[str | None] = [node.children[0].text.decode("utf-8", "replace")]
+            for child in node.children[1:]:
+                if child.type == "variable_assignment":
+                    name_node, value_node = child.child_by_field_name("name"), child.child_by_field_name("value")
+                    name = name_node.text.decode("utf-8", "replace") if name_node is not None else ""
+                    value = literal(value_node, self.home) if value_node is not None else ""
+                    words.append(f"{name}={'$?' if value is None else value}")  # $?: only known when it runs
+                elif child.is_named:
+                    words.append(literal(child, self.home))
+            self.evaluated(words[0] or "", tuple(words), node.text.decode("utf-8", "replace"))
         for name in _descendants(node, "variable_name"):
             if name.parent is not None and (
                     name.parent.type == "variable_assignment" or node.type == "declaration_command"):
                 self.set_variable(name.text.decode(), node)
         for value in _descendants(node, "variable_assignment"):
             self.path_candidates(value.children[-1:])
+            name_node = value.child_by_field_name("name")
+            value_node = value.child_by_field_name("value")
+            name = name_node.text.decode("utf-8", "replace") if name_node is not None else ""
+            given = literal(value_node, self.home) if value_node is not None else ""
+            if name in self.integers and (given is None or not SAFE_ARITHMETIC.fullmatch(given)):
+                self.flag(f"an assignment to the integer variable {name} (bash evaluates it)", value)
+            if variable_writes(name, given) is not None:
+                self.writes.append(given)
+                self.write_forms.append(word_form(value_node) if value_node is not None else None)
 
     def variables_set(self, name: str, words: tuple[str | None, ...], text: str) -> None:
         """`read X`, `mapfile X`, `printf -v X`: builtins that set the variables they name."""
@@ -400,6 +556,12 @@ class _Walker:
                     return  # 2>&1: a descriptor, not a file
                 self.writes.append(literal(destination, self.home))
                 self.write_forms.append(word_form(destination))
+            if operator in ("<", "<>", "<&") and destination is not None:
+                if operator == "<&" and destination.type in ("number", "word") and (
+                        destination.text.decode().rstrip("-").isdigit() or destination.text == b"-"):
+                    return  # 0<&3: a descriptor
+                self.reads.append(literal(destination, self.home))
+                self.read_forms.append(word_form(destination))
         elif child.type in ("heredoc_redirect", "herestring_redirect") and body is not None:
             self.fed_text(body, child, depth, via)
 
@@ -459,6 +621,8 @@ class _Walker:
         for child in words_nodes:
             if child.child_count == 0:
                 continue  # a plain word: nothing inside it runs or computes
+            for place in _iter(child, tuple(_EVALUATING_NODES)):
+                self.evaluated_syntax(place)
             self.visit_substitutions(child, depth, via)
             if child.type in _ARITHMETIC or _has(child, tuple(_ARITHMETIC)):
                 self.arithmetic(child)
@@ -501,11 +665,19 @@ class _Walker:
             prefix = words[1:len(words) - len(kept) + 1]
             forms = (forms[0], *forms[len(words) - len(kept) + 1:]) if kept is not words else forms
             words = kept
-        inner = wrapped_command(name, words)
+        inner = wrapped_command(program_name(name), words)
         transparent = inner is not None and inner[0] < len(words) and name in TRANSPARENT
         self.commands.append(Command(words, text, via, wrapper=transparent, forms=forms, prefix=prefix))
         if name in ("read", "mapfile", "readarray") or (name == "printf" and "-v" in words):
             self.variables_set(name, words, text)
+        self.evaluated(name, words, text)
+        if name == "env":
+            for at, word in enumerate(words[1:], 1):
+                variable, has_value, value = (word or "").partition("=")
+                if has_value and variable_writes(variable, value) is not None:
+                    self.writes.append(value)
+                    form = forms[at] if at < len(forms) else None
+                    self.write_forms.append(_after_equals(form))
         if name == "git":
             self.git(words, text)
         if name == "let" and any(w is None or re.search(r"[A-Za-z_]", w) for w in words[1:]):
@@ -532,6 +704,9 @@ class _Walker:
             self.path_words.extend(w for w in words[1:] if w and not w.startswith("-"))
         if inner is not None:
             start, construct = inner
+            if name == "flock" and start < len(words) and words[start] in ("-c", "--command"):
+                self.shell("flock", ("flock", *words[start:]), text, depth, None)  # flock FILE -c 'script'
+                return
             if construct:
                 self.flag(construct, text, visible=construct.startswith("xargs running"))
             if start < len(words):
@@ -656,6 +831,7 @@ class _Walker:
 
 
 # -- wrappers ------------------------------------------------------------------------------------------------------
+_LOADER_LIBRARIES = frozenset({"--library-path", "--preload", "--audit"})  # the dynamic loader loads code they name
 TRANSPARENT = frozenset({"env", "command", "builtin", "exec", "nohup", "time", "nice", "timeout", "stdbuf",
                          "ionice", "setsid", "chronic", "unbuffer", "busybox", "taskset", "chrt", "caffeinate"})
 # wrapper -> (options taking a value, leading positional arguments before the command)
@@ -678,7 +854,15 @@ _WRAPPERS: dict[str, tuple[frozenset[str], int]] = {
     "busybox": (frozenset(), 0), "taskset": (frozenset(), 1), "chrt": (frozenset(), 1),
     "caffeinate": (frozenset({"-t", "-w"}), 0),
     "flock": (frozenset({"-w", "--timeout", "-E", "--conflict-exit-code"}), 1),
-    "setarch": (frozenset(), 1), "linux32": (frozenset(), 0), "linux64": (frozenset(), 0),
+    "setarch": (frozenset(), 1), **{arch: (frozenset(), 0) for arch in ARCH_WRAPPERS},
+    "setpriv": (frozenset({"--reuid", "--regid", "--groups", "--inh-caps", "--ambient-caps", "--bounding-set",
+                           "--securebits", "--pdeathsig", "--selinux-label", "--apparmor-profile",
+                           "--landlock-access", "--landlock-rule", "--ruid", "--euid", "--rgid", "--egid"}), 0),
+    "ssh-agent": (frozenset({"-a", "-E", "-P", "-t", "-O"}), 0),
+    "dbus-run-session": (frozenset({"--config-file", "--dbus-daemon"}), 0),
+    "dbus-launch": (frozenset({"--config-file", "--autolaunch"}), 0),
+    "ld.so": (frozenset(_LOADER_LIBRARIES | {"--inhibit-rpath", "--argv0", "--glibc-hwcaps-prefix",
+                                             "--glibc-hwcaps-mask"}), 0),
     "prlimit": (frozenset({"-p", "--pid"}), 0),
     "strace": (frozenset({"-o", "-e", "-p", "-s", "-u", "-E", "-O", "-P", "-I", "-b", "-a", "-X", "-S"}), 0),
     "ltrace": (frozenset({"-o", "-e", "-p", "-s", "-u", "-a", "-n", "-x", "-A", "-D", "-F", "-l", "-w"}), 0),
@@ -716,6 +900,8 @@ def wrapped_command(name: str, words: tuple[str | None, ...]) -> tuple[int, str]
             return len(words), f"{name} {word}"
         if name in ("sudo", "doas") and word in ("-s", "-i", "--shell", "--login", "-e", "--edit"):
             return len(words), f"{name} {word}"
+        if name == "ld.so" and word.split("=", 1)[0] in _LOADER_LIBRARIES:
+            construct = f"the dynamic loader with {word.split('=', 1)[0]} (loads the libraries it names)"
         if name == "env" and (word.startswith(("-S", "--split-string", "-P")) or word == "--default-signal"):
             return len(words), f"env {word}"
         if name == "env" and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", word):
@@ -793,6 +979,25 @@ def _shell_options(args: tuple[str | None, ...]) -> tuple[bool, tuple[str | None
             continue
         break
     return script, args[index:]
+
+
+def _after_equals(form: Form | None) -> Form | None:
+    """The parts of `NAME=value` after the first `=` (an `env` argument's value)."""
+    if form is None:
+        return None
+    parts: list[Part] = []
+    seen = False
+    for part in form:
+        if seen:
+            parts.append(part)
+        elif part.kind == "lit" and "=" in part.text:
+            seen = True
+            rest = part.text.split("=", 1)[1]
+            if rest:
+                parts.append(Part("lit", rest, part.quoted))
+        elif part.kind != "lit":
+            return None
+    return tuple(parts) if seen else None
 
 
 def _is_arithmetic(node: Any) -> bool:

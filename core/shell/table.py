@@ -60,6 +60,18 @@ def P(values: str = "", flags: str | None = None, writes: str = "", write_flags:
                    write_flags=write_flags or {}, code=code or {}, commands=_set(commands), **rest)
 
 
+# setarch's other names (`x86_64 rm x` is `setarch x86_64 rm x`)
+ARCH_WRAPPERS = ("x86_64", "i386", "i486", "i586", "i686", "linux32", "linux64", "aarch64", "armv7l", "arm",
+                 "ppc", "ppc32", "ppc64", "ppc64le", "s390", "s390x", "mips", "mips64", "parisc", "sparc", "sparc64",
+                 "alpha", "ia64", "uname26")
+_LOADER = re.compile(r"^(ld-linux[\w.-]*\.so(\.\d+)*|ld\.so(\.\d+)*|ld64\.so(\.\d+)*|ld-musl-[\w.-]+\.so(\.\d+)*)$")
+
+
+def program_name(name: str) -> str:
+    """The name the table knows a program by: the dynamic loader under any of its file names is `ld.so`."""
+    return "ld.so" if _LOADER.match(name) else name
+
+
 READER = P()  # reads its arguments, no option writes or runs code
 NOT_PATHS = P(positional="none")
 
@@ -422,7 +434,8 @@ PROGRAMS: dict[str, Program] = {
         "command", "builtin", "exec", "nohup", "time", "nice", "timeout", "stdbuf", "ionice", "setsid",
         "chronic", "unbuffer", "taskset", "chrt", "caffeinate", "sudo", "doas", "flock", "setarch", "linux32",
         "linux64", "prlimit", "strace", "ltrace", "chroot", "unshare", "nsenter", "runuser", "fakeroot",
-        "firejail", "systemd-run", "numactl", "catchsegv", "valgrind", "gdb-batch")},
+        "firejail", "systemd-run", "numactl", "catchsegv", "valgrind", "gdb-batch", *ARCH_WRAPPERS, "setpriv",
+        "ssh-agent", "dbus-run-session", "dbus-launch", "ld.so")},
     # -- shells and interpreters: they run the code they are given ---------------------------------------------
     **{name: _SCRIPT for name in (
         "sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "ash", "yash", "csh", "tcsh", "rbash", "python",
@@ -505,7 +518,7 @@ def variable_runs_code(name: str) -> str | None:
     if name.startswith("BASH_FUNC_"):
         return "defines a shell function that replaces a command"
     if name.startswith("GIT_"):
-        if name in SAFE_GIT_VARIABLES:
+        if name in SAFE_GIT_VARIABLES or name.startswith("GIT_TRACE"):  # a trace's file: `variable_writes`
             return None
         return "names a program or a configuration git reads"
     if name in CODE_VARIABLES:
@@ -519,4 +532,79 @@ def variable_runs_code(name: str) -> str | None:
 
 def lookup(name: str) -> Program | None:
     """The table's entry for a program name (its base name: `/usr/bin/git` is `git`)."""
-    return PROGRAMS.get(name)
+    return PROGRAMS.get(program_name(name))
+
+
+# -- where bash evaluates text as code ------------------------------------------------------------------------
+# A variable name with a subscript (`a[$(cmd)]`) has its subscript evaluated as arithmetic, and arithmetic runs
+# any `$(...)` in a variable's text: every word bash reads as a name or as arithmetic must be a plain name or a
+# plain number, else the line is opaque. `example` puts the evaluated word at {X}; the tests run every example.
+@dataclass(frozen=True)
+class Evaluates:
+    """A builtin that reads some of its words as variable names or arithmetic."""
+
+    names: str = ""  # which plain arguments are names: "all" (read), "assignments" (declare: name=value)
+    name_options: frozenset[str] = frozenset()  # options whose value is a name (printf -v, test -v)
+    values: frozenset[str] = frozenset()  # other options that take a value (read -p prompt)
+    arithmetic: bool = False  # every plain argument is an expression (let)
+    arithmetic_flag: str = ""  # the flag that makes an assignment's value arithmetic (declare -i)
+    name_flag: str = ""  # the flag that makes an assignment's value a name (declare -n)
+    example: str = ""
+
+
+_DECLARE = Evaluates(names="assignments", arithmetic_flag="i", name_flag="n", example="declare {X}=1")
+EVALUATES: dict[str, Evaluates] = {
+    "printf": Evaluates(name_options=frozenset({"-v"}), example="printf -v {X} %s x"),
+    "read": Evaluates(names="all", name_options=frozenset({"-a"}), values=frozenset({"-d", "-i", "-n", "-N", "-p",
+                                                                                      "-t", "-u"}),
+                      example="read {X} <<< x"),
+    "mapfile": Evaluates(names="all", values=frozenset({"-d", "-n", "-O", "-s", "-u", "-C", "-c"})),
+    "readarray": Evaluates(names="all", values=frozenset({"-d", "-n", "-O", "-s", "-u", "-C", "-c"})),
+    "test": Evaluates(name_options=frozenset({"-v", "-R"}), example="test -v {X}"),
+    "[": Evaluates(name_options=frozenset({"-v", "-R"}), example="[ -v {X} ]"),
+    "declare": _DECLARE, "typeset": _DECLARE, "local": _DECLARE, "export": _DECLARE, "readonly": _DECLARE,
+    "let": Evaluates(arithmetic=True, example="let {X}"),
+    "unset": Evaluates(names="all"),
+    "getopts": Evaluates(names="all"),
+    "wait": Evaluates(name_options=frozenset({"-p"})),
+}
+# the same places in bash's syntax (judged on the parsed tree): example lines with {X}, one per construct
+EVALUATED_SYNTAX: dict[str, str] = {
+    "[[ -eq ]] operand": "[[ 1 -eq {X} ]]", "[[ -v ]] operand": "[[ -v {X} ]]",
+    "(( )) on a variable": "x={X}; (( x ))", "$(( )) on a variable": "x={X}; echo $(( x ))",
+    "a subscript in an assignment": "x={X}; a[$x]=1", "a subscript in an expansion": "x={X}; echo ${a[$x]}",
+    "an indirect expansion": "x={X}; echo ${!x}", "a substring offset": "x={X}; echo ${x:x}",
+    "an array literal's subscript": "x={X}; a=(); a+=([$x]=1)", "an integer variable": "declare -i n; n={X}",
+    "a name reference": "declare -n r={X}; r=1", "declare -i's value": "declare -i n={X}",
+    "[[ ]] on a variable": "x={X}; [[ $x -eq 1 ]]",
+}
+SAFE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[0-9]+\])?")
+SAFE_ARITHMETIC = re.compile(r"[\s0-9+\-*/%<>=!&|^~?:,()]*")
+
+# -- variables that make a program write a file ------------------------------------------------------------------
+# name -> what writes there. A value that is a number or a switch (1, true) writes to standard error; any other
+# value is a path written (`GIT_TRACE=/elsewhere/x git status`).
+WRITE_VARIABLES: dict[str, str] = {
+    **{f"GIT_TRACE{suffix}": "git writes its trace to the file it names" for suffix in (
+        "", "2", "2_EVENT", "2_PERF", "_PACKET", "_PACK_ACCESS", "_PACKFILE", "_PERFORMANCE", "_SETUP",
+        "_SHALLOW", "_CURL", "_REFS", "_FSMONITOR", "_REDACT")},
+    "SSLKEYLOGFILE": "curl, python and node append TLS keys to the file it names",
+    "LESSHISTFILE": "less writes its history there", "NODE_REPL_HISTORY": "node writes its history there",
+    "SQLITE_HISTORY": "sqlite3 writes its history there", "PSQL_HISTORY": "psql writes its history there",
+    "MYSQL_HISTFILE": "mysql writes its history there", "HISTFILE": "bash writes its history there",
+    "PYTHONPYCACHEPREFIX": "python writes bytecode below it", "NODE_V8_COVERAGE": "node writes coverage below it",
+    "LLVM_PROFILE_FILE": "programs built with coverage write their profile there",
+    "GCOV_PREFIX": "programs built with coverage write below it", "MALLOC_TRACE": "glibc writes its trace there",
+    "CARGO_TARGET_DIR": "cargo builds below it", "GOCACHE": "go writes its cache below it",
+    "npm_config_cache": "npm writes its cache below it", "PIP_CACHE_DIR": "pip writes its cache below it",
+    "PYTEST_DEBUG_TEMPROOT": "pytest writes below it", "COVERAGE_FILE": "coverage writes its data there",
+}
+_SWITCH_VALUE = re.compile(r"(?i)(|-?\d+|true|false|yes|no|on|off)")
+
+
+def variable_writes(name: str, value: str | None) -> str | None:
+    """Why `name=value` on the line makes a program write the file `value` names (None when it does not)."""
+    why = WRITE_VARIABLES.get(name)
+    if why is None or (value is not None and _SWITCH_VALUE.fullmatch(value)):
+        return None
+    return why

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from gemini_tui.core.approvals.policy import ApprovalMode
+from gemini_tui.core.shell.table import ARCH_WRAPPERS, EVALUATED_SYNTAX, EVALUATES, WRITE_VARIABLES
 from tests.fakes.scripted_model import ScriptedModel, call, scripted_session, text
 
 NEEDED = ("git", "flock", "setarch", "prlimit", "strace", "tar", "sed", "find", "sort", "rg", "zip", "make",
@@ -307,3 +308,126 @@ async def test_a_deny_list_under_yolo_judges_visible_inner_commands_and_refuses_
     assert all("deny list is not a sandbox" in r["error"] for r in hidden), hidden
     await run_lines(scene, lines, ApprovalMode.yolo, {})  # no deny list: every line deletes its victim
     assert [line for line, victim in zip(lines, victims, strict=True) if victim.exists()] == []
+
+
+async def run_bare(scene: dict[str, Path], lines: list[str], mode: ApprovalMode,
+                   settings: dict[str, object]) -> list[dict[str, object]]:
+    """`run_lines` with the sandbox off: these families judge commands that run outside it."""
+    tools = dict(settings.get("tools", {}))  # type: ignore[call-overload]
+    tools["sandbox"] = False
+    return await run_lines(scene, lines, mode, {**settings, "tools": tools})
+
+
+# -- text bash evaluates, input redirections, wrappers, variables that write (generated from the tables) ------------
+EVALUATED_PROGRAMS = ["echo", "printf", "read", "test", "[", "declare", "let", "cat", "git status", "flock"]
+
+
+def evaluated_corpus(payload: str) -> list[str]:
+    """Every EVALUATES row's example and every EVALUATED_SYNTAX example with `payload` in the evaluated place,
+    and a here-doc whose backticks hold it (bash runs them whatever reads the here-doc)."""
+    word = f"'a[$({payload})]'"
+    lines = [row.example.replace("{X}", word) for row in EVALUATES.values() if row.example]
+    lines += [template.replace("{X}", word) for template in EVALUATED_SYNTAX.values()]
+    lines += [f"cat <<EOF\n`{payload}`\nEOF", f"cat > /dev/null <<EOF\nx `{payload}` y\nEOF",
+              f"flock lockfile -c '{payload}'"]
+    return lines
+
+
+@pytest.mark.parametrize("mode", [ApprovalMode.default, ApprovalMode.auto_edit, ApprovalMode.plan, ApprovalMode.yolo,
+                                  "yolo with a deny list"])
+async def test_text_bash_evaluates_never_runs_unasked(scene: dict[str, Path], mode: object) -> None:
+    root = scene["root"]
+    markers = [root / f"EVAL_{n}" for n in range(len(evaluated_corpus("x")))]
+    lines = [evaluated_corpus(f"touch {marker}")[n] for n, marker in enumerate(markers)]
+    if mode == "yolo with a deny list":
+        victims = [root / f"victim_e{n}" for n in range(len(lines))]
+        for victim in victims:
+            victim.write_text("keep\n")
+        lines = [evaluated_corpus(f"rm {victim}")[n] for n, victim in enumerate(victims)]
+        responses = await run_bare(scene, lines, ApprovalMode.yolo, {"tools": {"exclude": ["run_shell_command(rm)"]}})
+        assert [line for line, victim in zip(lines, victims, strict=True) if not victim.exists()] == []
+        assert all("error" in r for r in responses), responses
+        return
+    settings: dict[str, object] = {"tools": {"allowed": [f"run_shell_command({p})" for p in EVALUATED_PROGRAMS]}}
+    run_mode = mode if isinstance(mode, ApprovalMode) else ApprovalMode.yolo
+    responses = await run_bare(scene, lines, run_mode, {} if run_mode is ApprovalMode.yolo else settings)
+    ran = [line for line, marker in zip(lines, markers, strict=True) if marker.exists()]
+    if run_mode is ApprovalMode.yolo:
+        assert len(ran) == len(lines), [line for line in lines if line not in ran]  # the corpus is live bash
+    else:
+        assert ran == [], ran
+        assert all("error" in r for r in responses)
+
+
+READ_FORMS = ["cat < {P}", "cat /dev/fd/3 3< {P}", 'echo "$(< {P})"', 'while read -r l; do echo "$l"; done < {P}',
+              'cat <<< "$(cat < {P})"']
+READ_SPELLINGS = ["~/.ssh/id_rsa", "$HOME/.ssh/id_rsa", "{outside}/secret", "../outside/secret"]
+
+
+@pytest.mark.parametrize("mode", [ApprovalMode.default, ApprovalMode.auto_edit, ApprovalMode.plan, ApprovalMode.yolo])
+async def test_input_redirections_are_reads(scene: dict[str, Path], mode: ApprovalMode) -> None:
+    (scene["user"] / ".ssh" / "id_rsa").write_text("SECRET-KEY\n")
+    (scene["outside"] / "secret").write_text("SECRET-KEY\n")
+    lines = [form.replace("{P}", spelling.replace("{outside}", str(scene["outside"])))
+             for form in READ_FORMS for spelling in READ_SPELLINGS]
+    settings: dict[str, object] = {"tools": {"allowed": ["run_shell_command(cat)", "run_shell_command(echo)",
+                                                         "run_shell_command(read)"]}}
+    responses = await run_bare(scene, lines, mode, {} if mode is ApprovalMode.yolo else settings)
+    leaked = [line for line, r in zip(lines, responses, strict=True) if "SECRET-KEY" in json.dumps(r)]
+    if mode is ApprovalMode.yolo:
+        assert len(leaked) == len(lines), [line for line in lines if line not in leaked]
+    else:
+        assert leaked == [], leaked
+
+
+def _runner_wrappers() -> list[str]:
+    """The table's wrappers that exist here, spelled as a line starts them."""
+    found = [name for name in (*ARCH_WRAPPERS, "setpriv", "ssh-agent", "dbus-run-session") if shutil.which(name)]
+    spelled = [f"{name} --" if name == "dbus-run-session" else name for name in found]
+    loaders = [str(p) for p in Path("/lib64").glob("ld-linux*.so*")] + [str(p) for p in Path("/lib").glob("ld-*.so*")]
+    return spelled + loaders[:1] + ["flock lockfile"]
+
+
+async def test_wrappers_the_table_knows_are_looked_through_under_yolo_with_a_deny_list(
+        scene: dict[str, Path]) -> None:
+    root = scene["root"]
+    wrappers = _runner_wrappers()
+    assert len(wrappers) >= 6
+    victims = [root / f"victim_w{n}" for n in range(len(wrappers))]
+    lines = [f"{wrapper} {shutil.which('rm')} {victim}" for wrapper, victim in zip(wrappers, victims, strict=True)]
+    lines += [f"mywrapper{n} rm {victim}" for n, victim in enumerate(victims[:1])]
+    (root / "bin").mkdir()
+    (root / "bin" / "mywrapper0").write_text('#!/bin/sh\nexec "$@"\n')
+    (root / "bin" / "mywrapper0").chmod(0o755)
+    lines[-1] = f"{root}/bin/" + lines[-1]
+    for victim in victims:
+        victim.write_text("keep\n")
+    responses = await run_bare(scene, lines, ApprovalMode.yolo, {"tools": {"exclude": ["run_shell_command(rm)"]}})
+    assert [line for line, victim in zip(lines, [*victims, victims[0]], strict=True) if not victim.exists()] == []
+    assert all("error" in r for r in responses), responses
+    await run_bare(scene, lines[:-1], ApprovalMode.yolo, {})  # no deny list: every line deletes its victim
+    assert [v for v in victims if v.exists()] == []
+
+
+TRACE_VARIABLES = [name for name in WRITE_VARIABLES if name in ("GIT_TRACE", "GIT_TRACE2", "GIT_TRACE2_EVENT",
+                                                                "GIT_TRACE2_PERF", "GIT_TRACE_SETUP",
+                                                                "GIT_TRACE_PERFORMANCE")]
+
+
+@pytest.mark.parametrize("mode", [ApprovalMode.default, ApprovalMode.auto_edit, ApprovalMode.plan, ApprovalMode.yolo])
+async def test_variables_that_make_an_allowed_program_write_ask(scene: dict[str, Path], mode: ApprovalMode) -> None:
+    outside = scene["outside"]
+    lines, targets = [], []
+    for name in TRACE_VARIABLES:
+        for form in ("{V}={T} git status", "env {V}={T} git status", "export {V}={T}; git status"):
+            target = outside / f"trace_{len(targets)}"
+            lines.append(form.replace("{V}", name).replace("{T}", str(target)))
+            targets.append(target)
+    settings: dict[str, object] = {"tools": {"allowed": ["run_shell_command(git status)", "run_shell_command(env)",
+                                                         "run_shell_command(export)"]}}
+    await run_bare(scene, lines, mode, {} if mode is ApprovalMode.yolo else settings)
+    written = [line for line, target in zip(lines, targets, strict=True) if target.exists()]
+    if mode is ApprovalMode.yolo:
+        assert len(written) == len(lines), [line for line in lines if line not in written]
+    else:
+        assert written == [], written
