@@ -32,7 +32,7 @@ run: $(RUN_STAMP)
 	$(BIN)/gemini-tui $(ARGS)
 
 lint: $(STAMP)
-	$(BIN)/ruff check gemini_tui app core tools cli styles harbor_agent tests bench screenshots
+	$(BIN)/ruff check gemini_tui app core tools cli styles harbor_agent github_action tests bench screenshots
 
 # pyright cannot follow setuptools' package-dir mapping (gemini_tui.core = core/, ...): it is given the mapping as a
 # tree of links under build/typecheck, and checks the real folders
