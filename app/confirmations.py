@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual.screen import Screen
 
-from gemini_tui.core.ground.confirmation import ConfirmationOutcome, Decision, EditConfirmation
+from gemini_tui.core.ground.confirmation import ConfirmationOutcome, Decision, EditConfirmation, InfoConfirmation
 from gemini_tui.core.ground.events import ConfirmationRequested
 
 if TYPE_CHECKING:
@@ -62,6 +62,8 @@ class ConfirmationQueue:
         self.view.attention("approval")
         if isinstance(request.details, EditConfirmation):
             self._open_modal(request)
+        elif isinstance(request.details, InfoConfirmation) and request.details.questions:
+            self._ask(request)
         else:
             self._show_inline(request)
 
@@ -80,6 +82,15 @@ class ConfirmationQueue:
             details = dataclasses.replace(details, title=f"{details.title} · {request.call.reason}")
         modal = DiffReviewScreen(details, on_interrupt=self.view.action_cancel_turn,
                                  on_typed=self.view.type_into_prompt, allow_saving=self.view.allows_saving_grants())
+        self._modal = modal
+        self.view.push_modal(modal, lambda decision: self.resolve(request, decision))
+
+    def _ask(self, request: ConfirmationRequested) -> None:
+        """`ask_user`: its questions in their own modal (number keys pick, `o` or a text field answers)."""
+        assert isinstance(request.details, InfoConfirmation)
+        from gemini_tui.app.screens.ask_user import AskUserScreen
+
+        modal = AskUserScreen(request.details.questions)
         self._modal = modal
         self.view.push_modal(modal, lambda decision: self.resolve(request, decision))
 
