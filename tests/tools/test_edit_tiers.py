@@ -150,6 +150,7 @@ async def test_the_review_and_the_result_say_approximate_match(root: Path) -> No
     ("retrun total", "return total", "retrun_v2 total", "return_v2 total"),
     ("retrun total", "return total", "yield total", None),  # both change the same characters
     ("count = 10", "count = 12", "count = 11", None),
+    ("data = handle.raed()", "data = handle.read()", "data = handle.load()", None),  # one word, both change it
 ])
 def test_a_changed_line_carries_the_files_differences(base: str, theirs: str, ours: str,
                                                       carried: str | None) -> None:
@@ -199,6 +200,27 @@ def test_a_stale_or_extra_line_is_explained_or_refused(content: str, old: str, n
 
 def test_a_stale_line_in_a_duplicated_block_is_refused() -> None:
     block = CODE[16:]
-    content = CODE + "\ndef reload(path):\n" + block.replace("validate(data)", "validate(data, again=True)")
-    old = block.replace("'config'", "'settings'")  # a stale line: both copies are as alike
-    assert isinstance(plan_edit(content, old, old.replace("return result", "return None")), EditMiss)
+    content = CODE + "\ndef reload(path):\n" + block
+    old = block.replace("handle.read()", "handle.read_all(path)")  # a stale line: both copies are as alike
+    plan = plan_edit(content, old, old.replace("return result", "return None"))
+    assert isinstance(plan, EditMiss) and plan.closest is not None and plan.unclear is not None
+    # the refusal names the closest lines and the other place as alike
+    assert "is not clearly the one" in plan.unclear and "nearly as alike" in plan.unclear
+    assert f"lines {plan.closest[0]}-{plan.closest[1]}" in plan.unclear
+
+
+@pytest.mark.parametrize(("written", "applied"), [
+    (CODE[16:].replace("parse(checked)", "parse(checked, strict=True)"), True),  # the elided lines as they are
+    (CODE[16:].replace("parse(checked)", "parse(checked, strict=True)").replace("handle.read()", "handle.read(9)"),
+     False),  # new_string changes a line old_string never showed
+])
+def test_elision_with_new_string_written_out(written: str, applied: bool) -> None:
+    old = "    name = 'config'\n    # ... existing code ...\n    result = parse(checked)\n"
+    lines = written.split("\n")
+    new = "\n".join(lines[:lines.index("    result = parse(checked, strict=True)") + 1]) + "\n"
+    plan = plan_edit(CODE, old, new)
+    if applied:
+        assert isinstance(plan, EditPlan) and "elision" in (plan.correction or "")
+        assert plan.new_content == CODE.replace("parse(checked)", "parse(checked, strict=True)")
+    else:
+        assert isinstance(plan, EditMiss) and plan.unclear is not None

@@ -496,26 +496,31 @@ def _find_lines(view: _Lines, key: Callable[[str], str], wanted: list[str], star
 def _elision(view: _Lines, old: str, new: str) -> list[Span]:
     """old_string with lines left out as `...`: the lines before and after each elision occur once, in order
     (one place where each part is followed by the next with neither occurring again in between), and new_string
-    keeps the same elisions; the edit applies to the parts, the elided lines stay as the file has them."""
+    keeps the same elisions; the edit applies to the parts, the elided lines stay as the file has them. A
+    new_string written out whole (no elision) must then hold the elided lines as the file has them."""
     split = _split_newline(old, new)
     if split is None:
         return []
     olines, nlines = split
     omarks = [i for i, line in enumerate(olines) if _is_elision(line)]
     nmarks = [j for j, line in enumerate(nlines) if _is_elision(line)]
-    if not omarks or len(omarks) != len(nmarks):
+    written_out = bool(omarks) and not nmarks
+    if not omarks or (len(omarks) != len(nmarks) and not written_out):
         return []
-    if (omarks[0] == 0) != (nmarks[0] == 0) or (omarks[-1] == len(olines) - 1) != (nmarks[-1] == len(nlines) - 1):
+    if written_out and (omarks[0] == 0 or omarks[-1] == len(olines) - 1):
+        return []  # an elision at an end bounds nothing: which lines new_string's text replaces is a guess
+    if not written_out and ((omarks[0] == 0) != (nmarks[0] == 0)
+                            or (omarks[-1] == len(olines) - 1) != (nmarks[-1] == len(nlines) - 1)):
         return []
     oparts = _split_at(olines, omarks)
-    nparts = _split_at(nlines, nmarks)
+    nparts = _split_at(nlines, nmarks) if not written_out else [nlines]
     trimmed: list[tuple[int, list[str]]] = []  # (index of its first solid line, the part without blank edges)
     for number, part in enumerate(oparts):
         solid = [n for n, line in enumerate(part) if line.strip()]
         if not solid:
             if 0 < number < len(oparts) - 1:
                 return []  # two elisions side by side: nothing anchors what lies between
-            if any(line.strip() for line in nparts[number]):
+            if written_out or any(line.strip() for line in nparts[number]):
                 return []  # new_string adds lines where old_string anchors nothing
             continue
         trimmed.append((number, part[solid[0]:solid[-1] + 1]))
@@ -539,6 +544,8 @@ def _elision(view: _Lines, old: str, new: str) -> list[Span]:
         return []  # the parts occur in order in no place, or in more than one
     places = chains[0]
     use_tabs = view.lines[places[0]].startswith("\t")
+    if written_out:
+        return [_written_out(view, trimmed, places, nlines, use_tabs)]
     out: list[str] = []
     previous_end: int | None = None
     for (number, part), at in zip(trimmed, places, strict=True):
@@ -555,6 +562,28 @@ def _elision(view: _Lines, old: str, new: str) -> list[Span]:
     assert previous_end is not None
     start, end = _region_span(view, places[0], previous_end)
     return [(start, end, "\n".join(out))]
+
+
+def _written_out(view: _Lines, parts: list[tuple[int, list[str]]], places: list[int], nlines: list[str],
+                 use_tabs: bool) -> Span:
+    """new_string written out whole for old_string with elisions: old_string read with the file's elided lines
+    in place of each elision, which new_string may not change (it never showed them)."""
+    olines: list[str] = []
+    mapped: list[int | None] = []
+    fixed: set[int] = set()
+    first = places[0]
+    for (_, part), at in zip(parts, places, strict=True):
+        for gap in range(first + len(mapped), at):  # the elided lines, as the file has them
+            fixed.add(len(olines))
+            olines.append(view.lines[gap])
+            mapped.append(gap - first)
+        for offset, line in enumerate(part):
+            olines.append(line)
+            mapped.append(at + offset - first)
+    stop = first + len(mapped)
+    merged = _merge(olines, view.lines[first:stop], mapped, nlines, use_tabs, frozenset(fixed))
+    start, end = _region_span(view, first, stop)
+    return start, end, None if merged is None else "\n".join(merged)
 
 
 def _split_at(lines: list[str], marks: list[int]) -> list[list[str]]:
@@ -631,7 +660,7 @@ def _align(keys: list[str], rkeys: list[str]) -> tuple[list[int | None], float, 
     return mapped, found / total if total else 0.0, stale
 
 
-def approximate_match(view: _Lines, old: str, new: str) -> Approximate | None:
+def approximate_match(view: _Lines, old: str, new: str) -> Approximate | _Refusal | None:
     """The region most like old_string when it is clearly the one. Its first and last lines are old_string's
     (equal, or with one slipped character), the lines between too, in order, but for at most two differences
     explained as: a line old_string left out, a line it has that the file lacks, or a line the file has in
@@ -657,6 +686,7 @@ def approximate_match(view: _Lines, old: str, new: str) -> Approximate | None:
             anchors.update((j, i) for i in found)
     total = sum(len(key) for key in keys)
     regions: dict[tuple[int, int], _Reading] = {}
+    near: list[tuple[float, int, int, str]] = []  # regions set aside: (similarity, first, stop, why)
     for j, i in anchors:
         # old's lines before and after the anchor, aligned with the file's lines just before and after it (two
         # more on each side for lines left out): the region is read around this place only
@@ -667,24 +697,32 @@ def approximate_match(view: _Lines, old: str, new: str) -> Approximate | None:
         mapped = [None if m is None else first + m for m in before] + [i] + [
             None if m is None else i + 1 + m for m in after]
         stale = frozenset(stale_before | {n + j + 1 for n in stale_after})
-        if any(mapped[end] is None or end in stale for end in (solid[0], solid[-1])):
-            continue  # old_string's first and last lines must be there: they bound the region
-        if any(_is_elision(olines[n]) for n in solid if mapped[n] is None or n in stale):
-            continue  # an elision stands for lines, never for a line that changed (the elision tier reads it)
         similarity = (found_before * sum(len(k) for k in keys[:j]) + len(keys[j])
                       + found_after * sum(len(k) for k in keys[j + 1:])) / total
         hits = [m for m in mapped if m is not None]
         low, high = min(hits), max(hits) + 1  # the region: from the first line found to the last
+        if any(mapped[end] is None or end in stale for end in (solid[0], solid[-1])):
+            # old_string's first and last lines must be there: they bound the region (as named, the lines
+            # old_string would cover from its anchor)
+            near.append((similarity, max(0, min(low, i - j)), max(high, min(len(view.lines), i - j + len(olines))),
+                         "old_string's first or last line is not there"))
+            continue
+        if any(_is_elision(olines[n]) for n in solid if mapped[n] is None or n in stale):
+            continue  # an elision stands for lines, never for a line that changed (the elision tier reads it)
         taken = set(hits)
         missing = [n for n in range(low, high) if view.lines[n].strip() and n not in taken]
         extra = [n for n in solid if mapped[n] is None]
         equal = sum(1 for n in solid if mapped[n] is not None and n not in stale
                     and keys[n] == _squash_folded(view.lines[mapped[n]]))  # type: ignore[index]
         if len(stale) + len(extra) + len(missing) > 2 or len(stale) + len(extra) > 1:
-            continue  # more differences than a slip or two explain
+            near.append((similarity, low, high, "more of its lines differ from old_string's than a slip or two "
+                                                "explain"))
+            continue
         if (stale or extra) and (len(solid) < 3 or equal < 2 or similarity < EXPLAINED_SIMILARITY):
+            near.append((similarity, low, high, "too few of old_string's lines are there as they are"))
             continue
         if not stale and not extra and similarity < APPROXIMATE_SIMILARITY:
+            near.append((similarity, low, high, f"it is too unlike old_string (similarity {similarity:.2f})"))
             continue
         shifted = [None if m is None else m - low for m in mapped]
         notes = [f"line {low + 1 + mapped_at} of the file differs from old_string's and is kept"
@@ -694,17 +732,33 @@ def approximate_match(view: _Lines, old: str, new: str) -> Approximate | None:
         if (low, high) not in regions or regions[(low, high)].similarity < similarity:
             regions[(low, high)] = _Reading(similarity, shifted, stale, notes)
     if not regions:
-        return None
+        if not near:
+            return None
+        similarity, low, high, why = max(near)
+        return _Refusal(low + 1, high, f"the closest region, lines {low + 1}-{high}, is not used: {why}")
     (low, high), best = max(regions.items(), key=lambda item: (item[1].similarity, item[0][0] - item[0][1]))
-    runner_up = max((reading.similarity for (f, s), reading in regions.items() if s <= low or f >= high),
-                    default=0.0)
-    if best.similarity - runner_up < APPROXIMATE_MARGIN:
-        return None
+    others = [(reading.similarity, f, s) for (f, s), reading in regions.items() if s <= low or f >= high]
+    others += [(similarity, f, s) for similarity, f, s, _ in near if s <= low or f >= high]
+    runner_up = max(others, default=(0.0, 0, 0))
+    if best.similarity - runner_up[0] < APPROXIMATE_MARGIN:
+        return _Refusal(low + 1, high, f"the closest region, lines {low + 1}-{high} (similarity "
+                                       f"{best.similarity:.2f}), is not clearly the one: lines "
+                                       f"{runner_up[1] + 1}-{runner_up[2]} are nearly as alike "
+                                       f"({runner_up[0]:.2f})")
     region = view.lines[low:high]
     merged = _merge(olines, region, best.mapped, nlines, region[0].startswith("\t"), best.stale)
     start, end = _region_span(view, low, high)
-    return Approximate(low + 1, high, best.similarity, runner_up,
+    return Approximate(low + 1, high, best.similarity, runner_up[0],
                        (start, end, None if merged is None else "\n".join(merged)), tuple(best.notes))
+
+
+@dataclass(frozen=True)
+class _Refusal:
+    """The region closest to old_string (1-based lines) and why it is not used."""
+
+    first: int
+    last: int
+    why: str
 
 
 @dataclass(frozen=True)
@@ -793,16 +847,22 @@ def plan_edit(content: str, old: str, new: str, expected: int = 1, *, explain: b
                     return _unclear(view, spans, "; ".join(labels), explain)
                 return EditPlan(_apply(crlf, spans), len(spans), "; ".join(labels))
             ambiguous = max(ambiguous, len(spans))
+    refusal: _Refusal | None = None
     if expected == 1 and not found:
         for variant, old_v, new_v in variants:
             close = approximate_match(view, old_v, new_v)
-            if close is not None:
+            if isinstance(close, _Refusal):
+                refusal = refusal or close
+            elif close is not None:
                 label = "; ".join(text for text in (variant, close.label) if text)
                 if close.span[2] is None:
                     return _unclear(view, [close.span], label, explain)
                 return EditPlan(_apply(crlf, [close.span]), 1, label)
     if found:
         return EditMiss(found)
+    if refusal is not None and not ambiguous:
+        region = (refusal.first, refusal.last, "\n".join(view.lines[refusal.first - 1:refusal.last]))
+        return EditMiss(0, 0, region if explain else None, refusal.why)
     return EditMiss(0, ambiguous, closest_region(crlf.normalized, old_lf) if explain else None)
 
 

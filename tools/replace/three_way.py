@@ -6,6 +6,7 @@ Both are differences from old_string's line; when they touch different character
 
 from __future__ import annotations
 
+import re
 from difflib import SequenceMatcher
 
 # a change of the base line: characters [start, end) become `text`
@@ -17,11 +18,25 @@ def _changes(base: str, other: str) -> list[_Change]:
             SequenceMatcher(None, base, other, autojunk=False).get_opcodes() if tag != "equal"]
 
 
-def _apart(a: _Change, b: _Change) -> bool:
-    """Whether two changes of the base touch different characters (so their order is clear)."""
+_TOKEN = re.compile(r"\w+|\S")
+
+
+def _touched(base: str, change: _Change) -> set[int]:
+    """The words (and single marks) of `base` a change touches: those it overlaps, or, for an insertion, the
+    one it lands inside (an insertion between two words touches neither)."""
+    start, end, _ = change
+    return {n for n, token in enumerate(_TOKEN.finditer(base))
+            if (token.start() < end and start < token.end()) or token.start() < start == end < token.end()}
+
+
+def _apart(base: str, a: _Change, b: _Change) -> bool:
+    """Whether two changes of the base touch different characters and different words (a word both change,
+    as `raed` fixed to `read` by the file and rewritten as `load` by the model, has no sure result)."""
     if a[0] == a[1] == b[0] == b[1]:
         return False  # two insertions at one place: which goes first is a guess
-    return a[1] <= b[0] or b[1] <= a[0]
+    if not (a[1] <= b[0] or b[1] <= a[0]):
+        return False
+    return not _touched(base, a) & _touched(base, b)
 
 
 def _separator(base: str, change: _Change, mine: list[_Change]) -> bool:
@@ -42,7 +57,7 @@ def carry(base: str, theirs: str, ours: str) -> str | None:
     mine, others = _changes(base, ours), _changes(base, theirs)
     # the same fix made on both sides is made once
     others = [change for change in others if change not in mine and not _separator(base, change, mine)]
-    if any(not _apart(a, b) for a in mine for b in others):
+    if any(not _apart(base, a, b) for a in mine for b in others):
         return None
     out: list[str] = []
     cursor = 0

@@ -309,8 +309,8 @@ def _miss_error(miss: EditMiss, shown: str, expected: int) -> ToolError:
                "was not found, and no correction (line endings, escaping, trailing whitespace, indentation) "
                f"matched it {'exactly once' if expected == 1 else f'exactly {expected} times'}.")
     if miss.unclear:
-        message = (f"Failed to edit {shown}: {miss.unclear}. No edits made. Read the lines again and copy "
-                   "old_string exactly.")
+        message = (f"Failed to edit, 0 occurrences found for old_string in {shown}. No edits made. The exact text "
+                   f"was not found, and {miss.unclear[0].lower()}{miss.unclear[1:]}.")
     if miss.ambiguous:
         message += f" A corrected form matched {miss.ambiguous} places; add context to make it unique."
     if miss.closest:
