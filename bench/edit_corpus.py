@@ -370,6 +370,8 @@ def make_case(rng: random.Random, kind: str, source: Source) -> EditCase | None:
             slipped = _typo(block[i], rng)
             if slipped is None:
                 return None
+            if len(re.findall(r"[A-Za-z_]\w{3,}", slipped)) != len(re.findall(r"[A-Za-z_]\w{3,}", block[i])):
+                return None  # the slip split or shortened a word: a rename would pick another word
             view[i] = slipped
             variant += "/in-edited-line" if i == at else ""
         case "missing_line":
@@ -475,7 +477,8 @@ def _stale(line: str, rng: random.Random) -> str | None:
     choice = rng.randrange(3)
     if choice == 0 and numbers:
         m = rng.choice(numbers)
-        return line[:m.start()] + str(int(m.group()) + rng.randint(2, 50)) + line[m.end():]
+        # more than one character apart (one would read as a typo, and a typo is corrected)
+        return line[:m.start()] + str(int(m.group()) + rng.randint(101, 899)) + line[m.end():]
     if choice == 1 and words:
         m = rng.choice(words)
         return line[:m.start()] + rng.choice(_WORDS) + "_" + m.group() + line[m.end():]
@@ -491,6 +494,9 @@ def _finish(rng: random.Random, kind: str, variant: str, source: Source, file_li
         return None
     if kind != "crlf" and old in text:
         return None  # the slipped text is in the file: it names that place (an exact match is applied)
+    elsewhere = "\n".join([*file_lines[:start], "\0", *file_lines[stop:]])
+    if re.sub(r"\s+", "", old) in re.sub(r"\s+", "", elsewhere):
+        return None  # another place of the file is the slipped text but for whitespace: it names that place
     true_new = "\n".join(expected_block) if expected_block is not None else true_old
     after = None if expected_block is None else [*file_lines[:start], *expected_block, *file_lines[stop:]]
     if endings == "crlf":

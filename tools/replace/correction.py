@@ -543,6 +543,8 @@ def _elision(view: _Lines, old: str, new: str) -> list[Span]:
     if len(chains) != 1:
         return []  # the parts occur in order in no place, or in more than one
     places = chains[0]
+    if any(at < places[0] for at in everywhere[0]) or any(at > places[-1] for at in everywhere[-1]):
+        return []  # the first part occurs again before, or the last again after: how far `...` reaches is a guess
     use_tabs = view.lines[places[0]].startswith("\t")
     if written_out:
         return [_written_out(view, trimmed, places, nlines, use_tabs)]
@@ -746,7 +748,18 @@ def approximate_match(view: _Lines, old: str, new: str) -> Approximate | _Refusa
                                        f"{runner_up[1] + 1}-{runner_up[2]} are nearly as alike "
                                        f"({runner_up[0]:.2f})")
     region = view.lines[low:high]
-    merged = _merge(olines, region, best.mapped, nlines, region[0].startswith("\t"), best.stale)
+    use_tabs = region[0].startswith("\t")
+    merged = _merge(olines, region, best.mapped, nlines, use_tabs, best.stale)
+    for n in range(len(olines)):
+        # a line old_string has twice in a row where the file has it once: either copy may be the real one,
+        # and the edit must come out the same either way
+        twin = n + 1 if n + 1 < len(olines) and keys[n + 1] == keys[n] else n - 1 if n and keys[n - 1] == keys[n] \
+            else None
+        if keys[n] and best.mapped[n] is None and twin is not None and merged is not None:
+            swapped = list(best.mapped)
+            swapped[n], swapped[twin] = swapped[twin], None
+            if _merge(olines, region, swapped, nlines, use_tabs, best.stale) != merged:
+                merged = None
     start, end = _region_span(view, low, high)
     return Approximate(low + 1, high, best.similarity, runner_up[0],
                        (start, end, None if merged is None else "\n".join(merged)), tuple(best.notes))
