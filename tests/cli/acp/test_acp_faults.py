@@ -116,7 +116,8 @@ async def test_closing_stdin_mid_turn_ends_the_agent_and_its_children(root: Path
     marker = root / "sleeper.pid"
     gemini_server.script(reply(call("run_shell_command", command=f"echo $$ > {marker}; exec sleep 60")))
     client = RecordingClient(choose=lambda _c, _o: "proceed_once")
-    async with acp.spawn_agent_process(client, *agent_command(), cwd=str(root),
+    # --no-sandbox: `$$` must be the host's process id (inside the sandbox it is one of its own namespace)
+    async with acp.spawn_agent_process(client, *agent_command("--no-sandbox"), cwd=str(root),
                                        env=agent_env(gemini_server.base_url, home)) as (conn, process):
         await conn.initialize(protocol_version=1)
         session = await conn.new_session(cwd=str(root), mcp_servers=[])
