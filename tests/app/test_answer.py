@@ -141,6 +141,7 @@ def test_blocks_split_at_top_level_and_keep_every_character() -> None:
         assert all(block.source for block in blocks)
 
 
+@pytest.mark.timeout(600)  # a part takes ~20 s on a quiet machine; a loaded one is many times slower
 @pytest.mark.parametrize("part", range(4))
 async def test_streamed_text_always_draws_as_rich_draws_the_text_so_far(part: int) -> None:
     """240 generated documents in four parts of 60 (parts run side by side under `pytest -n`), each streamed in
