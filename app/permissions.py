@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from gemini_tui.core.approvals.hooks import POWERS, TOOL_EVENTS
 from gemini_tui.core.ground.wording import sentence
 
 if TYPE_CHECKING:
@@ -55,11 +56,16 @@ def _policy_rules(session: SessionFace) -> list[str]:
     for event, groups in (getattr(settings, "hooks", None) or {}).items():
         for group in groups:
             commands = ", ".join(str(h.get("command", "")) for h in group.get("hooks", []) if isinstance(h, dict))
-            matcher = group.get("matcher") or "every tool"
             source = group.get("source", "settings")
-            rows.append(f"- hook `{_cell(event)}` on `{_cell(str(matcher))}`: runs `{_cell(commands)}` and may "
-                        f"allow, ask or deny (from {_cell(str(source))}: hooks)")
+            rows.append(f"- hook `{_cell(event)}` {_hook_scope(event, group.get('matcher'))}: runs "
+                        f"`{_cell(commands)}`, which {POWERS.get(event, 'runs')} (from {_cell(str(source))}: hooks)")
     return rows
+
+
+def _hook_scope(event: str, matcher: Any) -> str:
+    if event in TOOL_EVENTS:
+        return f"on tools matching `{_cell(str(matcher))}`" if matcher and matcher != "*" else "on every tool"
+    return f"when `{_cell(str(matcher))}`" if matcher and matcher != "*" else "every time"
 
 
 def permissions_markdown(session: SessionFace) -> str:

@@ -43,6 +43,7 @@ class OutputFormat(StrEnum):
 EXIT_OK = 0
 EXIT_FAILED = 1  # the run failed: API error, loop, turn limit, cancelled
 EXIT_INTERRUPTED = 130
+BLOCKED_ERROR = "agent_execution_blocked"  # the error type of a prompt a hook blocked
 
 
 def _now() -> str:
@@ -168,10 +169,13 @@ class HeadlessPrinter:
             self._line(type="init", session_id=session.session_id, model=session.model_name)
         for notice in session.notices:
             self.handle(notice, session)
+        ended: list[str] = []  # the turn's closing message
+
         async def consume() -> None:
             async for event in events:
                 self.handle(event, session)
                 if isinstance(event, TurnFinished):
+                    ended.append(event.message)
                     return
 
         consumer = asyncio.ensure_future(consume())
@@ -186,7 +190,7 @@ class HeadlessPrinter:
             consumer.cancel()
             await asyncio.gather(consumer, return_exceptions=True)
             await events.aclose()  # type: ignore[attr-defined]
-        return self.finish(session, reason)
+        return self.finish(session, reason, ended[-1] if ended else "")
 
     def handle(self, event: Event, session: SessionFace) -> None:
         match event:
@@ -261,8 +265,10 @@ class HeadlessPrinter:
         """A block of model text ended: what its stream held back is printed (cleaned), never lost."""
         self._model_text(self._text.flush())
 
-    def finish(self, session: SessionFace, reason: TurnEndReason | None) -> int:
+    def finish(self, session: SessionFace, reason: TurnEndReason | None, message: str = "") -> int:
         self._end_text()
+        if reason is TurnEndReason.blocked:
+            return self._blocked(session, message)
         ok = reason is TurnEndReason.completed
         failure = self._errors[-1].message if self._errors else (
             "" if ok else f"The run ended: {reason.value if reason else 'unknown'}.")
@@ -289,3 +295,25 @@ class HeadlessPrinter:
         if reason is TurnEndReason.cancelled:
             return EXIT_INTERRUPTED
         return EXIT_OK if ok else EXIT_FAILED
+
+    def _blocked(self, session: SessionFace, message: str) -> int:
+        """A hook blocked the prompt: said as a warning on stderr (text), in `error` with its own type (json,
+        stream-json) and in `warnings`; the run itself succeeded, so it exits 0, as Gemini CLI 0.61 does."""
+        error = {"type": BLOCKED_ERROR, "message": message}
+        match self.format:
+            case OutputFormat.text:
+                self._notice(f"Warning: {message}")
+            case OutputFormat.json:
+                document: dict[str, Any] = {"session_id": session.session_id, "response": self.response,
+                                            "stats": stats_json(session.stats), "error": error,
+                                            "warnings": [message]}
+                self._write(json_text(document, indent=2) + "\n")
+            case OutputFormat.atif if self.trajectory is not None:
+                self._notice(f"Warning: {message}")
+                self._write(json_text(self.trajectory.document(), indent=2) + "\n")
+            case OutputFormat.stream_json:
+                self._line(type="error", severity="warning", message=message, error_type=BLOCKED_ERROR)
+                duration = int((time.monotonic() - self._started) * 1000)
+                self._line(type="result", status="success", stats=stream_stats_json(session.stats, duration),
+                           error=error)
+        return EXIT_OK

@@ -388,6 +388,8 @@ class GeminiAcpAgent:
                 return "cancelled"
             case TurnEndReason.max_turns:
                 return "max_turn_requests"
+            case TurnEndReason.blocked:  # a hook refused the prompt
+                return "refusal"
         error = state.last_error
         if error is not None and (error.kind in REFUSALS or "finish reason SAFETY" in error.message):
             return "refusal"

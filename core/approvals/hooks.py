@@ -34,9 +34,24 @@ KNOWN_EVENTS = ("BeforeTool", "AfterTool", "BeforeAgent", "AfterAgent", "BeforeM
                 "BeforeToolSelection", "SessionStart", "SessionEnd", "PreCompress", "Notification")
 SUPPORTED = KNOWN_EVENTS
 TOOL_EVENTS = ("BeforeTool", "AfterTool")
+# what a hook of each event can do, for /permissions (only BeforeTool decides about a call)
+POWERS = {
+    "BeforeTool": "may allow, ask or deny each call, or rewrite its arguments",
+    "AfterTool": "sees each call's result and may withhold it from the model or add context",
+    "BeforeAgent": "sees each prompt and may add context, block the prompt or stop the agent",
+    "AfterAgent": "sees each final answer and may ask the model to go on, or stop",
+    "BeforeModel": "sees each model request and may change it, block it or answer instead of the model",
+    "AfterModel": "sees each model response and may replace or block it",
+    "BeforeToolSelection": "may narrow the tools a request offers and how the model must use them",
+    "SessionStart": "runs when a session starts and may add context",
+    "SessionEnd": "runs when the session ends (it cannot change anything)",
+    "PreCompress": "runs before the conversation is compressed (it cannot change anything)",
+    "Notification": "is told when a call waits for the user's permission (it cannot change anything)",
+}
 CONFIG_FIELDS = ("enabled", "disabled", "notifications")  # keys of `hooks` that are not events
 DEFAULT_TIMEOUT_MS = 60_000
 _DENY = {"deny", "block"}
+WARNING = "Warning: "  # marks a message about the hook itself (it failed, hung, could not start)
 _ALLOW = {"allow", "approve"}
 
 
@@ -250,8 +265,9 @@ class Hooks:
         else:
             answers = list(await asyncio.gather(*(self._one(event, hook, data) for hook, _ in hooks)))
         for answer in answers:
-            if answer.message:
-                self._say(answer.message, "warning" if answer.message.startswith("Warning:") else "info")
+            if answer.message:  # a warning about the hook itself is said once, with the front end's own prefix
+                warning = answer.message.startswith(WARNING)
+                self._say(answer.message.removeprefix(WARNING), "warning" if warning else "info")
         return answers
 
     async def _one(self, event: str, hook: dict[str, Any], data: bytes) -> HookAnswer:

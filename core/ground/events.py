@@ -206,6 +206,7 @@ class TurnEndReason(StrEnum):
     error = "error"
     max_turns = "max_turns"
     loop_detected = "loop_detected"
+    blocked = "blocked"  # a BeforeAgent hook blocked the prompt (Gemini CLI's AgentExecutionBlocked)
 
 
 @dataclass(frozen=True)

@@ -68,6 +68,14 @@ class ModelRequest:
     tools: tuple[dict[str, Any], ...] = ()
     temperature: float | None = None
     response_schema: dict[str, Any] | None = None  # asks for JSON of this shape (one-shot requests)
+    # Gemini's functionCallingConfig: mode (AUTO, ANY, NONE) and allowedFunctionNames (a hook's toolConfig)
+    function_calling: FunctionCalling | None = None
+
+
+@dataclass(frozen=True)
+class FunctionCalling:
+    mode: str  # AUTO | ANY | NONE
+    allowed: tuple[str, ...] = ()
 
 
 # What a stream yields, in order. A client retries on its own and says so with RetryChunk; after one with

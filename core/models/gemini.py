@@ -176,6 +176,11 @@ class GeminiModel:
             config["tools"] = [{"function_declarations": list(request.tools)}]
         if request.temperature is not None:
             config["temperature"] = request.temperature
+        if request.function_calling is not None:
+            calling: dict[str, Any] = {"mode": request.function_calling.mode}
+            if request.function_calling.allowed:
+                calling["allowed_function_names"] = list(request.function_calling.allowed)
+            config["tool_config"] = {"function_calling_config": calling}
         if self.model_name.removeprefix("models/").startswith(("gemini-2.5", "gemini-3")):
             config["thinking_config"] = types.ThinkingConfig(include_thoughts=True)
         return types.GenerateContentConfig.model_validate(config)

@@ -11,11 +11,22 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from gemini_tui.core.ground.events import Notice, TurnEndReason
-from gemini_tui.core.ground.model_api import Content, ModelChunk, ModelError, ModelRequest, TextChunk
+from gemini_tui.core.ground.model_api import (
+    Content,
+    CutShortChunk,
+    FunctionCalling,
+    ModelChunk,
+    ModelError,
+    ModelRequest,
+    RetryChunk,
+    TextChunk,
+    UsageChunk,
+)
 from gemini_tui.core.ground.parts import TextPart
 
 if TYPE_CHECKING:
     from gemini_tui.core.ground.abort import AbortSignal
+    from gemini_tui.core.ground.events import Usage
     from gemini_tui.core.ground.model_api import ContentPart
 
 AFTER_AGENT_RETRIES = 3  # an AfterAgent hook that keeps denying does not loop forever
@@ -60,11 +71,20 @@ def llm_request(request: ModelRequest, model: str) -> dict[str, Any]:
             "toolConfig": {"mode": "AUTO", "allowedFunctionNames": names}}
 
 
-def llm_response(text: str, finish: str = "") -> dict[str, Any]:
+def llm_response(text: str, finish: str = "", usage: Usage | None = None) -> dict[str, Any]:
+    """Gemini CLI's stable LLMResponse of one streamed response: its text, the candidate's text parts, and on
+    the last one the finish reason and the usage."""
     candidate: dict[str, Any] = {"content": {"role": "model", "parts": [text] if text else []}}
     if finish:
         candidate["finishReason"] = finish
-    return {"candidates": [candidate]}
+    response: dict[str, Any] = {"candidates": [candidate]}
+    if text:
+        response["text"] = text
+    if usage is not None:
+        response["usageMetadata"] = {"promptTokenCount": usage.prompt_tokens,
+                                     "candidatesTokenCount": usage.candidates_tokens,
+                                     "totalTokenCount": usage.total_tokens}
+    return response
 
 
 def _response_text(response: Any) -> str | None:
@@ -104,9 +124,9 @@ async def before_agent(session: Any, parts: list[ContentPart], prompt: str) -> G
     outcome = await hooks.fire("BeforeAgent", {"prompt": prompt})
     if (stopped := outcome.stopped) is not None:
         return Gate(parts, (TurnEndReason.error, stopped.stop_reason), keep=True)
-    if (blocked := outcome.blocked) is not None:
-        return Gate(parts, (TurnEndReason.error, blocked.reason or f"The prompt was blocked by {blocked.label}."),
-                    keep=False)
+    if (blocked := outcome.blocked) is not None:  # worded as Gemini CLI: the hook's message, else its reason
+        why = blocked.message.strip() or blocked.reason or f"the prompt was blocked by {blocked.label}"
+        return Gate(parts, (TurnEndReason.blocked, f"Agent execution blocked: {why}"), keep=False)
     if outcome.context:
         parts = [*parts, TextPart(f"<hook_context>{outcome.context}</hook_context>")]
     return Gate(parts)
@@ -177,38 +197,77 @@ async def model_stream(hooks: Any, model: Any, request: ModelRequest,
             raise ModelError(blocked.reason or f"The model request was blocked by {blocked.label}.",
                              kind=HOOK_BLOCKED)
         request = _rewritten(request, outcome.specific("llm_request"))
-    after = hooks.has("AfterModel")
-    async for chunk in model.stream(request, abort):
-        if after and isinstance(chunk, TextChunk):
-            outcome = await hooks.fire("AfterModel", {"llm_request": llm_request(request, name),
-                                                      "llm_response": llm_response(chunk.text)})
-            if (stopped := outcome.stopped) is not None:
-                raise ModelError(stopped.stop_reason, kind="hook_stopped")
-            if (blocked := outcome.blocked) is not None:
-                raise ModelError(blocked.reason or f"The model's answer was blocked by {blocked.label}.",
-                                 kind="hook_blocked_answer")
-            replaced = _response_text(outcome.specific("llm_response"))
-            if replaced is not None:
-                chunk = TextChunk(replaced)
+    if not hooks.has("AfterModel"):
+        async for chunk in model.stream(request, abort):
+            yield chunk
+        return
+    async for chunk in _after_model(hooks, model, request, name, abort):
         yield chunk
 
 
+async def _after_model(hooks: Any, model: Any, request: ModelRequest, name: str,
+                       abort: AbortSignal) -> AsyncIterator[ModelChunk]:
+    """AfterModel for every response, as Gemini CLI fires it per streamed response: each piece of text, and
+    the last response (a call-only answer too) with its finish reason and usage. The newest text is held
+    until the next piece arrives, so the hook that sees the last one can still replace it."""
+    pending: TextChunk | None = None
+    held: list[ModelChunk] = []  # what came after the last text: calls, usage, a cut-short notice
+    finish = "STOP"
+    usage: Usage | None = None
+    async for chunk in model.stream(request, abort):
+        if isinstance(chunk, RetryChunk) and chunk.discard_partial:
+            pending, held = None, []
+        if isinstance(chunk, UsageChunk):
+            usage = chunk.usage
+        elif isinstance(chunk, CutShortChunk):
+            finish = chunk.finish_reason
+        if isinstance(chunk, TextChunk):
+            if pending is not None:
+                yield await _after_one(hooks, request, name, pending, "", None)
+            for waiting in held:
+                yield waiting
+            pending, held = chunk, []
+        else:
+            held.append(chunk)
+    last = await _after_one(hooks, request, name, pending or TextChunk(""), finish, usage)
+    if last.text:
+        yield last
+    for waiting in held:
+        yield waiting
+
+
+async def _after_one(hooks: Any, request: ModelRequest, name: str, chunk: TextChunk, finish: str,
+                     usage: Usage | None) -> TextChunk:
+    outcome = await hooks.fire("AfterModel", {"llm_request": llm_request(request, name),
+                                              "llm_response": llm_response(chunk.text, finish, usage)})
+    if (stopped := outcome.stopped) is not None:
+        raise ModelError(stopped.stop_reason, kind="hook_stopped")
+    if (blocked := outcome.blocked) is not None:
+        raise ModelError(blocked.reason or f"The model's answer was blocked by {blocked.label}.",
+                         kind="hook_blocked_answer")
+    replaced = _response_text(outcome.specific("llm_response"))
+    return TextChunk(replaced) if replaced is not None else chunk
+
+
 async def _select_tools(hooks: Any, request: ModelRequest, model: str) -> ModelRequest:
+    """BeforeToolSelection's toolConfigs merged as Gemini CLI merges them (NONE wins, then ANY, else AUTO; the
+    names of all of them) become the request's functionCallingConfig; the names also narrow the declared set."""
     outcome = await hooks.fire("BeforeToolSelection", {"llm_request": llm_request(request, model)})
     configs = [a.specific.get("toolConfig") for a in outcome.answers
                if a.specific and isinstance(a.specific.get("toolConfig"), dict)]
     if not configs:
         return request
-    if any(str(c.get("mode", "")).upper() == "NONE" for c in configs):
-        return replace(request, tools=())
+    modes = {str(c.get("mode") or "").upper() for c in configs}
     allowed: set[str] = set()
     for config in configs:
         names = config.get("allowedFunctionNames")
         if isinstance(names, list):
             allowed |= {str(n) for n in names}
-    if not allowed:
-        return request
-    return replace(request, tools=tuple(d for d in request.tools if d.get("name") in allowed))
+    if "NONE" in modes:
+        return replace(request, function_calling=FunctionCalling("NONE"))
+    mode = "ANY" if "ANY" in modes else "AUTO"
+    tools = tuple(d for d in request.tools if d.get("name") in allowed) if allowed else request.tools
+    return replace(request, tools=tools, function_calling=FunctionCalling(mode, tuple(sorted(allowed))))
 
 
 def _rewritten(request: ModelRequest, changes: Any) -> ModelRequest:

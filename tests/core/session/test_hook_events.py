@@ -12,6 +12,7 @@ from typing import Any
 
 from gemini_tui.core.ground.confirmation import ConfirmationOutcome, Decision
 from gemini_tui.core.ground.events import ConfirmationRequested, Notice
+from gemini_tui.core.ground.model_api import FunctionCalling
 from gemini_tui.core.session.session import Session
 from tests.fakes.scripted_model import ScriptedModel, call, scripted_session, text
 
@@ -54,14 +55,14 @@ def group(command: str, matcher: str = "", timeout: int = 5000) -> list[dict[str
     return [{"matcher": matcher, "hooks": [{"type": "command", "command": command, "timeout": timeout}]}]
 
 
-async def test_before_tool_selection_none_sends_no_tools(root: Path, home: Path, tmp_path: Path) -> None:
+async def test_before_tool_selection_none_forbids_calls(root: Path, home: Path, tmp_path: Path) -> None:
     command, log = recorder(tmp_path, {"hookSpecificOutput": {"toolConfig": {"mode": "NONE"}}})
     configure(home, {"BeforeToolSelection": group(command)})
     model = ScriptedModel().add(text("no tools"))
     session = scripted_session(root, model, home)
     await session.send("hi")
     await session.close()
-    assert model.requests[0].tools == ()
+    assert model.requests[0].function_calling == FunctionCalling("NONE")  # as Gemini CLI: declared, not callable
     [event] = seen(log)
     assert event["hook_event_name"] == "BeforeToolSelection" and event["llm_request"]["messages"][-1] == {
         "role": "user", "content": "hi"}
