@@ -20,10 +20,10 @@ class GeminiCommands(Provider):
     def _entries(self) -> list[tuple[str, str, Callable[[], object]]]:
         screen = cast("PaletteActions", self.screen)
         entries: list[tuple[str, str, Callable[[], object]]] = [
-            (f"/{name}", cmd.help, partial(screen.run_slash, f"/{name}"))
+            (f"/{name}", cmd.help, partial(screen.results.run, f"/{name}"))
             for name, cmd in COMMANDS.items() if cmd.usage == f"/{name}"
         ]
-        entries += [(f"/{name}", help_text, partial(screen.run_slash, f"/{name}"))
+        entries += [(f"/{name}", help_text, partial(screen.results.run, f"/{name}"))
                     for name, help_text in session_commands(screen.session).items()]
         entries += [
             ("Approval mode: cycle", "default → auto_edit → yolo", screen.action_cycle_mode),

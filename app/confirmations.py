@@ -69,7 +69,7 @@ class ConfirmationQueue:
 
     def _show_inline(self, request: ConfirmationRequested) -> None:
         bar = self.view.confirm_bar
-        bar.on_typed = self.view.type_into_prompt
+        bar.on_typed = self.view.prompt.input.take_key
         bar.allow_saving = self.view.allows_saving_grants()
         bar.show(request, len(self.pending))
 
@@ -80,8 +80,9 @@ class ConfirmationQueue:
         details = request.details
         if request.call.reason:  # a protected file: the review says why it asks even in auto_edit
             details = dataclasses.replace(details, title=f"{details.title} · {request.call.reason}")
-        modal = DiffReviewScreen(details, on_interrupt=self.view.action_cancel_turn,
-                                 on_typed=self.view.type_into_prompt, allow_saving=self.view.allows_saving_grants())
+        view = self.view
+        modal = DiffReviewScreen(details, on_interrupt=view.action_cancel_turn, on_typed=view.prompt.input.take_key,
+                                 allow_saving=view.allows_saving_grants())
         self._modal = modal
         self.view.push_modal(modal, lambda decision: self.resolve(request, decision))
 

@@ -6,9 +6,13 @@ the widgets that show calls render the record it returns."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING
 
+from textual import log
+
 from gemini_tui.app.confirmations import ConfirmationQueue
+from gemini_tui.app.transcript import compression_mark
 from gemini_tui.core.ground.display import TodoList
 from gemini_tui.core.ground.events import (
     ApprovalModeChanged,
@@ -32,11 +36,6 @@ from gemini_tui.core.ground.events import (
     WaitingForServers,
 )
 from gemini_tui.core.ground.terminal_text import clean_value
-
-
-def compression_mark(before: object, after: object) -> str:
-    """The line the chat shows where the conversation was compressed."""
-    return f"── conversation compressed here: about {before} → {after} tokens ──"
 
 
 def waiting_notice(servers: tuple[str, ...], timeout_s: float) -> str:
@@ -76,6 +75,18 @@ class EventAdapter:
         self.view = view
         self.confirmations = ConfirmationQueue(view)
         self._last_error: str | None = None
+
+    async def pump(self, events: AsyncGenerator[Event, None]) -> None:
+        """Handles the session's events until it ends; a display bug is said and the stream goes on."""
+        try:
+            async for event in events:
+                try:
+                    await self.handle(event)
+                except Exception as exc:
+                    log.error(f"event {type(event).__name__} failed: {exc!r}")
+                    self.view.notify(f"Display error: {exc}", severity="error")
+        finally:
+            await events.aclose()  # unsubscribes now, not whenever the generator is collected
 
     async def handle(self, event: Event) -> None:
         event = shown(event)

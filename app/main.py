@@ -220,7 +220,7 @@ class GeminiApp(App[int]):
             self.ask_trust = False
             self.build_session(screen, build)
 
-        self.push_screen(TrustScreen(self.root, withheld, on_typed=screen.type_into_prompt), answered)
+        self.push_screen(TrustScreen(self.root, withheld, on_typed=screen.prompt.input.take_key), answered)
 
     def signal_terminal(self, *, title: str | None = None, notify: str | None = None) -> None:
         """What a terminal shows outside the app: the window title (OSC 2), and a notification (bell and an

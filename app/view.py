@@ -8,11 +8,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 if TYPE_CHECKING:
-    from textual import events
     from textual.notifications import SeverityLevel
     from textual.screen import Screen
 
     from gemini_tui.app.call_log import CallLog, CallRecord
+    from gemini_tui.app.turns import Turns
     from gemini_tui.app.widgets.chat import ChatPane
     from gemini_tui.app.widgets.confirm_bar import ConfirmBar
     from gemini_tui.app.widgets.prompt import PromptArea
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from gemini_tui.app.widgets.status import StatusLine
     from gemini_tui.app.widgets.todo_list import TodoPanel
     from gemini_tui.core.ground.events import McpServerStatusChanged
+    from gemini_tui.core.persistence.records import LoadedSession
     from gemini_tui.core.session.face import SessionFace
 
 T = TypeVar("T")
@@ -38,13 +39,11 @@ class ConfirmationView(ModalHost, Protocol):
     """Where confirmations are asked: the inline bar, diff modals, and the prompt to return to."""
 
     confirm_bar: ConfirmBar
+    prompt: PromptArea  # a key meant for it that reached a confirmation not listening yet goes there
 
     def focus_prompt(self) -> None: ...
     def action_cancel_turn(self) -> None:
         """Cancels the running turn (Ctrl+C inside a diff review)."""
-        ...
-    def type_into_prompt(self, event: events.Key) -> None:
-        """A key meant for the prompt reached a confirmation that was not listening yet."""
         ...
     def attention(self, reason: str | None) -> None:
         """Asks for the user's attention (`approval`, `answer`), or stops asking (None)."""
@@ -77,12 +76,15 @@ class EventView(ConfirmationView, Protocol):
                timeout: float | None = None, markup: bool = True) -> None: ...
 
 
+class SlashRunner(Protocol):
+    async def run(self, line: str) -> None: ...
+
+
 class PaletteActions(Protocol):
     """What the command palette offers besides the slash commands."""
 
     session: SessionFace
-
-    async def run_slash(self, line: str) -> None: ...
+    results: SlashRunner  # runs a slash command and shows what it returned (`CommandResults`)
     def action_cycle_mode(self) -> None: ...
     def action_toggle_yolo(self) -> None: ...
     def action_toggle_history(self) -> None: ...
@@ -97,6 +99,17 @@ class CommandView(Protocol):
 
     @property
     def app(self) -> Any: ...  # the running App: Textual types it through a descriptor a protocol cannot match
-    async def show_transcript(self, loaded: Any) -> None: ...
+    async def show_transcript(self, loaded: LoadedSession) -> None: ...
     def run_worker(self, work: Any, *args: Any, **kwargs: Any) -> Any: ...
     def post_message(self, message: Any) -> bool: ...
+
+
+class ResultView(CommandView, Protocol):
+    """What showing a slash command's result drives besides a command's view: the queue and the status line,
+    what is known of MCP servers, and the turns (a custom command starts one)."""
+
+    queue: ToolQueue
+    status: StatusLine
+    todos: TodoPanel
+    mcp_status: dict[str, McpServerStatusChanged]
+    turns: Turns

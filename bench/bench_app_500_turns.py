@@ -49,7 +49,7 @@ async def measure() -> dict[str, float]:
             screen = main_screen(pilot)
             started = time.perf_counter()
             for n in range(TURNS):
-                screen.send(f"question {n}")
+                screen.turns.send(f"question {n}")
                 await pilot.pause()
                 while screen.busy:
                     await asyncio.sleep(0.002)

@@ -51,7 +51,7 @@ async def measure() -> dict[str, float]:
             screen.prompt.input.clear()
             await pilot.pause()
             cpu_started, wall_started = time.process_time(), time.perf_counter()
-            screen.send("write a long document")
+            screen.turns.send("write a long document")
             await asyncio.sleep(0.2)
             during: list[float] = []
             while screen.busy:

@@ -49,7 +49,7 @@ def autosave_and_a_long_session(home: Path, root: Path) -> list[float]:
 
 async def resume_to_first_frame(home: Path, root: Path) -> float:
     from gemini_tui.app.main import GeminiApp
-    from gemini_tui.app.screens.main_screen import RESUMED_TURNS_SHOWN
+    from gemini_tui.app.transcript import RESUMED_TURNS_SHOWN
     from gemini_tui.cli.assemble import build_session
 
     started = time.perf_counter()

@@ -18,6 +18,7 @@ from rich.style import Style
 from rich.theme import Theme
 from textual import events
 from textual.geometry import Size
+from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Collapsible
@@ -335,17 +336,23 @@ class AnswerBlock(MarkdownText):
     """The model's answer to one request: streamed, or whole (a resumed session). A double click copies the
     whole answer's Markdown (not only what is on screen) through the terminal's clipboard."""
 
+    class CopyRequested(Message):
+        """The user asked to copy `text` (`what` names it in the notice that says it was copied)."""
+
+        def __init__(self, text: str, what: str) -> None:
+            super().__init__()
+            self.text = text
+            self.what = what
+
     def __init__(self, text: str = "", classes: str = "answer") -> None:
         super().__init__(text, classes=classes)
 
-    async def on_click(self, event: events.Click) -> None:
+    def on_click(self, event: events.Click) -> None:
         if event.chain < 2:
             return
         event.stop()
-        copy = getattr(self.screen, "copy_text", None)
-        text = self.text + "".join(self._pending)
-        if copy is not None and text:
-            await copy(text, "the whole answer's Markdown")
+        if text := self.text + "".join(self._pending):
+            self.post_message(self.CopyRequested(text, "the whole answer's Markdown"))
 
 
 class ThoughtBlock(Collapsible):

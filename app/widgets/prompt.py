@@ -77,6 +77,17 @@ class PromptInput(TextArea):
         self.clear()
         self.post_message(self.Submitted(text))
 
+    def take_key(self, event: events.Key) -> None:
+        """A key typed for the prompt reached a confirmation that was not listening yet: it goes where the user
+        meant it (text, Backspace, and Enter, which sends the prompt: queued while the turn runs; other keys only
+        wait)."""
+        if event.key == "backspace":
+            self.action_delete_left()
+        elif event.key == "enter":
+            self.submit()
+        elif event.is_printable and event.character:
+            self.insert(event.character)
+
     def history_step(self, step: int) -> None:
         if self._history_index is None:
             if step > 0:

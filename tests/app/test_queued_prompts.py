@@ -29,13 +29,13 @@ async def test_prompts_queued_during_a_turn_are_sent_in_order_when_it_ends(root:
         await wait_for(pilot, lambda: screen.busy)
         await type_and_send(pilot, "second")
         await type_and_send(pilot, "third")
-        assert screen.queued == ["second", "third"] and screen.queued_view.display
-        shown = str(screen.queued_view.render())
+        assert screen.queued.prompts == ["second", "third"] and screen.queued.display
+        shown = str(screen.queued.render())
         assert "second" in shown and "third" in shown and "sent when the turn ends" in shown
         assert len(model.requests) == 1
         gate.set()
-        await wait_for(pilot, lambda: len(model.requests) == 3 and not screen.busy and not screen.queued)
-        assert not screen.queued_view.display
+        await wait_for(pilot, lambda: len(model.requests) == 3 and not screen.busy and not screen.queued.prompts)
+        assert not screen.queued.display
     assert [p.split()[-1] for p in prompts_sent(model)] == ["first", "second", "third"]
 
 
@@ -51,11 +51,11 @@ async def test_up_edits_the_last_queued_prompt_and_ctrl_c_removes_one(root: Path
         await type_and_send(pilot, "drop me")
         await type_and_send(pilot, "fix me")
         await pilot.press("up")  # the prompt is empty: the last queued prompt comes back to edit
-        assert screen.prompt.input.text == "fix me" and screen.queued == ["keep me", "drop me"]
+        assert screen.prompt.input.text == "fix me" and screen.queued.prompts == ["keep me", "drop me"]
         await pilot.press("ctrl+c")  # clears the prompt's text first
         app._last_interrupt = 0.0
         await pilot.press("ctrl+c")  # then removes the last queued prompt, the turn keeps running
-        assert screen.queued == ["keep me"] and screen.busy
+        assert screen.queued.prompts == ["keep me"] and screen.busy
         gate.set()
         await wait_for(pilot, lambda: len(model.requests) == 2 and not screen.busy)
     assert prompts_sent(model)[-1].endswith("keep me")
@@ -74,5 +74,5 @@ async def test_esc_cancelling_the_turn_brings_the_queue_back_unsent(root: Path, 
         await pilot.press("escape")
         await wait_for(pilot, lambda: not screen.busy)
         await pilot.pause(0.1)
-        assert screen.queued == [] and screen.prompt.input.text == "later one\nlater two"
+        assert screen.queued.prompts == [] and screen.prompt.input.text == "later one\nlater two"
         assert len(model.requests) == 1

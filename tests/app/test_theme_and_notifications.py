@@ -135,7 +135,7 @@ async def test_notifications_can_be_turned_off(root: Path, tmp_path: Path) -> No
 
 
 async def test_a_long_turn_rings_when_its_answer_is_ready(root: Path, tmp_path: Path, monkeypatch) -> None:
-    from gemini_tui.app.screens import main_screen as module
+    from gemini_tui.app import turns as module
 
     monkeypatch.setattr(module, "ANSWER_NOTIFY_AFTER", 0.2)
     model = ScriptedModel().add(text("slow ", 1), text("answer"), delay_s=0.15)

@@ -1,0 +1,65 @@
+"""The Ctrl+B history panel as the main screen holds it: a placeholder at the first frame, the panel mounted after
+it (its module loads then), every call record shown in it, opened beside the chat or over it when narrow."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual.widget import Widget
+from textual.widgets import Static
+
+from gemini_tui.app.call_log import CallLog, CallRecord
+
+if TYPE_CHECKING:
+    from gemini_tui.app.widgets.history_panel import HistoryPanel
+
+HISTORY_BESIDE_MIN_WIDTH = 80  # narrower than this, the history panel covers the chat while it is open
+
+
+class HistorySide:
+    """`widget` is what the screen composes (the placeholder, then the panel); `screen` is where it is mounted,
+    and whose class says when the panel takes the whole body."""
+
+    def __init__(self, screen: Widget, calls: CallLog) -> None:
+        self.screen = screen
+        self.calls = calls
+        self.widget: Widget = Static(id="history-placeholder")
+        self.widget.display = False
+        self.panel: HistoryPanel | None = None
+
+    async def mount(self) -> None:
+        from gemini_tui.app.widgets.history_panel import HistoryPanel
+
+        panel = HistoryPanel(id="history")
+        panel.display = False
+        placeholder, self.widget = self.widget, panel
+        await self.screen.query_one("#body").mount(panel)
+        await placeholder.remove()
+        self.panel = panel
+        for record in self.calls.records():  # calls made before the panel was there
+            panel.show(record)
+
+    def show(self, record: CallRecord) -> None:
+        if self.panel is not None:
+            self.panel.show(record)
+
+    @property
+    def is_open(self) -> bool:
+        return bool(self.widget.display)
+
+    def holds(self, widget: Widget) -> bool:
+        """Whether `widget` is in the open panel (its keys are its own)."""
+        return self.is_open and self.widget in widget.ancestors_with_self
+
+    def fit(self) -> None:
+        # beside the chat the panel needs 40 columns and the chat as many; narrower, it takes the whole body
+        self.screen.set_class(self.is_open and self.screen.size.width < HISTORY_BESIDE_MIN_WIDTH, "-history-full")
+
+    def toggle(self) -> bool:
+        """Opens the panel (its filter takes the focus) or closes it; True when it is open now."""
+        self.widget.display = not self.widget.display
+        self.fit()
+        if self.is_open:
+            filters = self.widget.query("Input")
+            (filters.first() if filters else self.widget).focus()
+        return self.is_open
