@@ -1,8 +1,8 @@
 """The main screen: status line, chat pane, tool-call queue, inline confirmations, prompt and history panel.
 
 It holds the layout, the key bindings and short handlers. Events reach the widgets through `EventAdapter` (which
-sees this screen as an `EventView`), slash commands return typed results that `CommandResults` shows, and the session is
-only used through its face (`SessionFace`)."""
+sees this screen as an `EventView`), slash commands return typed results that `CommandResults` shows, a turn runs
+in `Turns`, and the session is only used through its face (`SessionFace`)."""
 
 from __future__ import annotations
 
@@ -135,24 +135,20 @@ class MainScreen(Screen[None]):
 
     def refresh_session_commands(self) -> None:
         """The session's own commands (custom ones, MCP prompts) and MCP resources, for completion."""
-        if self.session is None:
-            return
-        for name in [n for n in self.prompt.commands if ":" in n and n not in session_commands(self.session)]:
-            del self.prompt.commands[name]  # a server that went away takes its prompts with it
-        self.prompt.commands.update(session_commands(self.session))
-        self.prompt.resources = self.session.resource_mentions()
+        if self.session is not None:
+            self.prompt.set_session_commands(session_commands(self.session), self.session.resource_mentions())
 
     def queue_prompt(self, text: str) -> None:
         """Sends `text` as if typed, now or as soon as the session is ready (`-i TEXT`)."""
-        if self.ready:
-            self.post_message(PromptInput.Submitted(text))
-        else:
-            self._when_ready(lambda: self.post_message(PromptInput.Submitted(text)))
+        self._when_ready(lambda: self.post_message(PromptInput.Submitted(text)))
 
     def _when_ready(self, action: Callable[[], object]) -> None:
-        """Keeps `action` (a key the user pressed before the session was built) for when it is: a key pressed in
-        the first instant acts as it would a second later."""
-        self._waiting.append(action)
+        """Does `action` now, or keeps it (a key the user pressed before the session was built) for when the
+        session is: a key pressed in the first instant acts as it would a second later."""
+        if self.ready:
+            action()
+        else:
+            self._waiting.append(action)
 
     def attach(self, session: SessionFace) -> None:
         """The session is built: subscribe to its events, show its state, send what was typed meanwhile."""
@@ -315,19 +311,13 @@ class MainScreen(Screen[None]):
             self.notify("Todo list hidden (Ctrl+T shows it).", timeout=2)
 
     def action_cycle_mode(self) -> None:
-        if not self.ready:
-            self._when_ready(self.action_cycle_mode)
-            return
-        self.set_mode(self.session.approval_mode.next())
+        self._when_ready(lambda: self.set_mode(self.session.approval_mode.next()))
 
     def action_toggle_yolo(self) -> None:
-        if not self.ready:
-            self._when_ready(self.action_toggle_yolo)
-            return
         from gemini_tui.core.approvals.policy import ApprovalMode
 
-        mode = ApprovalMode.default if self.session.approval_mode is ApprovalMode.yolo else ApprovalMode.yolo
-        self.set_mode(mode)
+        yolo = ApprovalMode.yolo
+        self._when_ready(lambda: self.set_mode(ApprovalMode.default if self.session.approval_mode is yolo else yolo))
 
     def set_mode(self, mode: Any) -> None:
         try:

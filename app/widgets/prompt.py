@@ -123,6 +123,14 @@ class PromptArea(Vertical):
         self.input = PromptInput(id="prompt-input")
         self.candidates: list[Candidate] = []
 
+    def set_session_commands(self, commands: dict[str, str], resources: dict[str, str]) -> None:
+        """The session's own commands (`server:prompt`, custom ones) and MCP resources, completed like built-ins;
+        a server that went away takes its prompts with it."""
+        for name in [n for n in self.commands if ":" in n and n not in commands]:
+            del self.commands[name]
+        self.commands.update(commands)
+        self.resources = resources
+
     def compose(self) -> Any:
         yield self.completions
         yield self.input
