@@ -113,6 +113,25 @@ def attach_sessions(session: Session, settings: Settings, root: Path) -> None:
             session.report(f"Old sessions could not be pruned: {exc}")
 
 
+def attach_agents(session: Session, settings: Settings, registry: ToolRegistry, root: Path,
+                  extensions: Sequence[Any] = ()) -> None:
+    """Subagents (`invoke_agent`): the built-ins, the user's, the trusted project's acknowledged ones and the
+    extensions'; they run with the session's tools, approvals and model. Problems found are notices."""
+    from gemini_tui.core.agents.catalog import load_catalog
+    from gemini_tui.core.agents.subagent import AgentHost
+    from gemini_tui.tools.invoke_agent import InvokeAgentTool
+
+    catalog = load_catalog(settings.gemini_dir, root, trusted=settings.workspace_trusted,
+                           overrides=settings.agents_overrides,
+                           extension_folders=[(ext.name, ext.path) for ext in extensions])
+    for problem in catalog.notices:
+        session.report(problem)
+    host = AgentHost(registry, session.scheduler, lambda: session.model, root, model_factory=session.model_factory,
+                     memory=lambda: session.memory.text, stats=session.stats,
+                     max_parallel=settings.agents_max_parallel)
+    registry.register(InvokeAgentTool(catalog, host))
+
+
 def attach_edit_fixer(session: Session, settings: Settings, registry: ToolRegistry) -> None:
     """`replace`'s model tier asks the session's current model (never the offline one), unless
     tools.disableLLMCorrection is set."""
@@ -333,6 +352,7 @@ def build_session(root: Path | str | None = None, *, model: str | None = None,
         session.scheduler.hooks.session_id = session.session_id
     sessions.append(session)
     attach_plan_tools(session, registry, workspace)
+    attach_agents(session, settings, registry, root, setup.extensions)
     attach_edit_fixer(session, settings, registry)
     attach_sessions(session, settings, root)
     # every GEMINI.md is read now, while the session is built (off the first frame, before a headless run prints):

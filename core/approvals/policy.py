@@ -35,6 +35,7 @@ SHELL_TOOL = "run_shell_command"
 ESCAPE_GRANT = "outside-sandbox:"  # a grant to run these programs outside the sandbox: `outside-sandbox:tool(name)`
 CHANGED_CODE_RULE = "runs code the model changed"
 EDIT_TOOLS = frozenset({"write_file", "replace"})
+DELEGATION_RULE = "subagent (each of its calls is decided on its own)"
 EDIT_GRANT = "edit"  # one grant for every edit tool: "allow edits for this session" means write_file and replace
 _CALL_FORM = re.compile(r"^\s*([\w.\-:/]+)\s*(?:\((.*)\))?\s*$", re.S)
 
@@ -280,7 +281,9 @@ class ApprovalPolicy:
 
     # -- one call -----------------------------------------------------------------------------------------------
     def decide(self, tool: str, needs: CallNeeds, aliases: Iterable[str] = (), requested_by: str = "model", *,
-               args: Mapping[str, Any] | None = None, interactive: bool = True) -> Decision:
+               args: Mapping[str, Any] | None = None, interactive: bool = True, subagent: str = "") -> Decision:
+        """`subagent` names the subagent that made the call ("" for the session's model): policy-file rules with
+        a `subagent` field match only its calls."""
         names = {tool, *aliases}
         if needs.mcp_server and needs.mcp_tool:
             names |= mcp_names(needs.mcp_server, needs.mcp_tool)
@@ -295,12 +298,16 @@ class ApprovalPolicy:
                     # a revision of the plan is reviewed hunk by hunk, like any edit; the first draft is not
                     return Decision(Verdict.ask, PLAN_REVISION_RULE, "The model revises the plan.")
                 return Decision(Verdict.allow, PLAN_FILE_RULE)
+            if needs.delegates and not needs.read_only:
+                return Decision(Verdict.deny, "approval mode plan", (
+                    "Plan mode is on: only read-only subagents run, and this one may change files or run commands. "
+                    "It was not run. Investigate with a read-only agent (codebase_investigator) or the tools."))
             if not needs.read_only:
                 where = f" Write the plan as a .md file in {plans.path} instead." if plans is not None else ""
                 return Decision(Verdict.deny, "approval mode plan", (
                     f"Plan mode is on: only read-only tools run, and {tool} would change something. It was not "
                     f"run.{where} The user leaves plan mode to apply it."))
-        from_files = self.file_match(tool, aliases, needs, args, interactive, requested_by)
+        from_files = self.file_match(tool, aliases, needs, args, interactive, requested_by, subagent)
         if from_files is not None and from_files.priority > SETTINGS_PRIORITY["mcp.excluded"]:
             return self._file_decision(tool, from_files, needs)
         effects = self._effects(needs)
@@ -314,6 +321,8 @@ class ApprovalPolicy:
             return self._file_decision(tool, from_files, needs)
         if requested_by == "user" and shell is None:
             return Decision(Verdict.allow, "requested by the user")  # `/memory add`: typing it was the consent
+        if needs.delegates:  # a subagent starts unasked (as in Gemini CLI); each of its calls is decided alone
+            return Decision(Verdict.allow, DELEGATION_RULE)
         if needs.read_only and not needs.writes:
             return Decision(Verdict.allow, READ_ONLY_RULE)
         grants = self._grant_rules(tool, needs)
@@ -359,7 +368,7 @@ class ApprovalPolicy:
             "tools.sandboxWritableRoots: [folders])."), grants)
 
     def file_match(self, tool: str, aliases: Iterable[str], needs: CallNeeds, args: Mapping[str, Any] | None,
-                    interactive: bool, requested_by: str) -> FileMatch | None:
+                   interactive: bool, requested_by: str, subagent: str = "") -> FileMatch | None:
         if not self.files or (requested_by == "user" and needs.shell is None):
             return None
         server = needs.mcp_server if needs.mcp_tool else None
@@ -367,7 +376,8 @@ class ApprovalPolicy:
         if args is None and needs.shell is not None:
             args = {"command": needs.shell.source}
         parts = [command.text for command in needs.shell.commands] if needs.shell is not None else []
-        return self.files.match(names, args, server, str(self.mode), interactive=interactive, subcommands=parts)
+        return self.files.match(names, args, server, str(self.mode), interactive=interactive, subcommands=parts,
+                                subagent=subagent or None)
 
     def _file_decision(self, tool: str, found: FileMatch, needs: CallNeeds) -> Decision:
         rule = found.describe()

@@ -67,6 +67,7 @@ class FileRule:
     deny_message: str | None = None
     allow_redirection: bool = False
     fail_closed: bool = False  # stands for a deny rule that could not be read
+    subagent: str | None = None  # only calls made by this subagent match
 
     @property
     def tier_name(self) -> str:
@@ -114,26 +115,27 @@ class FilePolicy:
 
     # -- one call -------------------------------------------------------------------------------------------
     def best(self, names: Iterable[str], args: Mapping[str, Any] | None, server: str | None, mode: str,
-             interactive: bool = True, annotations: Mapping[str, Any] | None = None) -> FileRule | None:
+             interactive: bool = True, annotations: Mapping[str, Any] | None = None,
+             subagent: str | None = None) -> FileRule | None:
         """The highest-priority rule that matches a call of any of `names` (first match wins, as Gemini CLI)."""
         names = list(dict.fromkeys(names))
         flat = stable_stringify(args) if args is not None and any(r.pattern for r in self.rules) else None
         wanted_mode = _OUR_MODES.get(str(mode), str(mode))
         for rule in self.rules:
-            if any(rule_matches(rule, name, args, flat, server, wanted_mode, interactive, annotations)
+            if any(rule_matches(rule, name, args, flat, server, wanted_mode, interactive, annotations, subagent)
                    for name in names):
                 return rule
         return None
 
     def match(self, names: Iterable[str], args: Mapping[str, Any] | None, server: str | None, mode: str, *,
               interactive: bool = True, subcommands: Sequence[str] = (),
-              annotations: Mapping[str, Any] | None = None) -> FileMatch | None:
+              annotations: Mapping[str, Any] | None = None, subagent: str | None = None) -> FileMatch | None:
         """The files' verdict on a call, or None when no rule speaks to it. A shell line is judged whole and
         then part by part as Gemini CLI does: any part denied denies, any part asked asks, an allowed line with
         a redirection asks (except under auto_edit and yolo) unless its rule has `allowRedirection`, and an
         allowed line with a part no rule covers is left to the other rules."""
         names = list(names)
-        whole = self.best(names, args, server, mode, interactive, annotations)
+        whole = self.best(names, args, server, mode, interactive, annotations, subagent)
         command = args.get("command") if args is not None and SHELL_TOOL in names else None
         if not isinstance(command, str) or not command.strip():
             return FileMatch(whole.decision, whole) if whole is not None else None
@@ -141,7 +143,7 @@ class FilePolicy:
             return FileMatch("deny", whole)
         parts = [part for part in subcommands if part.strip() and part.strip() != command.strip()]
         given = dict(args or {})
-        part_rules = [self.best(names, {**given, "command": part}, server, mode, interactive, annotations)
+        part_rules = [self.best(names, {**given, "command": part}, server, mode, interactive, annotations, subagent)
                       for part in parts]
         for rule in part_rules:
             if rule is not None and rule.decision == "deny":
@@ -167,10 +169,14 @@ class FilePolicy:
 
 # -- matching -------------------------------------------------------------------------------------------------------
 def rule_matches(rule: FileRule, name: str, args: Mapping[str, Any] | None, flat: str | None, server: str | None,
-                 mode: str, interactive: bool, annotations: Mapping[str, Any] | None = None) -> bool:
-    """Gemini CLI's ruleMatches: modes, mcpName, toolName (with its wildcards), annotations, argsPattern,
-    interactive. `name` is the call's name as Gemini CLI spells it (`mcp_<server>_<tool>` for MCP tools)."""
+                 mode: str, interactive: bool, annotations: Mapping[str, Any] | None = None,
+                 subagent: str | None = None) -> bool:
+    """Gemini CLI's ruleMatches: modes, subagent, mcpName, toolName (with its wildcards), annotations,
+    argsPattern, interactive. `name` is the call's name as Gemini CLI spells it (`mcp_<server>_<tool>` for MCP
+    tools); `subagent` names the subagent that made the call (None: the session's own model)."""
     if rule.modes and mode not in rule.modes:
+        return False
+    if rule.subagent is not None and rule.subagent != subagent:
         return False
     if rule.mcp_name is not None:
         if rule.mcp_name == "*":
@@ -426,8 +432,8 @@ def _rule(entry: dict[str, Any], source: str, line: int, tier: int) -> tuple[lis
     annotations = entry.get("toolAnnotations")
     if annotations is not None and not isinstance(annotations, dict):
         errors.append("toolAnnotations must be a table.")
-    if entry.get("subagent") is not None:
-        errors.append("subagent rules are not supported by gemini-tui (it has no subagents).")
+    if entry.get("subagent") == "":
+        errors.append("subagent must name a subagent when given (it cannot be empty).")
     compiled: list[tuple[re.Pattern[str] | None, str | None]] = []
     if not errors:
         for text in args_patterns(pattern, prefix, regex):
@@ -460,7 +466,8 @@ def _rule(entry: dict[str, Any], source: str, line: int, tier: int) -> tuple[lis
                 tool=tool, decision=str(decision), priority=tier + int(priority or 0) / 1000, tier=tier, source=source,
                 line=line, text=conditions, mcp_name=mcp_name, pattern=compiled_pattern,
                 command_prefix=prefix is not None, modes=tuple(modes), interactive=interactive,
-                annotations=annotations, deny_message=deny_message, allow_redirection=allow_redirection))
+                annotations=annotations, deny_message=deny_message, allow_redirection=allow_redirection,
+                subagent=entry.get("subagent")))
     return made_rules, warnings
 
 
@@ -511,7 +518,8 @@ def _mcp_tool_name(server: str, tool: str | None) -> str:
 
 def _conditions(entry: Mapping[str, Any]) -> str:
     parts = []
-    for key in ("toolName", "mcpName", "commandPrefix", "commandRegex", "argsPattern", "modes", "interactive"):
+    for key in ("toolName", "subagent", "mcpName", "commandPrefix", "commandRegex", "argsPattern", "modes",
+                "interactive"):
         if entry.get(key) is not None:
             value = entry[key]
             parts.append(f"{key} {json.dumps(value) if not isinstance(value, str) else repr(value)}")

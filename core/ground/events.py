@@ -50,6 +50,8 @@ class ToolCallInfo:
     rule: str = ""
     reason: str = ""
     outcome: str | None = None  # once decided, a core.stats.CallDecision value (accept, reject, modify, auto_accept)
+    agent: str = ""  # the subagent that made the call ("" for the session's own model, the user)
+    parent_call_id: str = ""  # that subagent's invoke_agent call
 
 
 @dataclass(frozen=True)

@@ -75,6 +75,8 @@ class _Call:
     needs: CallNeeds | None = None  # what the tool said the call needs (the policy remembers unreviewed edits)
     hook_changed_input: bool = False  # a BeforeTool hook rewrote the arguments (the model is told)
     answer: Decision | None = None  # the user's answer, when asked (leaving plan mode, ask_user)
+    agent: str = ""  # the subagent that made the call ("" for the session's own model)
+    parent_call_id: str = ""
 
     def info(self) -> ToolCallInfo:
         return ToolCallInfo(
@@ -84,6 +86,7 @@ class _Call:
             decision=self.policy.verdict.value if self.policy else "", rule=self.policy.rule if self.policy else "",
             reason=self.policy.reason if self.policy else "",
             outcome=self.decision.value if self.decision is not None else None,
+            agent=self.agent, parent_call_id=self.parent_call_id,
         )
 
 
@@ -142,6 +145,10 @@ class Scheduler:
         self.after_change: Callable[[ToolCallInfo], Awaitable[None]] | None = None
         self.hooks = hooks  # a core.hooks.Hooks, or None
         self._notes: set[asyncio.Future[Any]] = set()  # Notification hooks still running
+        # a subagent's own scheduler: its name (policy rules with `subagent = ...` match it; events carry it) and
+        # the invoke_agent call it runs under
+        self.agent = ""
+        self.parent_call_id = ""
 
     @property
     def approval_mode(self) -> ApprovalMode:
@@ -162,7 +169,7 @@ class Scheduler:
         return set(self.grants.rules())
 
     async def run(self, calls: list[FunctionCall], abort_signal: AbortSignal) -> list[FunctionResponse]:
-        records = [_Call(call) for call in calls]
+        records = [_Call(call, agent=self.agent, parent_call_id=self.parent_call_id) for call in calls]
         await self._schedule(records, abort_signal)
         return [record.response for record in records if record.response is not None]
 
@@ -184,7 +191,7 @@ class Scheduler:
         for record in records:
             if record.response is not None:
                 continue
-            if record.tool is not None and record.tool.kind.is_read_only:
+            if record.tool is not None and record.tool.runs_alongside(record.params):
                 batch.append(record)
                 continue
             await self._run_concurrently(batch, abort_signal)
@@ -322,7 +329,7 @@ class Scheduler:
             log.exception("%s could not describe its call", tool.name)
             return self._refuse(record, f"{tool.name} could not describe what it would do ({exc}); it was not run.")
         decision = self.policy.decide(tool.name, needs, self.registry.aliases(tool), record.requested_by,
-                                      args=record.call.args, interactive=self.interactive)
+                                      args=record.call.args, interactive=self.interactive, subagent=record.agent)
         if decision.verdict is not Verdict.deny and self.hooks is not None:
             decision = await self.hooks.before_tool(tool.name, record.call.args, decision, needs)
             changed = self.hooks.last_tool_input
@@ -332,7 +339,8 @@ class Scheduler:
                     return self._refuse(record, refused)
                 needs = tool.needs(record.params)
                 decision = self.policy.decide(tool.name, needs, self.registry.aliases(tool), record.requested_by,
-                                              args=record.call.args, interactive=self.interactive)
+                                              args=record.call.args, interactive=self.interactive,
+                                              subagent=record.agent)
         record.policy = decision
         record.needs = needs
         self._publish(record)
@@ -484,7 +492,7 @@ class Scheduler:
         context = CallContext(on_output=on_output, reviewed_content=reviewed, reviewed_existed=existed,
                               extra={"approved": record.decision is CallDecision.accept,
                                      "yolo": str(self.approval_mode) == "yolo"},
-                              answer=record.answer)
+                              answer=record.answer, call_id=record.call.id)
         self._set(record, CallState.executing)
         task = asyncio.ensure_future(tool.execute(record.params, signal, context))
         aborted = asyncio.ensure_future(signal.wait())

@@ -300,6 +300,9 @@ class Session:
             prompt = f"{prompt}\n{plan_mode_section(self.plans.path, self.scheduler.interactive)}\n"
         if self.skills.enabled and self.registry.get(ACTIVATE_SKILL) is not None:  # Agent Skills, as Gemini CLI
             prompt = f"{prompt}\n{system_section(self.skills.enabled, self.model_name)}\n"
+        for tool in self.registry.tools:  # sections of tools that bring their own (invoke_agent's agents)
+            if section := tool.system_section(self.model_name):
+                prompt = f"{prompt}\n{section}\n"
         return prompt
 
     async def add_memory(self, fact: str) -> ToolOutcome:

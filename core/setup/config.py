@@ -93,6 +93,8 @@ class Settings(BaseModel):
     ui_notifications: bool = True  # ui.notifications: bell + OSC 9 when an approval or an answer waits
     skills_enabled: bool = True  # skills.enabled: Agent Skills are discovered and offered (core/setup/skills.py)
     skills_disabled: list[str] = Field(default_factory=list)  # skills.disabled: names never offered
+    agents_overrides: dict[str, dict[str, Any]] = Field(default_factory=dict)  # agents.overrides.<name>
+    agents_max_parallel: int = 4  # agents.maxParallel: subagents of one turn that run at once
     home: Path = Field(default_factory=lambda: gemini_home())
     files: list[Path] = Field(default_factory=list)  # the settings files that were read
     notices: list[str] = Field(default_factory=list)
@@ -266,6 +268,13 @@ def _age(value: Any) -> str:
     return str(value)
 
 
+def _overrides(value: Any) -> dict[str, dict[str, Any]]:
+    """agents.overrides: agent name -> {enabled, modelConfig, runConfig, tools} (core/agents/definition.py)."""
+    if not isinstance(value, dict) or not all(isinstance(entry, dict) for entry in value.values()):
+        raise ValueError("must be an object of agent names, each an object (enabled, modelConfig, runConfig, tools)")
+    return value
+
+
 def _positive_int(value: Any) -> int:
     if isinstance(value, int) and not isinstance(value, bool) and value > 0:
         return value
@@ -314,8 +323,11 @@ _KEYS: dict[str, tuple[tuple[str, ...], Callable[[Any], Any]]] = {
     "ui_notifications": (("ui.notifications",), _bool),
     "skills_enabled": (("skills.enabled",), _bool),
     "skills_disabled": (("skills.disabled",), _str_list),
+    "agents_overrides": (("agents.overrides",), _overrides),
+    "agents_max_parallel": (("agents.maxParallel",), _positive_int),
 }
-_SECTIONS = (TUI_SECTION, "tools", "model", "context", "general", "security", "checkpointing", "mcp", "skills")
+_SECTIONS = (TUI_SECTION, "tools", "model", "context", "general", "security", "checkpointing", "mcp", "skills",
+             "agents")
 # Gemini CLI's usual sections that change nothing here: read silently, never a notice
 _QUIET = ("general", "privacy", "telemetry", "ui")
 # list settings whose rules carry the file they came from (the policy names it when a rule decides)

@@ -22,3 +22,4 @@ class CallNeeds:
     trusted_server: bool = False  # mcpServers.<name>.trust
     cwd: str | None = None  # where a command runs (relative paths in it are from there)
     escalation: str | None = None  # why a command asks to run outside the sandbox (None: it runs inside, or none)
+    delegates: bool = False  # invoke_agent: nothing runs but the subagent's own calls, each decided on its own

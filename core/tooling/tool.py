@@ -54,6 +54,7 @@ class CallContext:
     reviewed_existed: bool | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     answer: Decision | None = None  # what the user answered when asked (None: nobody was asked)
+    call_id: str = ""  # the call's own id (a subagent's calls name the invoke_agent call they run under)
 
 
 class ToolParams(BaseModel):
@@ -149,6 +150,14 @@ class BaseTool(ABC, Generic[P]):
 
     def get_description(self, params: P) -> str:
         return f"{self.display_name} {json.dumps(params.model_dump(exclude_none=True), ensure_ascii=False)}"
+
+    def system_section(self, model_name: str) -> str:
+        """A section this tool adds to the system instruction while it is registered ("" for none)."""
+        return ""
+
+    def runs_alongside(self, params: P) -> bool:
+        """Whether this call may run at the same time as the turn's other such calls (read-only ones)."""
+        return self.kind.is_read_only
 
     def needs(self, params: P) -> CallNeeds:
         """What this call needs (paths it writes, the command it runs, the server it calls), for the approval

@@ -15,7 +15,7 @@ from gemini_tui.core.setup.config import Settings
 
 BUILTINS = {"list_directory", "read_file", "write_file", "glob", "search_file_content", "replace",
             "read_many_files", "run_shell_command", "web_fetch", "google_web_search", "save_memory",
-            "enter_plan_mode", "exit_plan_mode", "ask_user", "write_todos"}
+            "enter_plan_mode", "exit_plan_mode", "ask_user", "write_todos", "invoke_agent"}
 
 
 def test_model_name_precedence(tmp_path: Path) -> None:
