@@ -66,6 +66,14 @@ SCENARIOS = {
     "session-start": Scenario("SessionStart", "console.log(JSON.stringify({hookSpecificOutput: {hookEventName: "
                               "'SessionStart', additionalContext: 'Context from SessionStart.'}}));",
                               [reply(text("Fine."))], "startup"),
+    "tool-selection-any": Scenario("BeforeToolSelection", "console.log(JSON.stringify({hookSpecificOutput: "
+                                   "{hookEventName: 'BeforeToolSelection', toolConfig: {mode: 'ANY', "
+                                   "allowedFunctionNames: ['write_file']}}}));", WRITE),
+    "tool-selection-names": Scenario("BeforeToolSelection", "console.log(JSON.stringify({hookSpecificOutput: "
+                                     "{hookEventName: 'BeforeToolSelection', toolConfig: {allowedFunctionNames: "
+                                     "['write_file', 'read_file']}}}));", WRITE),
+    "before-agent-block": Scenario("BeforeAgent", "console.log(JSON.stringify({decision: 'block', reason: "
+                                   "'Prompt blocked by policy'}));", [reply(text("never"))]),
     "after-agent-retry": Scenario("AfterAgent", "const i = JSON.parse(require('fs').readFileSync(0, 'utf8')); "
                                   "console.log(JSON.stringify(i.stop_hook_active ? {decision: 'allow'} : "
                                   "{decision: 'deny', reason: 'Please say more.'}));",
@@ -120,8 +128,10 @@ def run(program: list[str], scenario: Scenario, base: Path) -> dict[str, Any]:
     except json.JSONDecodeError:
         answer = None
     files = {p.name: p.read_text() for p in root.iterdir() if p.is_file()}
+    tool_config = [body.get("toolConfig", {}).get("functionCallingConfig") for body in requests]
     return {"requests": len(requests), "responses": responses, "user_texts": user_texts, "files": files,
-            "answer": answer, "failed": done.returncode != 0, "log": done.stderr[-1500:]}
+            "answer": answer, "failed": done.returncode != 0, "exit": done.returncode, "tool_config": tool_config,
+            "log": done.stderr[-1500:]}
 
 
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
@@ -129,5 +139,8 @@ def test_hooks_give_what_gemini_cli_gives(name: str, tmp_path: Path) -> None:
     scenario = SCENARIOS[name]
     theirs = run(["node", str(gemini_cli_bundle() / "gemini.js")], scenario, tmp_path / "gemini")
     ours = run([sys.executable, "-m", "gemini_tui"], scenario, tmp_path / "ours")
-    for key in ("requests", "responses", "user_texts", "files", "answer", "failed"):
+    keys = ["requests", "responses", "user_texts", "files", "answer", "failed"]
+    if name.startswith(("tool-selection", "before-agent-block")):  # the request's tool config, the exit code
+        keys += ["tool_config", "exit"]
+    for key in keys:
         assert ours[key] == theirs[key], (key, ours, theirs)
