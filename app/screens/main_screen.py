@@ -261,6 +261,8 @@ class MainScreen(Screen[None]):
 
     # -- keys ---------------------------------------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "toggle_todos":  # only once the model has a list: the bar keeps its room until then
+            return self.todos.todos is not None
         if action == "send_now":  # False hides it, so the bar shows what Esc does now
             return self.busy and self.session.waiting_for_servers
         if action == "cancel_turn":

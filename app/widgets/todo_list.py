@@ -47,3 +47,5 @@ class TodoPanel(Static):
 
     def _place(self) -> None:
         self.display = self.todos is not None and not self.hidden_by_user
+        if self.is_attached:
+            self.screen.refresh_bindings()  # Ctrl+T is offered once there is a list
