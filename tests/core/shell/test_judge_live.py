@@ -179,16 +179,37 @@ async def test_writes_outside_and_to_protected_paths_never_run_unasked(scene: di
     settings: dict[str, object] = {"tools": {"allowed": [f"run_shell_command({r})" for r in rules],
                                              "shell": {"allowRedirection": True}}}
     if mode is ApprovalMode.yolo:
-        settings = {}  # yolo runs everything: every effect must appear (the corpus is live)
+        settings = {}  # yolo asks nothing, yet the sandbox (on by default) keeps these writes out
     responses = await run_lines(scene, [line for _, line, _ in cases], mode, settings)
     changed = [line for (_, line, target) in cases if _state(target) != before[target]]
     if mode is ApprovalMode.yolo:
-        unchanged = [line for (_, line, target) in cases if _state(target) == before[target]]
-        assert unchanged == [], unchanged[:5]
-    else:
-        assert changed == [], changed[:5]
-        ran = [line for (_, line, _), r in zip(cases, responses, strict=True) if "error" not in r]
-        assert ran == [], ran[:5]
+        # the sandbox keeps .git's index, objects, refs and description writable (git's own work inside) and makes
+        # read-only only what runs code later (config, hooks, info): a .git/description write is the one that lands
+        git_data = [line for (_, line, target) in cases if target.name == "description"]
+        assert git_data and changed == git_data, [line for line in changed if line not in git_data][:5]
+        # contained, not silent: every other line was refused as a step out of the sandbox, or ran inside and the
+        # model was shown the sandbox's refusal (read-only) or told how to ask the user to run it outside
+        # (an outside folder the sandbox hides fails as "No such file or directory"; any failure has its exit code)
+        told = ("outside_sandbox: true", "Read-only file system", "Permission denied", "No such file")
+        silent = [line for (_, line, _), r in zip(cases, responses, strict=True) if "error" not in r
+                  and (not any(mark in str(r.get("output")) for mark in told) or "Exit Code: 0" in str(r.get("output")))
+                  and line not in git_data]
+        assert silent == [], silent[:5]
+        return
+    assert changed == [], changed[:5]
+    ran = [line for (_, line, _), r in zip(cases, responses, strict=True) if "error" not in r]
+    assert ran == [], ran[:5]
+
+
+async def test_under_yolo_without_the_sandbox_every_write_lands(scene: dict[str, Path]) -> None:
+    """--no-sandbox (tools.sandbox false) under yolo runs every line: the corpus is live bash, not lines that would
+    fail anyway, so the contained outcome above is the sandbox's doing."""
+    _prepare_victims(scene)
+    cases = write_corpus(scene)
+    before = {target: _state(target) for _, _, target in cases}
+    await run_lines(scene, [line for _, line, _ in cases], ApprovalMode.yolo, {"tools": {"sandbox": False}})
+    unchanged = [line for (_, line, target) in cases if _state(target) == before[target]]
+    assert unchanged == [], unchanged[:5]
 
 
 # -- other code ----------------------------------------------------------------------------------------------------
