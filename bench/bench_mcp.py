@@ -48,8 +48,9 @@ async def measure(log_dir: Path) -> tuple[float, float]:
 def import_ms() -> float:
     """Importing core.mcp and building a manager in a fresh interpreter; the mcp SDK must stay unloaded."""
     # what the app loads anyway (settings, tool API, events) is imported first: only MCP's own cost is timed
-    code = ("import time, sys; import core.config, core.registry, core.tool, core.events; t=time.perf_counter(); "
-            "from core.mcp import McpManager; from core.registry import ToolRegistry; "
+    code = ("import time, sys; import gemini_tui.core.setup.config, gemini_tui.core.tooling.registry, "
+            "gemini_tui.core.tooling.tool, gemini_tui.core.ground.events; t=time.perf_counter(); "
+            "from gemini_tui.core.mcp import McpManager; from gemini_tui.core.tooling.registry import ToolRegistry; "
             "McpManager({'a': {'command': 'x'}}, ToolRegistry()); "
             "print((time.perf_counter()-t)*1000, 'mcp' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
