@@ -104,10 +104,12 @@ def _git_init(root: Path) -> None:
     subprocess.run(["git", "commit", "-q", "--allow-empty", "-m", "x"], cwd=root, check=True, env=env)
 
 
-async def run_lines(root: Path, home: Path, lines: list[str], mode: ApprovalMode) -> list[dict[str, object]]:
+async def run_lines(root: Path, home: Path, lines: list[str], mode: ApprovalMode,
+                    sandbox: bool | None = None) -> list[dict[str, object]]:
     """Sends every line as one run_shell_command call of one model turn through a real headless Session."""
     model = ScriptedModel().add([call("run_shell_command", command=line) for line in lines]).add(text("done"))
-    session = scripted_session(root, model, home, approval_mode=mode, interactive=False)
+    extra = {} if sandbox is None else {"sandbox": sandbox}
+    session = scripted_session(root, model, home, approval_mode=mode, interactive=False, **extra)
     try:
         await session.send("go")
     finally:
@@ -175,7 +177,8 @@ async def test_the_corpus_is_live_bash(root: Path, home: Path) -> None:
     _git_init(root)
     touch_lines, touch_marks = corpus(touch_forms, "t")
     git_lines, git_marks = corpus(git_forms, "g")
-    await run_lines(root, home, [*touch_lines, *git_lines], ApprovalMode.yolo)
+    # --no-sandbox: the proof is about the bash lines, which the default sandbox would partly keep from landing
+    await run_lines(root, home, [*touch_lines, *git_lines], ApprovalMode.yolo, sandbox=False)
     found = markers(root)
     dead = [line for line, mark in zip(touch_lines, touch_marks, strict=True) if mark not in found]
     dead += [line for line, mark in zip(git_lines, git_marks, strict=True) if f"tag:{mark}" not in found]
