@@ -40,6 +40,7 @@ async def test_the_review_names_what_happened_and_tells_the_model(root: Path, to
         await pilot.press("escape")
         await pilot.pause()
     [decision] = app.decisions
-    assert decision.outcome is ConfirmationOutcome.cancel and decision.feedback is not None
-    assert decision.feedback.startswith(f"file_changed: {details.file_path} ") and words in decision.feedback
-    assert "unreadable" not in decision.feedback
+    # what happened to the file is told to the model as a fact (the decision's note), not as the user's words
+    assert decision.outcome is ConfirmationOutcome.cancel and decision.feedback is None and decision.note is not None
+    assert decision.note.startswith(f"file_changed: {details.file_path} ") and words in decision.note
+    assert "unreadable" not in decision.note
