@@ -20,7 +20,9 @@ def make_app(root: Path, tmp_path: Path, model: ScriptedModel, **session_args: A
     return GeminiApp(scripted_session(root, model, home, **session_args), root)
 
 
-async def wait_for(pilot: Pilot[Any], predicate: Callable[[], object], timeout: float = 5.0) -> None:
+async def wait_for(pilot: Pilot[Any], predicate: Callable[[], object], timeout: float = 30.0) -> None:
+    """Until `predicate()` holds. The timeout only bounds a test that is failing anyway: two workers on two loaded
+    cores made 5 s too short for conditions that do come."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while not predicate():

@@ -210,7 +210,7 @@ async def test_a_burst_is_taken_in_slices_and_refreshes_the_screen_once() -> Non
 
         widget._take = measured  # type: ignore[method-assign]
         await widget.write(burst)
-        await wait_for(pilot, lambda: widget._handle is None and not widget._pending, timeout=20)
+        await wait_for(pilot, lambda: widget._handle is None and not widget._pending, timeout=30)
         assert len(taken) >= len(burst) // TAKE_CHARS
         assert max(taken) <= TAKE_CHARS
         assert refreshes == [True]  # the screen is dirtied once, when all of the burst is drawn
@@ -227,7 +227,7 @@ async def test_a_new_width_redraws_every_block() -> None:
         await pilot.pause()
         for size in ((70, 30), (44, 20), (120, 30)):
             await pilot.resize_terminal(*size)
-            await wait_for(pilot, lambda: widget._handle is None, timeout=10)
+            await wait_for(pilot, lambda: widget._handle is None, timeout=30)
             await pilot.pause()
             width = widget.content_size.width
             assert normal(drawn(widget, width)) == normal(whole(widget, source, width))
@@ -286,7 +286,7 @@ async def test_each_answer_is_one_widget_however_long(root: Path, tmp_path: Path
         await type_and_send(pilot, "long")
         await wait_for(pilot, lambda: not screen.busy, timeout=30)
         answer = screen.chat.query_one(AnswerBlock)
-        await wait_for(pilot, lambda: answer._handle is None, timeout=10)
+        await wait_for(pilot, lambda: answer._handle is None, timeout=30)
         assert answer.text == document_text
         assert not answer.children
         assert answer.block_count == 900
