@@ -72,7 +72,7 @@ class Terminal:
     def type(self, text: str) -> None:
         subprocess.run(["tmux", "send-keys", "-t", self.name, "-l", text], check=True)
 
-    def wait_for(self, predicate: Callable[[str], object] | str, timeout: float = 15.0) -> str:
+    def wait_for(self, predicate: Callable[[str], object] | str, timeout: float = 30.0) -> str:
         """Polls the screen until `predicate` (or the text) holds; raises with the last screen on timeout."""
         check = (lambda screen: predicate in screen) if isinstance(predicate, str) else predicate
         deadline = time.monotonic() + timeout
