@@ -229,6 +229,8 @@ async def test_a_new_width_redraws_every_block() -> None:
             await pilot.resize_terminal(*size)
             await wait_for(pilot, lambda: widget._handle is None, timeout=30)
             await pilot.pause()
+            # the new height is laid out after the redraw: wait for the layout, which a loaded machine delays
+            await wait_for(pilot, lambda: widget.size.height == len(widget.lines_for(widget.content_size.width)))
             width = widget.content_size.width
             assert normal(drawn(widget, width)) == normal(whole(widget, source, width))
             assert widget.size.height == len(widget.lines_for(width))
