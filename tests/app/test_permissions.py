@@ -144,7 +144,7 @@ async def test_first_start_asks_and_the_answer_decides(root: Path, tmp_path: Pat
     home = tmp_path / "home"
     home.mkdir()
     monkeypatch.setenv("GEMINI_CLI_HOME", str(home))
-    marker = tmp_path / "DISCOVERY-RAN"
+    marker = root / "DISCOVERY-RAN"  # inside the root: the discovery command runs in the sandbox
     script = f"{sys.executable} -c \"open({str(marker)!r}, 'w'); print('[]')\""
     (root / ".gemini").mkdir()
     (root / ".gemini" / "settings.json").write_text(json.dumps(
