@@ -190,13 +190,12 @@ async def test_after_dont_trust_the_notice_names_the_way_back_and_permissions_tr
         notice = next(n.message for n in screen.session.notices if "not trusted" in n.message)
         assert "/permissions trust" in notice  # the way back, named where the user reads why
         await type_and_send(pilot, "/permissions")
-        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: "Not applied until you trust it" in chat_text(screen))
         shown = chat_text(screen)
-        # a sentence of its own: "… (why). Not applied until you trust it:" (its stop was missing)
-        assert re.search(r"\)\.\s*\n\s*\nNot applied until you trust it:", shown), shown
+        # a sentence of its own after the paragraph before it (the sandbox's, now): "…. Not applied until you trust it:"
+        assert re.search(r"\.\s*\n\s*\nNot applied until you trust it:", shown), shown
         await type_and_send(pilot, "/permissions trust")
-        await pilot.pause(0.2)
-        assert "is now trusted" in chat_text(screen)
+        await wait_for(pilot, lambda: "is now trusted" in chat_text(screen))
     assert json.loads((home / ".gemini" / "trustedFolders.json").read_text()) == {str(root): "TRUST_FOLDER"}
 
 
