@@ -39,12 +39,18 @@ def _no_real_gemini_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[N
 
     Workspaces are trusted here (`GEMINI_CLI_TRUST_WORKSPACE=true`), so the many tests that configure a
     workspace's `.gemini/settings.json` see it applied; the trust tests remove it (`untrusted_env`)."""
-    saved = {name: os.environ.get(name) for name in ("GEMINI_CLI_HOME", TRUST_ENV, "TMUX_TMPDIR")}
+    names = ("GEMINI_CLI_HOME", TRUST_ENV, "TMUX_TMPDIR", "LINES", "COLUMNS", "MAKELEVEL", "MAKEFLAGS", "MFLAGS")
+    saved = {name: os.environ.get(name) for name in names}
     os.environ["GEMINI_CLI_HOME"] = str(tmp_path_factory.mktemp("gemini-home"))
     os.environ[TRUST_ENV] = "true"
     # each pytest process (an xdist worker, or another checkout's run) gets a tmux server of its own: one shared
     # server mixed the sessions and environments of concurrent runs
     os.environ["TMUX_TMPDIR"] = tempfile.mkdtemp(prefix="gtui-tmux-")
+    # pytest-xdist's workers set LINES=24 and COLUMNS=80, which an app started from a test would take as its size
+    # whatever its terminal is
+    # and under `make test` a make started by a test would print its directories and join the outer jobserver
+    for name in ("LINES", "COLUMNS", "MAKELEVEL", "MAKEFLAGS", "MFLAGS"):
+        os.environ.pop(name, None)
     yield
     if shutil.which("tmux"):
         subprocess.run(["tmux", "kill-server"], capture_output=True, timeout=20)

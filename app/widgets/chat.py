@@ -183,7 +183,7 @@ class ChatPane(VerticalScroll):
 
         from gemini_tui.app.widgets.welcome import fit_welcome, frame_classes
 
-        size = self.content_region.size
+        size = self.scrollable_content_region.size  # without the scrollbar's column, kept even while it is hidden
         if not size.height or not size.width:  # not laid out yet: the first resize fits it
             size = self.app.size
         rules: Any = self.welcome.styles  # what Textual measures a widget's text with (RulesMap is its protocol)

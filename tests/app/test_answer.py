@@ -96,6 +96,9 @@ def chunks(rng: random.Random, text: str) -> list[str]:
 
 
 class Page(App[None]):
+    # as in the chat: the scrollbar's column is kept, so the text's width does not flip as it comes and goes
+    CSS = "#page { scrollbar-gutter: stable; }"
+
     def compose(self) -> ComposeResult:
         yield VerticalScroll(id="page")
 

@@ -22,7 +22,7 @@ GEMINI_TUI = Path(sys.executable).parent / "gemini-tui"  # the venv running the 
 
 LEAKY_VARIABLES = ("GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_CLOUD_PROJECT",
                    "GOOGLE_CLOUD_LOCATION", "GOOGLE_APPLICATION_CREDENTIALS", "GOOGLE_GEMINI_BASE_URL", "GEMINI_MODEL",
-                   "GEMINI_SANDBOX")
+                   "GEMINI_SANDBOX", "LINES", "COLUMNS")
 
 
 def require_tmux() -> None:

@@ -112,7 +112,7 @@ def test_first_start_in_a_cloned_repo_asks_before_anything_runs(root: Path, tmp_
                                                                server: FakeGeminiServer) -> None:
     home = tmp_path / "home"
     home.mkdir()
-    marker = tmp_path / "DISCOVERY-RAN"
+    marker = root / "DISCOVERY-RAN"  # inside the root: the discovery command runs in the sandbox
     script = f"{sys.executable} -c \"open({str(marker)!r}, 'w'); print('[]')\""
     (root / ".gemini").mkdir()
     (root / ".gemini" / "settings.json").write_text(json.dumps({
