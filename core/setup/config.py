@@ -352,7 +352,19 @@ NEEDS_TRUST: tuple[str, ...] = (
     "tools.sandboxWritableRoots",  # would let sandboxed commands write outside the roots
     "model.providers",  # would send the prompts, files and any key named by apiKeyEnv to the project's server
     "tools.shell.allowRedirection",  # would let allowed commands write files unasked
+    "security.auth.selectedType", "selectedAuthType",  # would pick another endpoint and key (Vertex AI's, say)
 )
+# Any setting naming an endpoint (`baseUrl`, `httpUrl`, `url`, `otlpEndpoint`, a proxy or host) is withheld from an
+# untrusted workspace wherever it sits, so a key added later is covered without being listed above.
+_ENDPOINT_KEY = re.compile(r"(?i)(url|uri|endpoint|host|proxy)$")
+# Gemini's own resource names hold a slash; any other `x/model` names a provider the prompts would go to
+_GEMINI_NAME_PREFIXES = ("models/", "tunedModels/")
+
+
+def names_another_provider(model_name: str) -> bool:
+    """Whether `model_name` would send the prompts somewhere other than Gemini (`openai/x`, `ollama/llama3`, any
+    `<provider>/<model>`), as opposed to a Gemini model name (`gemini-2.5-pro`, `models/gemini-2.5-pro`)."""
+    return "/" in model_name and not model_name.startswith(_GEMINI_NAME_PREFIXES)
 FOLDER_TRUST_KEY = "security.folderTrust"  # the switch itself: only the user's settings may turn it off
 
 
@@ -451,7 +463,8 @@ def _key_sources(data: dict[str, Any], path: Path, values: dict[str, Any]) -> di
 
 
 def withhold(data: dict[str, Any], path: Path) -> tuple[dict[str, Any], list[str]]:
-    """`data` without the keys an untrusted folder may not set, and those keys as "<file>: <key>"."""
+    """`data` without the keys an untrusted folder may not set, and those keys as "<file>: <key>": the
+    `NEEDS_TRUST` keys, a model name with a provider prefix, and every endpoint (they choose where prompts go)."""
     kept = json.loads(json.dumps(data))  # a deep copy: the caller's dict stays as read
     withheld: list[str] = []
     for dotted in NEEDS_TRUST:
@@ -462,7 +475,37 @@ def withhold(data: dict[str, Any], path: Path) -> tuple[dict[str, Any], list[str
         if isinstance(node, dict) and leaf in node:
             del node[leaf]
             withheld.append(f"{path}: {dotted}")
+    model = kept.get("model")
+    for parent, leaf, dotted in ((kept, "model", "model"), (model, "name", "model.name")):
+        if isinstance(parent, dict) and isinstance(parent.get(leaf), str) and names_another_provider(parent[leaf]):
+            del parent[leaf]
+            withheld.append(f"{path}: {dotted} (names another provider)")
+    withheld += [f"{path}: {dotted}" for dotted in _drop_endpoints(kept, "")]
     return kept, withheld
+
+
+def _drop_endpoints(node: dict[str, Any], prefix: str) -> list[str]:
+    dropped: list[str] = []
+    for key in list(node):
+        dotted = f"{prefix}{key}"
+        if _ENDPOINT_KEY.search(key) and not isinstance(node[key], dict | bool):
+            del node[key]
+            dropped.append(dotted)
+        elif isinstance(node[key], dict):
+            dropped += _drop_endpoints(node[key], f"{dotted}.")
+    return dropped
+
+
+def _references(node: Any, prefix: str = "") -> list[str]:
+    """The dotted keys whose text names an environment variable (`$VAR`, `${VAR}`)."""
+    match node:
+        case str():
+            return [prefix or "(top)"] if _VAR.search(node) else []
+        case list():
+            return [key for item in node for key in _references(item, prefix)][:1]
+        case dict():
+            return [key for k, v in node.items() for key in _references(v, f"{prefix}.{k}" if prefix else k)]
+    return []
 
 
 def _folder_trust_enabled(user_data: dict[str, Any], path: Path, notices: list[str]) -> bool:
@@ -499,7 +542,12 @@ def load_settings(root: Path, home: Path | None = None, env: Mapping[str, str] |
     key_sources: dict[str, list[str]] = {}
     sources = [(user_file, user_data)] if user_file.is_file() else []
     if not same and workspace_file.is_file():
-        data = read_settings_file(workspace_file, env, notices)
+        # an untrusted folder's file is read as written: a `$GEMINI_API_KEY` in a URL, a header or a model name
+        # must not carry the user's secret to wherever the file points
+        data = read_settings_file(workspace_file, env if trust.trusted else {}, notices)
+        if not trust.trusted and (unexpanded := list(dict.fromkeys(_references(data)))):
+            notices.append(f"{workspace_file}: environment variables are not expanded in an untrusted folder's "
+                           f"settings; kept as written in: {', '.join(unexpanded)}.")
         if _lookup(data, FOLDER_TRUST_KEY)[0]:
             notices.append(f"{workspace_file}: {FOLDER_TRUST_KEY} is read from the user settings "
                            f"({user_file}) only; ignored here.")
