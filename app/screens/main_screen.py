@@ -256,8 +256,10 @@ class MainScreen(Screen[None]):
             self.prompt.input.move_cursor(self.prompt.input.document.end)
 
     async def show_transcript(self, loaded: LoadedSession) -> None:
-        """A resumed session as the user saw it (its last turns drawn; every call in the history panel)."""
+        """A resumed, rewound or restored session as the user saw it (its last turns drawn; every call in the history
+        panel; its todo list)."""
         await show_transcript(self.chat, self.calls, self.show_in_history, loaded)
+        self.todos.show(self.session.todos)  # the list this history says (resumed, rewound or restored)
 
     # -- keys ---------------------------------------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
