@@ -19,7 +19,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -151,7 +151,8 @@ class Hooks:
         self.session_id = session_id
         self.env = dict(os.environ if env is None else env)
         self.transcript_path = ""
-        self.report: Any = None  # called with (text, level) for systemMessages and hook warnings
+        # called with (text, level) for systemMessages and hook warnings
+        self.report: Callable[[str, str], None] | None = None
         self.stop_requested: str | None = None  # a tool hook's `continue: false`: the session ends the turn
         self.last_tool_input: Any = None  # the last BeforeTool's hookSpecificOutput.tool_input (read at once)
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from gemini_tui.core.ground.abort import AbortSignal
 from gemini_tui.core.ground.events import ContextUsed, HistoryCompressed, Notice
@@ -19,8 +18,9 @@ from gemini_tui.core.ground.model_api import (
     UsageChunk,
 )
 from gemini_tui.core.ground.stats import SessionStats
-from gemini_tui.core.session import compression, hook_points
+from gemini_tui.core.session import compression
 from gemini_tui.core.session.abortable import until_aborted
+from gemini_tui.core.session.hook_points import HookPoints
 from gemini_tui.core.session.state import SessionState
 
 
@@ -28,13 +28,13 @@ class Compressor:
     """Keeps the conversation under `model.compressionThreshold` of the model's context window."""
 
     def __init__(self, state: SessionState, stats: SessionStats, threshold: float,
-                 model: Callable[[], ModelClient]) -> None:
+                 model: Callable[[], ModelClient], hook_points: HookPoints) -> None:
         self.state = state
         self.stats = stats
         self.threshold = threshold
         self.model = model
         self._failed_at = -1  # the conversation revision at which compression could not help
-        self.hooks: Any = None  # the session's hooks: PreCompress fires before a compression
+        self.hook_points = hook_points  # PreCompress fires before a compression
 
     def context_window(self) -> int:
         """A client that knows its window (a local model's, from its server or settings) says so."""
@@ -58,7 +58,7 @@ class Compressor:
             self._failed_at = conversation.revision
             bus.publish(ContextUsed(before, window))
             return None
-        await hook_points.pre_compress(self.hooks, "manual" if force else "auto")
+        await self.hook_points.pre_compress("manual" if force else "auto")
         shortened, changed = compression.shorten_old_outputs(conversation, split)
         summarised = False
         if changed and (compression.estimate_tokens(shortened) < limit and not force):

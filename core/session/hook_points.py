@@ -1,12 +1,12 @@
 """Session room: where the agent, model and lifecycle hook events fire (BeforeAgent, AfterAgent, BeforeModel,
 BeforeToolSelection, AfterModel, SessionStart, SessionEnd, PreCompress), with the stable request and response
-shapes Gemini CLI gives hooks. The session calls these in a few lines; the hooks themselves run in
-core/approvals/hooks.py (a hung or failing hook is a warning, never the session's end)."""
+shapes Gemini CLI gives hooks. `HookPoints` is built once per session and given to the parts that fire them; the
+hooks themselves run in core/approvals/hooks.py (a hung or failing hook is a warning, never the session's end)."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -25,32 +25,123 @@ from gemini_tui.core.ground.model_api import (
 from gemini_tui.core.ground.parts import TextPart
 
 if TYPE_CHECKING:
+    from gemini_tui.core.approvals.hooks import Hooks
     from gemini_tui.core.ground.abort import AbortSignal
     from gemini_tui.core.ground.events import Usage
-    from gemini_tui.core.ground.model_api import ContentPart
+    from gemini_tui.core.ground.model_api import ContentPart, ModelClient
+    from gemini_tui.core.session.conversation import Conversation
+    from gemini_tui.core.session.state import SessionState
+
+    RunAgain = Callable[[AbortSignal], Awaitable[tuple[TurnEndReason, str]]]
 
 AFTER_AGENT_RETRIES = 3  # an AfterAgent hook that keeps denying does not loop forever
 HOOK_BLOCKED = "hook_blocked"  # a ModelError kind: the turn ends, completed
 
 
-def hooks_of(session: Any) -> Any:
-    return getattr(getattr(session, "scheduler", None), "hooks", None)
+class HookPoints:
+    """The session's hooks at the points of its turn loop: given once to the parts that fire them (the model
+    turn, the compressor) and called by the loop. `hooks` None: every point passes straight through. `run_again`
+    runs the model turns again when an AfterAgent hook sends a prompt back."""
+
+    def __init__(self, hooks: Hooks | None, state: SessionState, run_again: RunAgain) -> None:
+        self.hooks = hooks
+        self.state = state
+        self.run_again = run_again
+        self.session_started = False  # SessionStart (startup) fires with the first prompt
+        self.background: set[asyncio.Task[None]] = set()  # /clear's hooks, never waited for
+        if hooks is not None:  # the hooks' voice: notices on the session's bus
+            hooks.report = lambda text, level: state.bus.publish(Notice(text, level))
+
+    async def before_agent(self, parts: list[ContentPart], prompt: str) -> Gate:
+        """SessionStart (once, at the first prompt) adds its context; BeforeAgent may add context, block the
+        prompt (it is discarded) or stop (it is kept)."""
+        hooks = self.hooks
+        if hooks is None:
+            return Gate(parts)
+        started, self.session_started = self.session_started, True
+        if not started and hooks.has("SessionStart"):
+            outcome = await hooks.fire("SessionStart", {"source": "startup"}, "startup")
+            if outcome.context:  # before the prompt, in its words, as Gemini CLI's headless mode does
+                parts = _before_first_text(parts, f"<hook_context>{outcome.context}</hook_context>\n\n")
+        if not hooks.has("BeforeAgent"):
+            return Gate(parts)
+        outcome = await hooks.fire("BeforeAgent", {"prompt": prompt})
+        if (stopped := outcome.stopped) is not None:
+            return Gate(parts, (TurnEndReason.error, stopped.stop_reason), keep=True)
+        if (blocked := outcome.blocked) is not None:  # worded as Gemini CLI: the hook's message, else its reason
+            why = blocked.message.strip() or blocked.reason or f"the prompt was blocked by {blocked.label}"
+            return Gate(parts, (TurnEndReason.blocked, f"Agent execution blocked: {why}"), keep=False)
+        if outcome.context:
+            parts = [*parts, TextPart(f"<hook_context>{outcome.context}</hook_context>")]
+        return Gate(parts)
+
+    async def after_agent(self, prompt: str, ended: tuple[TurnEndReason, str],
+                          abort: AbortSignal) -> tuple[TurnEndReason, str]:
+        """AfterAgent sees the final answer: a deny sends its reason back as a new prompt (a retry), a stop ends
+        the session's turn, clearContext forgets the conversation."""
+        hooks, conversation = self.hooks, self.state.conversation
+        retries = 0
+        while hooks is not None and hooks.has("AfterAgent") and ended[0] is TurnEndReason.completed:
+            outcome = await hooks.fire("AfterAgent", {"prompt": prompt, "prompt_response": _last_model_text(
+                conversation), "stop_hook_active": retries > 0})
+            if outcome.specific("clearContext") is True:
+                conversation.clear()
+            if (stopped := outcome.stopped) is not None:
+                return TurnEndReason.completed, stopped.stop_reason
+            blocked = outcome.blocked
+            if blocked is None or retries >= AFTER_AGENT_RETRIES or abort.aborted:
+                return ended
+            retries += 1
+            conversation.append_user([TextPart(blocked.reason or "Please try again.")])
+            ended = await self.run_again(abort)
+        return ended
+
+    def model_stream(self, model: ModelClient, request: ModelRequest,
+                     abort: AbortSignal) -> AsyncIterator[ModelChunk]:
+        """`model`'s stream with the model events' hooks applied (see `model_stream`)."""
+        return model_stream(self.hooks, model, request, abort)
+
+    async def pre_compress(self, trigger: str) -> None:
+        if self.hooks is not None and self.hooks.has("PreCompress"):
+            await self.hooks.fire("PreCompress", {"trigger": trigger}, trigger)
+
+    async def session_end(self, reason: str) -> None:
+        if self.hooks is not None and self.hooks.has("SessionEnd"):
+            await self.hooks.fire("SessionEnd", {"reason": reason}, reason)
+
+    def on_clear(self) -> None:
+        """`/clear`: SessionEnd (clear) then SessionStart (clear), in the background (clearing never waits)."""
+        hooks = self.hooks
+        if hooks is None or not (hooks.has("SessionEnd") or hooks.has("SessionStart")):
+            return
+
+        async def both() -> None:
+            await self.session_end("clear")
+            outcome = await hooks.fire("SessionStart", {"source": "clear"}, "clear")
+            if outcome.context:
+                self.state.conversation.append_user([TextPart(outcome.context)])
+
+        self._in_background(both())
+
+    def stop_requested(self) -> tuple[TurnEndReason, str] | None:
+        """A tool hook's `continue: false`: the whole agent loop ends here."""
+        hooks = self.hooks
+        if hooks is None or not hooks.stop_requested:
+            return None
+        reason, hooks.stop_requested = hooks.stop_requested, None
+        return TurnEndReason.completed, reason
+
+    def _in_background(self, work: Coroutine[Any, Any, None]) -> None:
+        try:
+            task = asyncio.get_running_loop().create_task(work)
+        except RuntimeError:  # no running loop (a synchronous caller): nothing to run the hooks on
+            work.close()
+            return
+        self.background.add(task)
+        task.add_done_callback(self.background.discard)
 
 
-def attach(session: Any) -> None:
-    """Gives the session's hooks a voice (notices on its bus) and to the parts that fire model and compression
-    events (its model turn and its compressor)."""
-    hooks = hooks_of(session)
-    if hooks is None:
-        return
-    bus = session.bus
-    hooks.report = lambda text, level: bus.publish(Notice(text, level))
-    for part in (getattr(session, "model_turn", None), getattr(session, "compressor", None)):
-        if part is not None:
-            part.hooks = hooks
-
-
-def _text(parts: Sequence[Any]) -> str:
+def _text(parts: Sequence[object]) -> str:
     return "".join(p.text for p in parts if isinstance(p, TextPart))
 
 
@@ -107,31 +198,6 @@ class Gate:
     keep: bool = True  # the prompt stays in history (a stop keeps it, a deny discards it)
 
 
-async def before_agent(session: Any, parts: list[ContentPart], prompt: str) -> Gate:
-    """SessionStart (once, at the first prompt) adds its context; BeforeAgent may add context, block the prompt
-    (it is discarded) or stop (it is kept)."""
-    hooks = hooks_of(session)
-    if hooks is None:
-        return Gate(parts)
-    started = getattr(session, "_session_started", False)
-    session._session_started = True
-    if not started and hooks.has("SessionStart"):
-        outcome = await hooks.fire("SessionStart", {"source": "startup"}, "startup")
-        if outcome.context:  # before the prompt, in its words, as Gemini CLI's headless mode does
-            parts = _before_first_text(parts, f"<hook_context>{outcome.context}</hook_context>\n\n")
-    if not hooks.has("BeforeAgent"):
-        return Gate(parts)
-    outcome = await hooks.fire("BeforeAgent", {"prompt": prompt})
-    if (stopped := outcome.stopped) is not None:
-        return Gate(parts, (TurnEndReason.error, stopped.stop_reason), keep=True)
-    if (blocked := outcome.blocked) is not None:  # worded as Gemini CLI: the hook's message, else its reason
-        why = blocked.message.strip() or blocked.reason or f"the prompt was blocked by {blocked.label}"
-        return Gate(parts, (TurnEndReason.blocked, f"Agent execution blocked: {why}"), keep=False)
-    if outcome.context:
-        parts = [*parts, TextPart(f"<hook_context>{outcome.context}</hook_context>")]
-    return Gate(parts)
-
-
 def _before_first_text(parts: list[ContentPart], prefix: str) -> list[ContentPart]:
     for index, part in enumerate(parts):
         if isinstance(part, TextPart):
@@ -139,31 +205,8 @@ def _before_first_text(parts: list[ContentPart], prefix: str) -> list[ContentPar
     return [TextPart(prefix.rstrip()), *parts]
 
 
-async def after_agent(session: Any, prompt: str, ended: tuple[TurnEndReason, str],
-                      abort: AbortSignal) -> tuple[TurnEndReason, str]:
-    """AfterAgent sees the final answer: a deny sends its reason back as a new prompt (a retry), a stop ends
-    the session's turn, clearContext forgets the conversation."""
-    hooks = hooks_of(session)
-    retries = 0
-    while hooks is not None and hooks.has("AfterAgent") and ended[0] is TurnEndReason.completed:
-        answer = _last_model_text(session)
-        outcome = await hooks.fire("AfterAgent", {"prompt": prompt, "prompt_response": answer,
-                                                  "stop_hook_active": retries > 0})
-        if outcome.specific("clearContext") is True:
-            session.conversation.clear()
-        if (stopped := outcome.stopped) is not None:
-            return TurnEndReason.completed, stopped.stop_reason
-        blocked = outcome.blocked
-        if blocked is None or retries >= AFTER_AGENT_RETRIES or abort.aborted:
-            return ended
-        retries += 1
-        session.conversation.append_user([TextPart(blocked.reason or "Please try again.")])
-        ended = await session._run(abort)
-    return ended
-
-
-def _last_model_text(session: Any) -> str:
-    for content in reversed(list(session.conversation)):
+def _last_model_text(conversation: Conversation) -> str:
+    for content in reversed(list(conversation)):
         if content.role == "model":
             text = _text(content.parts)
             if text:
@@ -172,7 +215,7 @@ def _last_model_text(session: Any) -> str:
 
 
 # -- the model request ----------------------------------------------------------------------------------------------
-async def model_stream(hooks: Any, model: Any, request: ModelRequest,
+async def model_stream(hooks: Hooks | None, model: ModelClient, request: ModelRequest,
                        abort: AbortSignal) -> AsyncIterator[ModelChunk]:
     """`model`'s stream with BeforeToolSelection, BeforeModel (block, rewrite, or answer instead of the model)
     and AfterModel (per chunk: replace or block) applied. A block raises ModelError (the turn ends with it)."""
@@ -205,7 +248,7 @@ async def model_stream(hooks: Any, model: Any, request: ModelRequest,
         yield chunk
 
 
-async def _after_model(hooks: Any, model: Any, request: ModelRequest, name: str,
+async def _after_model(hooks: Hooks, model: ModelClient, request: ModelRequest, name: str,
                        abort: AbortSignal) -> AsyncIterator[ModelChunk]:
     """AfterModel for every response, as Gemini CLI fires it per streamed response: each piece of text, and
     the last response (a call-only answer too) with its finish reason and usage. The newest text is held
@@ -236,7 +279,7 @@ async def _after_model(hooks: Any, model: Any, request: ModelRequest, name: str,
         yield waiting
 
 
-async def _after_one(hooks: Any, request: ModelRequest, name: str, chunk: TextChunk, finish: str,
+async def _after_one(hooks: Hooks, request: ModelRequest, name: str, chunk: TextChunk, finish: str,
                      usage: Usage | None) -> TextChunk:
     outcome = await hooks.fire("AfterModel", {"llm_request": llm_request(request, name),
                                               "llm_response": llm_response(chunk.text, finish, usage)})
@@ -249,12 +292,12 @@ async def _after_one(hooks: Any, request: ModelRequest, name: str, chunk: TextCh
     return TextChunk(replaced) if replaced is not None else chunk
 
 
-async def _select_tools(hooks: Any, request: ModelRequest, model: str) -> ModelRequest:
+async def _select_tools(hooks: Hooks, request: ModelRequest, model: str) -> ModelRequest:
     """BeforeToolSelection's toolConfigs merged as Gemini CLI merges them (NONE wins, then ANY, else AUTO; the
     names of all of them) become the request's functionCallingConfig; the names also narrow the declared set."""
     outcome = await hooks.fire("BeforeToolSelection", {"llm_request": llm_request(request, model)})
-    configs = [a.specific.get("toolConfig") for a in outcome.answers
-               if a.specific and isinstance(a.specific.get("toolConfig"), dict)]
+    configs: list[dict[str, Any]] = [config for a in outcome.answers if a.specific
+                                     and isinstance(config := a.specific.get("toolConfig"), dict)]
     if not configs:
         return request
     modes = {str(c.get("mode") or "").upper() for c in configs}
@@ -287,44 +330,3 @@ def _rewritten(request: ModelRequest, changes: Any) -> ModelRequest:
         if contents:
             request = replace(request, contents=contents, system_instruction=system or request.system_instruction)
     return request
-
-
-# -- lifecycle ------------------------------------------------------------------------------------------------------
-async def session_end(session: Any, reason: str) -> None:
-    hooks = hooks_of(session)
-    if hooks is not None and hooks.has("SessionEnd"):
-        await hooks.fire("SessionEnd", {"reason": reason}, reason)
-
-
-def on_clear(session: Any) -> None:
-    """`/clear`: SessionEnd (clear) then SessionStart (clear), in the background (clearing never waits)."""
-    hooks = hooks_of(session)
-    if hooks is None or not (hooks.has("SessionEnd") or hooks.has("SessionStart")):
-        return
-
-    async def both() -> None:
-        await session_end(session, "clear")
-        outcome = await hooks.fire("SessionStart", {"source": "clear"}, "clear")
-        if outcome.context:
-            session.conversation.append_user([TextPart(outcome.context)])
-
-    try:
-        task = asyncio.get_running_loop().create_task(both())
-    except RuntimeError:
-        return
-    session._background.add(task)
-    task.add_done_callback(session._background.discard)
-
-
-async def pre_compress(hooks: Any, trigger: str) -> None:
-    if hooks is not None and hooks.has("PreCompress"):
-        await hooks.fire("PreCompress", {"trigger": trigger}, trigger)
-
-
-def stop_requested(session: Any) -> tuple[TurnEndReason, str] | None:
-    """A tool hook's `continue: false`: the whole agent loop ends here."""
-    hooks = hooks_of(session)
-    if hooks is None or not hooks.stop_requested:
-        return None
-    reason, hooks.stop_requested = hooks.stop_requested, None
-    return TurnEndReason.completed, reason

@@ -35,9 +35,9 @@ from gemini_tui.core.ground.model_api import (
 )
 from gemini_tui.core.ground.parts import TextPart
 from gemini_tui.core.ground.stats import SessionStats
-from gemini_tui.core.session import hook_points
 from gemini_tui.core.session.abortable import until_aborted
 from gemini_tui.core.session.compressor import Compressor, ms_since
+from gemini_tui.core.session.hook_points import HOOK_BLOCKED, HookPoints
 from gemini_tui.core.session.loop_detection import LoopDetector
 from gemini_tui.core.session.state import SessionState
 from gemini_tui.core.tooling.registry import ToolRegistry
@@ -49,7 +49,7 @@ class ModelTurn:
 
     def __init__(self, state: SessionState, stats: SessionStats, model: Callable[[], ModelClient],
                  registry: ToolRegistry, compressor: Compressor, instruction: Callable[[], str],
-                 interactive: Callable[[], bool]) -> None:
+                 interactive: Callable[[], bool], hook_points: HookPoints) -> None:
         self.state = state
         self.stats = stats
         self.model = model
@@ -58,7 +58,7 @@ class ModelTurn:
         self.instruction = instruction
         self.interactive = interactive
         self.reply_was_empty = False  # the last reply had no text and no calls
-        self.hooks: Any = None  # the session's hooks (core.approvals.hooks.Hooks): model events fire here
+        self.hook_points = hook_points  # the model events' hooks fire here
         self._declared: tuple[tuple[tuple[int, str], ...], tuple[dict[str, Any], ...]] | None = None
 
     def declarations(self) -> tuple[dict[str, Any], ...]:
@@ -80,7 +80,7 @@ class ModelTurn:
         started = time.monotonic()
         stopped: tuple[TurnEndReason, str] | None = None
         try:
-            async for chunk in until_aborted(hook_points.model_stream(self.hooks, model, request, abort), abort):
+            async for chunk in until_aborted(self.hook_points.model_stream(model, request, abort), abort):
                 if abort.aborted:
                     break
                 match chunk:
@@ -118,7 +118,7 @@ class ModelTurn:
                             parts, calls = [], []
                         bus.publish(Retrying(attempt, delay, why, discard))
         except ModelError as exc:
-            if exc.kind == hook_points.HOOK_BLOCKED:  # a BeforeModel hook said no: the turn ends, quietly
+            if exc.kind == HOOK_BLOCKED:  # a BeforeModel hook said no: the turn ends, quietly
                 bus.publish(Notice(exc.message, "warning"))
                 return TurnEndReason.completed, ""
             self.stats.record_request(model.model_name, ms_since(started), exc.kind)

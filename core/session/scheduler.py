@@ -10,7 +10,7 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gemini_tui.core.approvals.grants import GrantScope, GrantStore, GrantStoreError
 from gemini_tui.core.approvals.policy import ApprovalMode, ApprovalPolicy, Verdict
@@ -41,6 +41,9 @@ from gemini_tui.core.ground.tool_result import ToolError, ToolErrorKind, ToolRes
 from gemini_tui.core.tooling.needs import CallNeeds
 from gemini_tui.core.tooling.registry import ToolRegistry
 from gemini_tui.core.tooling.tool import BaseTool, CallContext, ToolKind
+
+if TYPE_CHECKING:
+    from gemini_tui.core.approvals.hooks import Hooks
 
 log = logging.getLogger(__name__)
 
@@ -130,7 +133,7 @@ class Scheduler:
 
     def __init__(self, registry: ToolRegistry, bus: EventBus, stats: SessionStats, *,
                  policy: ApprovalPolicy | None = None, approval_mode: ApprovalMode | None = None,
-                 interactive: bool = True, grants: GrantStore | None = None, hooks: Any = None) -> None:
+                 interactive: bool = True, grants: GrantStore | None = None, hooks: Hooks | None = None) -> None:
         self.registry = registry
         self.bus = bus
         self.stats = stats
@@ -143,7 +146,7 @@ class Scheduler:
         # checkpoints: awaited around every approved call that can change files (edits, commands, MCP tools)
         self.before_change: Callable[[ToolCallInfo], Awaitable[None]] | None = None
         self.after_change: Callable[[ToolCallInfo], Awaitable[None]] | None = None
-        self.hooks = hooks  # a core.hooks.Hooks, or None
+        self.hooks = hooks  # BeforeTool, AfterTool and Notification fire here
         self._notes: set[asyncio.Future[Any]] = set()  # Notification hooks still running
         # a subagent's own scheduler: its name (policy rules with `subagent = ...` match it; events carry it) and
         # the invoke_agent call it runs under

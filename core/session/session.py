@@ -46,13 +46,14 @@ from gemini_tui.core.persistence.records import CheckpointRecord, LoadedSession,
 from gemini_tui.core.persistence.shadow_repo import RestorePlan
 from gemini_tui.core.persistence.store import SessionStore, SessionSummary, project_dir
 from gemini_tui.core.processes.sandbox import Sandbox
-from gemini_tui.core.session import compression, hook_points
+from gemini_tui.core.session import compression
 from gemini_tui.core.session.abortable import unless_aborted
 from gemini_tui.core.session.autosave import Autosave
 from gemini_tui.core.session.compressor import Compressor
 from gemini_tui.core.session.context_memory import ContextMemory
 from gemini_tui.core.session.conversation import Conversation
 from gemini_tui.core.session.face import McpServers, ToolDiscovery, ToolOutcome
+from gemini_tui.core.session.hook_points import HookPoints
 from gemini_tui.core.session.loop_detection import LoopDetector
 from gemini_tui.core.session.model_turn import ModelTurn
 from gemini_tui.core.session.plan_instruction import plan_mode_section
@@ -70,6 +71,7 @@ from gemini_tui.core.tooling.registry import ToolRegistry
 from gemini_tui.core.tooling.tool import BaseTool
 
 if TYPE_CHECKING:
+    from gemini_tui.core.approvals.hooks import Hooks
     from gemini_tui.core.setup.auth import Auth
     from gemini_tui.core.setup.custom_commands import CustomCommand
     from gemini_tui.core.setup.extensions import Extension
@@ -96,7 +98,7 @@ class Session:
                  bus: EventBus | None = None, *, approval_mode: ApprovalMode = ApprovalMode.default,
                  interactive: bool = True, mcp: McpServers | None = None, discovery: ToolDiscovery | None = None,
                  notices: Sequence[Notice] = (), sandbox: Sandbox | None = None, policy: ApprovalPolicy | None = None,
-                 hooks: Any = None, auth: Auth | None = None,
+                 hooks: Hooks | None = None, auth: Auth | None = None,
                  model_factory: Callable[[str], tuple[ModelClient, str | None]] | None = None,
                  workspace: DirectoryGate | None = None, setup: UserSetup | None = None) -> None:
         self.settings = settings
@@ -142,13 +144,15 @@ class Session:
         self.context = ContextMemory(settings, self.root, state.notice, self.include_dirs, extra_context)
         self.services = BackgroundServices(registry, mcp, discovery, state.notice)
         self._service_wait = ServiceWait()  # a prompt's wait for MCP servers, said and stoppable
-        self.compressor = Compressor(state, self.stats, settings.compression_threshold, lambda: self.model)
+        # the hooks at the turn loop's points (a hook's notices go on the bus), for the parts that fire them
+        self.hook_points = HookPoints(hooks, state, self._run)
+        self.compressor = Compressor(state, self.stats, settings.compression_threshold, lambda: self.model,
+                                     self.hook_points)
         self.model_turn = ModelTurn(state, self.stats, lambda: self.model, registry, self.compressor,
-                                    self.system_instruction, lambda: self.scheduler.interactive)
+                                    self.system_instruction, lambda: self.scheduler.interactive, self.hook_points)
         self.rewind = Rewind(state)
         self.autosave = Autosave(state, lambda: self.model_name)
         self.chats = SavedChats(state, self.autosave)
-        hook_points.attach(self)  # the hooks' notices, and their model and compression events
         for notice in notices:
             state.notice(notice)
 
@@ -282,7 +286,7 @@ class Session:
     async def close(self) -> None:
         """Disconnects MCP servers and ends a discovery still running; called once when the front end exits."""
         await self.services.close()
-        await hook_points.session_end(self, "exit")
+        await self.hook_points.session_end("exit")
 
     # -- memory (GEMINI.md) ----------------------------------------------------------------------------------
     @property
@@ -333,12 +337,11 @@ class Session:
             self.bus.publish(TurnStarted(prompt_id, shown))
             try:
                 parts = await self._prompt_parts(prompt, abort)
-                gate = await hook_points.before_agent(self, parts, shown)
+                gate = await self.hook_points.before_agent(parts, shown)
                 if gate.keep:
                     state.conversation.append_user(gate.parts)
                     state.autosave()
-                reason, message = gate.end or await hook_points.after_agent(self, shown, await self._run(abort),
-                                                                            abort)
+                reason, message = gate.end or await self.hook_points.after_agent(shown, await self._run(abort), abort)
             except MentionError as exc:
                 # nothing was sent: the prompt stays out of the conversation
                 reason, message = ((TurnEndReason.cancelled, "Request cancelled.") if abort.aborted
@@ -484,7 +487,7 @@ class Session:
             responses = await self.scheduler.run(calls, abort)
             self.state.conversation.append_responses(responses)
             self.state.autosave()
-            if (stopped := hook_points.stop_requested(self)) is not None:  # a tool hook's continue: false
+            if (stopped := self.hook_points.stop_requested()) is not None:  # a tool hook's continue: false
                 self.bus.publish(Notice(stopped[1], "warning"))
                 return stopped
             if abort.aborted:
@@ -573,7 +576,7 @@ class Session:
     def clear(self) -> None:
         """Forgets the conversation (`/clear`) and starts a new saved session; approvals and stats stay."""
         self.state.conversation.clear()
-        hook_points.on_clear(self)
+        self.hook_points.on_clear()
         self.autosave.resumed = None
         self.state.prompt_marks = []
         if self.state.checkpointer is not None:
