@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,6 +59,7 @@ from gemini_tui.core.ground.events import (
     ToolOutputChunk,
     TurnEndReason,
     TurnFinished,
+    TurnStarted,
 )
 
 if TYPE_CHECKING:
@@ -105,6 +107,9 @@ class AcpSession:
     refused: bool = False  # the model's safety filters cut the answer short
     executing_shell: str | None = None  # the shell call running now (set synchronously, from a bus tap)
     terminals: dict[str, str] = field(default_factory=dict)  # call id -> the client terminal it ran in
+    # set by session/cancel, cleared by the next prompt: no question is put, and no answer taken, in between (a
+    # question still queued in the pump, or an "allow" the client sends after cancelling, must not run a call)
+    questions_closed: bool = False
 
     @property
     def id(self) -> str:
@@ -165,6 +170,12 @@ class AcpSession:
                     finished.content = [tool_terminal_ref(terminal_id), *(finished.content or [])]
                 await self.send(finished)
                 self.statuses[call.call_id] = updates.STATUS[call.state]
+            case ConfirmationRequested() if self.questions_closed:
+                if not event.future.done():
+                    event.future.set_result(Decision(ConfirmationOutcome.cancel))
+                self.face.cancel()  # the turn the cancel was meant for, if it began after the cancel
+            case TurnStarted() if self.questions_closed:
+                self.face.cancel()  # a cancel that overtook the turn's start still ends it
             case ConfirmationRequested():
                 task = asyncio.ensure_future(self._ask(event))
                 self.asking.add(task)
@@ -221,7 +232,7 @@ class AcpSession:
                 locations=updates.locations(event.call.args, self.face.root), raw_input=dict(event.call.args))
             answer = await self.client.request_permission(session_id=self.id, tool_call=tool_call, options=options)
             chosen = answer.outcome
-            if isinstance(chosen, AllowedOutcome):
+            if isinstance(chosen, AllowedOutcome) and not self.questions_closed:
                 outcome = updates.outcome_for(chosen.option_id, options)
         except asyncio.CancelledError:
             outcome = ConfirmationOutcome.cancel
@@ -232,7 +243,9 @@ class AcpSession:
                 event.future.set_result(Decision(outcome))
 
     def cancel(self) -> None:
-        """session/cancel: the core stops the turn; pending questions are answered `cancel` at once."""
+        """session/cancel: the core stops the turn; pending questions are answered `cancel` at once, and questions
+        stay closed until the next prompt."""
+        self.questions_closed = True
         self.face.cancel()
         for task in list(self.asking):
             task.cancel()
@@ -354,6 +367,7 @@ class GeminiAcpAgent:
             raise RequestError.invalid_params({"details": f"bad content: {exc}"}) from exc
         if not message:
             raise RequestError.invalid_params({"details": "the prompt is empty"})
+        state.questions_closed = False
         state.turn_ended.clear()
         state.turn_reason = None
         state.last_error = None
@@ -372,6 +386,9 @@ class GeminiAcpAgent:
         return PromptResponse(stop_reason=self._stop_reason(state, reason))
 
     async def _run(self, state: AcpSession, message: Any) -> TurnEndReason | None:
+        if state.questions_closed:  # cancelled before the turn began (the cancel overtook the prompt): none runs
+            state.turn_ended.set()
+            return TurnEndReason.cancelled
         if isinstance(message, str) and message.startswith("/"):
             name = message[1:].split(None, 1)[0] if len(message) > 1 else ""
             if name in state.face.commands:
@@ -446,6 +463,8 @@ class GeminiAcpAgent:
         state.pump = asyncio.ensure_future(state.run_pump(events))
         for notice in face.notices:
             log.info("ACP: %s", notice.message)
+        for message in _trust_notices(face):  # what an untrusted folder's settings were refused: said here too
+            print(f"gemini-tui: {message}", file=sys.stderr, flush=True)
         self._later(_start(face))
         if register:
             self.sessions[state.id] = state
@@ -460,7 +479,10 @@ class GeminiAcpAgent:
                 tool.terminal = AcpTerminal(state.client, lambda: state.id, state.show_terminal)  # type: ignore[attr-defined]
 
     def _offer_commands(self, state: AcpSession) -> None:
+        """After the session's answer (a client knows its id then): its commands, and what folder trust withheld."""
         self._later(_quietly(state.send(updates.available_commands(state.face.commands))))
+        if told := _trust_notices(state.face):
+            self._later(_quietly(state.send(update_agent_message_text("".join(f"⚠ {m}\n\n" for m in told)))))
 
     def _later(self, coro: Any) -> None:
         """Runs `coro` beside the request; kept referenced until it ends (the loop holds tasks only weakly)."""
@@ -496,6 +518,10 @@ class GeminiAcpAgent:
 
         if self._files in EDITORS:
             EDITORS.remove(self._files)
+
+
+def _trust_notices(face: SessionFace) -> list[str]:
+    return list(getattr(face.settings, "trust_notices", ()))
 
 
 def _directory(cwd: str) -> Path:

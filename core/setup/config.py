@@ -69,6 +69,7 @@ class Settings(BaseModel):
     folder_trust_enabled: bool = True  # security.folderTrust.enabled, read from the user's settings only
     trust: FolderTrust = Field(default_factory=lambda: FolderTrust(True, TrustSource.disabled))
     withheld: list[str] = Field(default_factory=list)  # "<file>: <key>" not applied: the folder is not trusted
+    trust_notices: list[str] = Field(default_factory=list)  # what folder trust withheld or kept unexpanded, said
     sandbox: bool | str | None = None  # tools.sandbox: false turns the default bubblewrap sandbox off
     sandbox_network: bool = False  # tools.sandboxNetwork: sandboxed commands may use the network
     sandbox_writable_roots: list[str] = Field(default_factory=list)  # tools.sandboxWritableRoots: more it writes
@@ -539,6 +540,7 @@ def load_settings(root: Path, home: Path | None = None, env: Mapping[str, str] |
     trust = check_trust(Path(root), home / ".gemini", enabled=enabled, flag=trust_flag, env=env)
     notices.extend(trust.errors)
     withheld: list[str] = []
+    trust_notices: list[str] = []  # also in `notices`; front ends that say little else (ACP) say these
     key_sources: dict[str, list[str]] = {}
     sources = [(user_file, user_data)] if user_file.is_file() else []
     if not same and workspace_file.is_file():
@@ -546,7 +548,7 @@ def load_settings(root: Path, home: Path | None = None, env: Mapping[str, str] |
         # must not carry the user's secret to wherever the file points
         data = read_settings_file(workspace_file, env if trust.trusted else {}, notices)
         if not trust.trusted and (unexpanded := list(dict.fromkeys(_references(data)))):
-            notices.append(f"{workspace_file}: environment variables are not expanded in an untrusted folder's "
+            trust_notices.append(f"{workspace_file}: environment variables are not expanded in an untrusted folder's "
                            f"settings; kept as written in: {', '.join(unexpanded)}.")
         if _lookup(data, FOLDER_TRUST_KEY)[0]:
             notices.append(f"{workspace_file}: {FOLDER_TRUST_KEY} is read from the user settings "
@@ -591,11 +593,12 @@ def load_settings(root: Path, home: Path | None = None, env: Mapping[str, str] |
             merged["mcp_servers"] = servers
     if withheld:
         keys = ", ".join(item.split(": ", 1)[1] for item in withheld)
-        notices.append(f"{workspace_file}: not applied, this folder is not trusted ({trust.why}): {keys}. "
-                       f"Trust it with /permissions trust (from the next start), run with --trust, or add it to "
-                       f"{home / '.gemini' / 'trustedFolders.json'}.")
+        trust_notices.insert(0, f"{workspace_file}: not applied, this folder is not trusted ({trust.why}): {keys}. "
+                                f"Trust it with /permissions trust (from the next start), run with --trust, or add "
+                                f"it to {home / '.gemini' / 'trustedFolders.json'}.")
+    notices.extend(trust_notices)
     return Settings(home=home, files=files, notices=notices, folder_trust_enabled=enabled, trust=trust,
-                    withheld=withheld, key_sources=key_sources, origins=origins, **merged)
+                    withheld=withheld, trust_notices=trust_notices, key_sources=key_sources, origins=origins, **merged)
 
 
 def trust_question(root: Path, home: Path | None = None, env: Mapping[str, str] | None = None) -> list[str]:
