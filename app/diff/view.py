@@ -391,36 +391,46 @@ class DiffView(ScrollView, can_focus=False):
                            force=True)
 
     def scroll_to_change(self, index: int) -> None:
-        """Bring a change into view: its rows, and the cells where its lines start to differ (the screen lines of
-        a wrapped line that hold them, on both sides when side by side, or the scroll position of a line that is
-        not wrapped)."""
+        """Bring a change into view: its rows, and on each side the cells from where its line starts to differ
+        to where it stops (the screen lines of a wrapped line that hold them, on both halves when side by side,
+        or the scroll position of a line that is not wrapped). Where one side only gained or lost text, its
+        place on the other side is what is shown there."""
         self.lay_out()  # a toggled wrap or a new diff is measured before scrolling within it
         if not 0 <= index < len(self.changes):
             return
         change = self.changes[index]
         end = self.change_end(index)
-        cells = self.change_cells(change.row)
+        spans = self.change_spans(change.row)
+        start, stop = min(first for first, _ in spans), max(last for _, last in spans)
         room = self._code_room(self.view_width)
         if self.wrap:
             top, bottom = self.screen_line_of(change.row), self.screen_line_of(end)
-            # the screen lines holding the first changed cell of each side, and the next one (a word cut by the
-            # wrap goes on there) when it is still part of the row
-            first = top + min(cells) // room
-            last = min(top + max(cells) // room + 1, bottom - 1)
+            # the screen lines holding the first and the last changed cell of either side
+            first = top + start // room
+            last = min(top + max(start, stop - 1) // room, bottom - 1)
             height, y = self.size.height, int(self.scroll_y)
             if bottom - top <= height:  # the whole change fits: all of it, a line of context above when there is room
                 if top < y or bottom > y + height:
                     y = top - 1 if bottom - top < height else top
             elif not (y <= first and last < y + height):
-                y = first - height // 3 if last - first < height - height // 3 else first
+                if last - first < height - height // 3:  # a third of the view above it: the text it follows
+                    y = first - height // 3
+                elif last - first < height:
+                    y = last - height + 1
+                else:  # more than fits: where it starts, on both sides
+                    y = first
             if y != int(self.scroll_y):
                 self.scroll_to(y=max(0, y), animate=False, immediate=True, force=True)
             return
         self._bring_into_view(change.row, end)
-        column = min(cells)
-        if not self.scroll_x <= column < self.scroll_x + room - 4:
-            self.scroll_to(x=max(0, column - room // 3), animate=False, immediate=True,
-                           force=True)  # the scrollbar may not be laid out yet for a width just changed
+        margin = min(4, room // 4)  # cells kept after the change, so that its end is seen as its end
+        x = int(self.scroll_x)
+        if start < x or stop > x + room - margin:
+            x = start - room // 3
+            if stop > x + room - margin and stop - start <= room - margin:
+                x = stop - room + margin
+            # (the scrollbar may not be laid out yet for a width just changed)
+            self.scroll_to(x=max(0, x), animate=False, immediate=True, force=True)
 
     def change_end(self, index: int) -> int:
         """The row after the last one of change `index` (its run of changed rows, up to the next change)."""
@@ -452,20 +462,33 @@ class DiffView(ScrollView, can_focus=False):
     def _is_changed(row: Row) -> bool:
         return any(line is not None and line.kind is not LineKind.context for line in (row.left, row.right))
 
-    def change_cells(self, row: int) -> list[int]:
-        """The cell (not character: tabs and wide characters count as drawn) where each changed line of `row`
-        starts to differ from its partner; 0 for a line without a partner."""
-        cells = [self._first_changed_cell(line) for line in (self.rows[row].left, self.rows[row].right)
+    def change_spans(self, row: int) -> list[tuple[int, int]]:
+        """Where each changed line of `row` differs from its partner: from the cell where it starts to differ to
+        the cell after the last that does (cells, not characters: tabs and wide characters count as drawn). A
+        side that only lost or gained text there has an empty span at its place; (0, 0) for a line without a
+        partner."""
+        spans = [self._changed_span(line) for line in (self.rows[row].left, self.rows[row].right)
                  if line is not None and line.kind is not LineKind.context]
-        return cells or [0]
+        return spans or [(0, 0)]
+
+    def change_cells(self, row: int) -> list[int]:
+        """The cell where each changed line of `row` starts to differ from its partner."""
+        return [first for first, _ in self.change_spans(row)]
 
     def change_column(self, row: int) -> int:
         """The cell where the first changed line of `row` starts to differ."""
         return self.change_cells(row)[0]
 
-    def _first_changed_cell(self, line: DiffLine) -> int:
+    def _changed_span(self, line: DiffLine) -> tuple[int, int]:
         ranges = self._word_ranges(line)
-        return text_width(line.text.expandtabs(4)[:ranges[0][0]]) if ranges else 0
+        if not ranges:
+            return 0, 0
+        text = line.text.expandtabs(4)
+        first = text_width(text[:ranges[0][0]])
+        return first, first + text_width(text[ranges[0][0]:ranges[-1][1]])
+
+    def _first_changed_cell(self, line: DiffLine) -> int:
+        return self._changed_span(line)[0]
 
     def on_click(self, event: events.Click) -> None:
         row, _ = self.row_at(int(self.scroll_y) + event.y)

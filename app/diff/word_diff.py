@@ -19,7 +19,9 @@ MIN_SHARED = 0.25  # below this share of unchanged characters the lines are unre
 
 @dataclass(frozen=True)
 class WordDiff:
-    """The changed ranges of the old line and of the new line (both empty when the lines are unrelated)."""
+    """The changed ranges of the old line and of the new line. A side with nothing of its own at a change (text
+    only inserted, or only deleted, there) has an empty range where the other side's text goes: where the change
+    is on that side. Unrelated lines have one empty range at 0 each (no word highlight)."""
 
     old: tuple[Range, ...]
     new: tuple[Range, ...]
@@ -82,18 +84,15 @@ def word_diff(old: str, new: str) -> WordDiff:
     old_mid, new_mid = old[prefix:len(old) - suffix], new[prefix:len(new) - suffix]
     old_tokens, new_tokens = _TOKEN.findall(old_mid), _TOKEN.findall(new_mid)
     if len(old_tokens) + len(new_tokens) > MAX_TOKENS or not old_tokens or not new_tokens:
-        old_ranges = [(prefix, len(old) - suffix)] if old_mid else []
-        new_ranges = [(prefix, len(new) - suffix)] if new_mid else []
+        old_ranges = [(prefix, len(old) - suffix)]
+        new_ranges = [(prefix, len(new) - suffix)]
     else:
         old_ranges, new_ranges = [], []
         old_at, new_at = _offsets(old_tokens, prefix), _offsets(new_tokens, prefix)
         matcher = difflib.SequenceMatcher(None, old_tokens, new_tokens, autojunk=False)
         for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-            if tag == "equal":
-                continue
-            if i2 > i1:
+            if tag != "equal":  # (an insertion is an empty range on the old side, a deletion on the new)
                 old_ranges.append((old_at[i1], old_at[i2]))
-            if j2 > j1:
                 new_ranges.append((new_at[j1], new_at[j2]))
     shared = max(len(old), len(new)) - max(sum(e - s for s, e in old_ranges), sum(e - s for s, e in new_ranges))
     if max(len(old), len(new)) and shared / max(len(old), len(new)) < MIN_SHARED:
@@ -114,11 +113,12 @@ def _offsets(tokens: list[str], start: int) -> list[int]:
 
 
 def _merge(text: str, ranges: list[Range]) -> tuple[Range, ...]:
-    """Snap to words and join ranges that touch or are separated by spaces only."""
+    """Snap to words and join ranges that touch or are separated by spaces only (an empty range only joins one
+    it touches: it is a place, not text)."""
     merged: list[Range] = []
     for start, end in ranges:
         start, end = _snap(text, start, end) if end > start else (start, end)
-        if merged and (start <= merged[-1][1] or not text[merged[-1][1]:start].strip()) and end > start:
+        if merged and (start <= merged[-1][1] or (end > start and not text[merged[-1][1]:start].strip())):
             merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
         else:
             merged.append((start, end))

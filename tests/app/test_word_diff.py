@@ -87,3 +87,26 @@ def test_common_affixes_do_not_overlap() -> None:
         prefix, suffix = common_affixes(a, b)
         assert prefix + suffix <= min(len(a), len(b))
         assert a[:prefix] == b[:prefix] and a[len(a) - suffix:] == b[len(b) - suffix:]
+
+
+def test_a_side_that_only_gained_or_lost_text_has_an_empty_range_at_its_place() -> None:
+    """Where text was only inserted (or only deleted), the other side has nothing changed of its own: an empty
+    range says where the change is there, so the review can bring that side's place into view too."""
+    rng = random.Random(32)
+    for _ in range(300):
+        line = "".join(rng.choices(ALPHABET, k=rng.choice((20, 300, 6000))))
+        at = rng.randint(0, len(line))
+        piece = "".join(rng.choices(string.ascii_letters, k=rng.randint(1, 12)))
+        longer = line[:at] + piece + line[at:]
+        for old, new in ((line, longer), (longer, line)):
+            diff = word_diff(old, new)
+            grew = len(new) > len(old)
+            place, changed = (diff.old, diff.new) if grew else (diff.new, diff.old)
+            short, long_ = (old, new) if grew else (new, old)
+            assert place and changed, (old, new, diff)
+            start, end = changed[0]
+            assert end > start, diff
+            # the place is where the changed text goes: inside the (word-widened) changed range, after what both
+            # sides share
+            where = place[0][0]
+            assert start <= where <= end and short[:where] == long_[:where], (old, new, diff)
