@@ -217,6 +217,52 @@ def test_a_failure_with_the_sandboxs_mark_is_offered_again_outside(tmp_path: Pat
     assert "outside_sandbox" not in bare
 
 
+# Writes the sandbox stops, spelled with relative paths (from the root, or after a `cd`): (command, what the offer
+# says). `../outside` exists beside the root on the host; inside the sandbox the root's parent is private.
+OUTSIDE = "outside the workspace"
+PUT_BACK = "a protected place the sandbox put back"
+RELATIVE = [
+    *((command, OUTSIDE) for command in (
+        "sort -o ../outside/x f", "tee ../outside/x < f", "cp f ../outside/x", "echo x > ../outside/x",
+        "echo x >> ../outside/x", "touch ../outside/x", "mkdir ../outside/d", "ln -s f ../outside/l",
+        "cd sub && touch ../../outside/x", "cd sub && sort -o ../../outside/x ../f",
+        "cd sub/deep && cp ../../f ../../../outside/x")),
+    *((command, "a protected place, read-only inside the sandbox") for command in (
+        "echo x >> .git/config", "cp f .git/config", "echo x > .git/hooks/pre-commit", "touch .git/hooks/post-merge",
+        "echo x > GEMINI.md", "sort -o GEMINI.md f", "echo '{}' > .gemini/settings.json",
+        "cd .gemini && echo x > settings.json")),
+    *((command, OUTSIDE) for command in ("cd / && touch y", "cd /usr && echo x > y", "cd .. && cd / && touch y")),
+    ("cd .git && echo x >> config", "a protected place, read-only inside the sandbox"),
+    ("cd sub && sort -o ../GEMINI.md ../f", "a protected place, read-only inside the sandbox"),
+    *((command, PUT_BACK) for command in ("echo x > new/GEMINI.md", "cp f sub/deep/GEMINI.md", "cp f sub/GEMINI.md")),
+]
+
+
+@pytest.mark.parametrize(("command", "reason"), RELATIVE, ids=[c for c, _ in RELATIVE])
+def test_a_relative_path_the_sandbox_stops_is_offered_again_outside(tmp_path: Path, command: str,
+                                                                    reason: str) -> None:
+    if not BOX_WORKS:
+        pytest.skip("bubblewrap cannot start here")
+    root = tmp_path / "root"
+    (root / "sub" / "deep").mkdir(parents=True)
+    (root / "new").mkdir()
+    (tmp_path / "outside").mkdir()
+    (root / "f").write_text("b\na\n")
+    git(root, "init", "-q")
+    (root / ".git" / "hooks").mkdir(exist_ok=True)
+    (root / ".gemini").mkdir()
+    (root / "GEMINI.md").write_text("# rules\n")
+    (root / "sub" / "GEMINI.md").write_text("# sub rules\n")
+    before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    boxed = ShellTool(Workspace(root), sandbox=build_sandbox(sandbox_request(True, {}, None), [root]))
+    said = run(boxed, command, CallContext())
+    assert reason in said and "outside_sandbox: true" in said, said
+    assert not any((tmp_path / "outside").iterdir())  # and nothing landed outside
+    assert all(p.read_bytes() == data for p, data in before.items())  # nor in a protected place
+    if "../outside" in command:  # the offer names the place as the host sees it
+        assert str(tmp_path / "outside") in said
+
+
 def test_a_client_terminal_command_gets_the_sandboxs_environment_not_the_editors(tmp_path: Path) -> None:
     """An editor's terminal starts commands with the editor's environment: bwrap replaces it inside."""
     if not BOX_WORKS:

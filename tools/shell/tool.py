@@ -8,6 +8,7 @@ import dataclasses
 import os
 import re
 import signal
+from collections.abc import Sequence
 from enum import StrEnum
 from pathlib import Path
 from typing import ClassVar
@@ -182,7 +183,7 @@ class ShellTool(BaseTool[ShellParams]):
         approved = not inside and bool(context.extra.get("approved") or context.extra.get("yolo"))
         changes = await asyncio.to_thread(snapshot.after, not approved)
         if inside:
-            result = _with_sandbox_mark(result, self.sandbox.roots or list(self.workspace.roots))
+            result = _with_sandbox_mark(result, self.sandbox.roots or list(self.workspace.roots), cwd, changes)
         return _with_changes(result, changes)
 
     async def _run(self, params: ShellParams, abort_signal: AbortSignal, context: CallContext,
@@ -300,36 +301,83 @@ class ShellTool(BaseTool[ShellParams]):
 _NETWORK_MARKS = ("Could not resolve host", "Temporary failure in name resolution", "Network is unreachable",
                   "Name or service not known", "getaddrinfo", "No address associated with hostname",
                   "Failed to establish a new connection", "could not connect to server")
-_PATH_MARK = re.compile(r"(/[^\s:'\"`]+)['\"`]?: (Read-only file system|Permission denied|No such file or directory)")
+# a path as the failing program printed it (absolute or relative, maybe quoted), then the error
+_QUOTES = "'\"`‘’“”"
+_PATH_MARK = re.compile(rf"(?:^|[\s({_QUOTES}:])([^\s:{_QUOTES}]+)[{_QUOTES}]?: (Read-only file system|Permission "
+                        r"denied|No such file or directory)", re.MULTILINE)
+_CD = re.compile(r"(?:^|[;&|(]|\bthen|\bdo)\s*(?:builtin\s+)?(?:cd|pushd)\s+([^\s;&|)]+)")
+# names inside a root that the sandbox keeps read-only (with the context files)
+_PROTECTED_PARTS = {".git", ".gemini", ".husky", ".githooks"}
+_OFFER = ("If it must run outside, call run_shell_command again with outside_sandbox: true and a description saying "
+          "why; the user is asked.")
 
 
-def sandbox_mark(output: str, roots: list[Path]) -> str | None:
-    """Why a command's failure looks like the sandbox's doing: no network, or a write refused outside the roots
-    (EROFS/EACCES on a path there); None when nothing says so."""
+def _bases(cwd: Path | None, command: str) -> list[str]:
+    """Where a relative path a program printed may start: the command's folder, and each folder it `cd`s to."""
+    if cwd is None:
+        return []
+    found = [str(cwd)]
+    for target in _CD.findall(command):
+        target = target.strip("'\"")
+        found.append(os.path.normpath(os.path.join(found[-1], os.path.expanduser(target))))
+    return list(dict.fromkeys(found))
+
+
+def sandbox_mark(output: str, roots: list[Path], cwd: Path | None = None, command: str = "") -> str | None:
+    """Why a command's failure looks like the sandbox's doing: no network, a write refused outside the roots
+    (EROFS/EACCES on a path there), or a read-only place (EROFS anywhere: inside the roots only the protected
+    places are); None when nothing says so. A relative path is read from `cwd` (where the command started) and
+    from each folder the command `cd`s to."""
     for mark in _NETWORK_MARKS:
         if mark in output:
             return f"it needs the network ({mark})"
+
+    def inside(path: str) -> bool:
+        return any(path == str(r) or path.startswith(str(r).rstrip("/") + "/") for r in roots)
+
     for match in _PATH_MARK.finditer(output):
-        path, error = match.group(1), match.group(2)
-        if any(path == str(r) or path.startswith(str(r).rstrip("/") + "/") for r in roots):
+        written, error = match.group(1), match.group(2)
+        candidates = [os.path.normpath(written)] if os.path.isabs(written) else [
+            os.path.normpath(os.path.join(base, written)) for base in _bases(cwd, command)]
+        if not candidates:
             continue
-        # a missing path counts when its folder is there outside: the sandbox's private /tmp or hidden home
-        if error != "No such file or directory" or os.path.isdir(os.path.dirname(path)):
-            return f"it uses {path}, outside the workspace ({error} inside the sandbox)"
+        if error == "Read-only file system":  # the sandbox's mark wherever it is: which place, as best we can tell
+            outside = [c for c in candidates if not inside(c)]
+            protected = [c for c in candidates
+                         if inside(c) and (set(Path(c).parts) & _PROTECTED_PARTS or c.endswith(".md"))]
+            path = (protected or outside or candidates[-1:])[0]
+            named = written if written == path else f"{written} ({path})"
+            if not protected and outside:
+                return f"it uses {named}, {OUTSIDE_WORKSPACE} ({error} inside the sandbox)"
+            return f"it writes {named}, {'a protected place, ' if protected else ''}read-only inside the sandbox"
+        for path in candidates:
+            # a missing path counts when its folder is there outside: the sandbox's private /tmp or hidden home
+            if inside(path) or (error == "No such file or directory" and not os.path.isdir(os.path.dirname(path))):
+                continue
+            named = written if written == path else f"{written} ({path})"
+            return f"it uses {named}, {OUTSIDE_WORKSPACE} ({error} inside the sandbox)"
     return None
 
 
-def _with_sandbox_mark(result: ToolResult, roots: list[Path]) -> ToolResult:
-    """A failure with the sandbox's mark is offered again outside, with its reason: never retried silently."""
+OUTSIDE_WORKSPACE = "outside the workspace"
+
+
+def _with_sandbox_mark(result: ToolResult, roots: list[Path], cwd: Path | None = None,
+                       changes: Sequence[Change] = ()) -> ToolResult:
+    """A failure with the sandbox's mark, or a protected place written and put back, is offered again outside
+    with its reason: never retried silently."""
     display = result.return_display
-    output = display.output if isinstance(display, ShellOutput) else ""
-    if not isinstance(display, ShellOutput) or display.exit_code in (0, None):
+    if not isinstance(display, ShellOutput):
         return result
-    reason = sandbox_mark(output, roots)
+    reason = None
+    if display.exit_code not in (0, None):
+        reason = sandbox_mark(display.output, roots, cwd, display.command)
+    if reason is None and (undone := [c for c in changes if c.undone]):
+        reason = f"it writes {', '.join(str(c.path) for c in undone[:3])}, a protected place the sandbox put back"
     if reason is None:
         return result
-    note = (f"Sandbox: this ran inside the sandbox and failed there: {reason}. If it must run outside, call "
-            "run_shell_command again with outside_sandbox: true and a description saying why; the user is asked.")
+    what = "failed there" if display.exit_code not in (0, None) else "was stopped there"
+    note = f"Sandbox: this ran inside the sandbox and {what}: {reason}. {_OFFER}"
     llm = result.llm_content + "\n" + note if isinstance(result.llm_content, str) else result.llm_content
     display = dataclasses.replace(display, output=display.output.rstrip("\n") + "\n" + note + "\n")
     return dataclasses.replace(result, llm_content=llm, return_display=display)
