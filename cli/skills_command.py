@@ -7,9 +7,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from gemini_tui.cli.mcp_command import SettingsFileError, read_for_edit, settings_path, write_settings
 from gemini_tui.core.setup.config import gemini_home, load_settings
 from gemini_tui.core.setup.extensions import find_extensions
+from gemini_tui.core.setup.settings_edit import SettingsFileError, read_for_edit, settings_path, write_settings
 from gemini_tui.core.setup.skills import SkillSet, install, load_skills, uninstall
 
 SCOPES = ("user", "workspace")

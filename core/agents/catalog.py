@@ -7,7 +7,7 @@ time, tools)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -28,6 +28,8 @@ class AgentCatalog:
     notices: list[str] = field(default_factory=list)
     project: Path | None = None
     acknowledgements: Acknowledgements | None = None
+    source: Callable[[], AgentCatalog] | None = None  # loads it again from the files (`/agents reload`)
+    switched: dict[str, bool] = field(default_factory=dict)  # enabled or disabled in this session, kept on reload
 
     @property
     def enabled(self) -> list[AgentDefinition]:
@@ -46,6 +48,7 @@ class AgentCatalog:
         a project agent not yet acknowledged acknowledges it. KeyError for an unknown name."""
         for index, agent in enumerate(self.agents):
             if agent.name == name:
+                self.switched[name] = on
                 self.agents[index] = replace(agent, enabled=on)
                 return self.agents[index]
         waiting = next((agent for agent in self.unacknowledged if agent.name == name), None)
@@ -53,8 +56,28 @@ class AgentCatalog:
             raise KeyError(name)
         if not on:
             return waiting
+        self.switched[name] = on
         self.acknowledge(waiting)
         return self.get(name) or waiting
+
+    def reload(self) -> Reloaded:
+        """Reads the agent files again (`/agents reload`), keeping what this session enabled or disabled; says
+        which agents are new, changed or gone."""
+        if self.source is None:
+            return Reloaded()
+        fresh = self.source()
+        before = {agent.name: agent for agent in [*self.agents, *self.unacknowledged]}
+        for name, on in self.switched.items():
+            # a file changed since it was accepted waits for the user again: only loaded agents are switched
+            if any(agent.name == name for agent in fresh.agents):
+                fresh.set_enabled(name, on)
+        after = {agent.name: agent for agent in [*fresh.agents, *fresh.unacknowledged]}
+        self.agents, self.unacknowledged, self.notices = fresh.agents, fresh.unacknowledged, fresh.notices
+        return Reloaded(new=sorted(after.keys() - before.keys()), deleted=sorted(before.keys() - after.keys()),
+                        updated=sorted(name for name in after.keys() & before.keys()
+                                       if after[name].hash != before[name].hash
+                                       or after[name].system_prompt != before[name].system_prompt),
+                        errors=list(fresh.notices))
 
     def acknowledge(self, agent: AgentDefinition) -> None:
         if self.acknowledgements is not None and self.project is not None:
@@ -63,12 +86,24 @@ class AgentCatalog:
         self.agents.append(replace(agent, enabled=True))
 
 
+@dataclass(frozen=True)
+class Reloaded:
+    """What `/agents reload` found: agents new, changed or gone since the last load, and the problems."""
+
+    new: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
 def load_catalog(gemini_dir: Path, root: Path, *, trusted: bool, overrides: Mapping[str, Any] | None = None,
                  extension_folders: Iterable[tuple[str, Path]] = (), enabled: bool = True) -> AgentCatalog:
     """The agents of a session in `root`. `extension_folders` are (extension name, its folder)."""
     project = root.resolve()
     acks = Acknowledgements(gemini_dir)
-    catalog = AgentCatalog(project=project, acknowledgements=acks)
+    extension_folders = list(extension_folders)
+    catalog = AgentCatalog(project=project, acknowledgements=acks, source=lambda: load_catalog(
+        gemini_dir, root, trusted=trusted, overrides=overrides, extension_folders=extension_folders, enabled=enabled))
     if not enabled:
         return catalog
     overrides = overrides or {}

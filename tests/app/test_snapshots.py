@@ -69,6 +69,9 @@ def steps(*actions: Callable[[Pilot[Any]], Awaitable[None]]) -> Callable[[Pilot[
         main_screen(pilot).prompt.input.cursor_blink = False
         for action in actions:
             await action(pilot)
+        # every cursor steady (a panel's filter field too): a blinking one is drawn or not by the clock
+        for field in pilot.app.screen.query("Input, TextArea"):
+            field.cursor_blink = False  # type: ignore[attr-defined]
         await pilot.pause(0.05)
     return run
 
