@@ -58,8 +58,8 @@ class CommandResults:
                 view.todos.show(None)
             case ShowConversation(notice=notice):
                 await chat.clear()
-                if session.resumed is not None:
-                    await view.show_transcript(session.resumed)
+                if session.saved.resumed is not None:
+                    await view.show_transcript(session.saved.resumed)
                 else:
                     await show_history(chat, session.history)
                 await chat.add_notice(notice)

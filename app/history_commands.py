@@ -57,7 +57,7 @@ async def resume(screen: CommandView, which: str) -> None:
     if not which:
         from gemini_tui.core.persistence.listing import describe
 
-        sessions = [s for s in session.list_sessions() if s.readable and s.id != session.session_id]
+        sessions = [s for s in session.saved.list_sessions() if s.readable and s.id != session.session_id]
         if not sessions:
             await screen.chat.add_notice("No other saved session for this project.")
             return
@@ -66,7 +66,7 @@ async def resume(screen: CommandView, which: str) -> None:
         if picked is None:
             return
         which = newest[picked].id
-    loaded = session.resume(which)
+    loaded = session.saved.resume(which)
     await screen.chat.clear()
     await screen.show_transcript(loaded)
     await screen.chat.add_notice(f"Resumed session {loaded.id[:8]} ({len(loaded.prompts)} prompt(s)).")
@@ -92,7 +92,7 @@ async def _restore(session: SessionFace, args: str, context: CommandContext) -> 
 async def restore(screen: CommandView, which: str) -> None:
     session = screen.session
     if not which:
-        records = session.list_checkpoints()
+        records = session.rewind.list()
         if not records:
             await screen.chat.add_notice("No checkpoints yet: one is taken before each edit or command.")
             return
@@ -101,14 +101,14 @@ async def restore(screen: CommandView, which: str) -> None:
         if picked is None:
             return
         which = str(picked + 1)
-    record, plan = await session.plan_restore(which)
+    record, plan = await session.rewind.plan_restore(which)
     if not plan.changes:
         await screen.chat.add_notice("The files are as they were at that checkpoint; nothing to restore.")
     question = "Restore these files and rewind the conversation to before that prompt?"
     if plan.changes and not await confirm(screen, describe_plan(plan), question):
         await screen.chat.add_notice("Nothing restored.")
         return
-    outcome = await session.restore(record, plan)
+    outcome = await session.rewind.restore(record, plan)
     await redraw(screen)
     await screen.chat.add_notice(f"{outcome.text} The conversation is back to before that prompt.")
 
@@ -120,12 +120,12 @@ async def _undo(session: SessionFace, args: str, context: CommandContext) -> Com
 
 async def undo(screen: CommandView) -> None:
     session = screen.session
-    record, plan = await session.plan_undo()
+    record, plan = await session.rewind.plan_undo()
     if plan.changed_by_hand and not await confirm(screen, describe_plan(plan),
                                                   f"Undo {record.tool} ({record.description}) anyway?"):
         await screen.chat.add_notice("Nothing undone.")
         return
-    outcome = await session.undo(record, plan)
+    outcome = await session.rewind.undo(record, plan)
     await screen.chat.add_notice(f"Undid {record.tool} ({record.description}). {outcome.text}")
 
 
@@ -157,7 +157,7 @@ async def rewind(screen: CommandView) -> None:
     files, conversation = choice in (0, 2), choice in (0, 1)
     said = []
     if files:
-        found = await session.plan_rewind_files(index)
+        found = await session.rewind.plan_rewind_files(index)
         if found is None:
             said.append("No file was changed from that prompt on.")
         else:
@@ -165,10 +165,10 @@ async def rewind(screen: CommandView) -> None:
             if plan.changes and not await confirm(screen, describe_plan(plan), "Put these files back?"):
                 await screen.chat.add_notice("Nothing rewound.")
                 return
-            outcome = await session.restore(record, plan, conversation=False)
+            outcome = await session.rewind.restore(record, plan, conversation=False)
             said.append(outcome.text)
     if conversation:
-        text = session.rewind_conversation(index)
+        text = session.rewind.rewind_conversation(index)
         await redraw(screen)
         screen.prompt.input.text = text  # the prompt comes back to be edited and sent again
         said.append("The conversation is back to before that prompt (its text is in the prompt).")
@@ -178,7 +178,7 @@ async def rewind(screen: CommandView) -> None:
 async def redraw(screen: CommandView) -> None:
     """The chat as the saved session now holds it (after a rewind or restore)."""
     session = screen.session
-    loaded = session.transcript()
+    loaded = session.saved.transcript()
     if loaded is None:
         return
     await screen.chat.clear()

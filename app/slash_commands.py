@@ -158,17 +158,17 @@ async def _chat(session: SessionFace, args: str, context: CommandContext) -> Com
     tag = tag.strip()
     match sub:
         case "list":
-            tags = session.list_chats()
+            tags = session.chats.list()
             text = "Saved chats:\n" + "\n".join(f"- `{t}`" for t in tags) if tags else "No saved chats."
             return ShowMarkdown(text)
         case "save" | "resume" if not tag:
             return ShowNotice(f"Usage: /chat {sub} <tag>", "error")
         case "save":
-            session.save_chat(tag)
+            session.chats.save(tag)
             return ShowNotice(f"Conversation saved as '{tag}'.")
         case "resume":
             try:
-                session.resume_chat(tag)
+                session.chats.resume(tag)
             except (KeyError, FileNotFoundError, ValueError) as exc:
                 return ShowNotice(str(exc).strip("'\""), "error")
             return ShowConversation(f"Resumed conversation '{tag}'.")

@@ -54,7 +54,7 @@ async def resume_to_first_frame(home: Path, root: Path) -> float:
 
     started = time.perf_counter()
     session = build_session(root, home=home, env={}, model="offline")
-    session.resume("latest")
+    session.saved.resume("latest")
     app = GeminiApp(session, root)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = app.screen

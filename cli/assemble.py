@@ -96,14 +96,14 @@ def attach_sessions(session: Session, settings: Settings, root: Path) -> None:
     from gemini_tui.core.persistence.store import SessionStore, parse_age, project_dir
 
     store = SessionStore(project_dir(settings.gemini_dir, root))
-    session.enable_autosave(store)
+    session.saved.enable(store)
     if settings.checkpointing_enabled:
         from gemini_tui.core.persistence.checkpoints import Checkpointer, shadow_dir
         from gemini_tui.core.persistence.shadow_repo import ShadowRepo
         from gemini_tui.tools.workspace.restore import ConfinedRestorer
 
         repo = ShadowRepo(root, shadow_dir(settings.gemini_dir, root))
-        session.enable_checkpoints(Checkpointer(repo, ConfinedRestorer(root), session.report))
+        session.rewind.enable(Checkpointer(repo, ConfinedRestorer(root), session.report), session.scheduler)
     if settings.session_retention_enabled and (settings.session_retention_max_count
                                                or settings.session_retention_max_age):
         age = parse_age(settings.session_retention_max_age) if settings.session_retention_max_age else None

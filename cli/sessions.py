@@ -45,7 +45,7 @@ def resume_or_explain(session: Any, which: str, *, to_stderr: bool = True) -> bo
     from gemini_tui.core.persistence.records import NotASession
 
     try:
-        session.resume(which)
+        session.saved.resume(which)
     except (LookupError, NotASession, OSError) as exc:
         message = f"Cannot resume session {which!r}: {exc}"
         if to_stderr:

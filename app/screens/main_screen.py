@@ -170,7 +170,7 @@ class MainScreen(Screen[None]):
         if (warning := root_warning(self.root)) is not None:
             self.call_later(self.chat.add_notice, warning, "warning")
         self.run_worker(self.adapter.pump(events), group="events")
-        if session.resumed is not None:  # --resume: the chat as it was
+        if session.saved.resumed is not None:  # --resume: the chat as it was
             self.show_resumed()
         self.show_startup_notices()
         self.run_worker(self.history.mount(), group="history-panel")
@@ -198,7 +198,7 @@ class MainScreen(Screen[None]):
 
     @work(group="resumed")
     async def show_resumed(self) -> None:
-        await self.show_transcript(self.session.resumed)  # type: ignore[attr-defined]
+        await self.show_transcript(self.session.saved.resumed)  # type: ignore[attr-defined]
 
     @work(group="notices")
     async def show_startup_notices(self) -> None:

@@ -309,7 +309,7 @@ class GeminiAcpAgent:
 
         state = await self._open(cwd, mcp_servers, additional_directories, register=False)
         try:
-            loaded = state.face.resume(session_id)
+            loaded = state.face.saved.resume(session_id)
         except (LookupError, NotASession, OSError) as exc:
             await self._close(state)
             raise RequestError.resource_not_found(session_id) from exc

@@ -15,9 +15,11 @@ from gemini_tui.core.session.state import SessionState
 class Autosave:
     """Owns the session's file: starts it, follows the event bus into it, and loads a saved one in its place."""
 
-    def __init__(self, state: SessionState, model_name: Callable[[], str]) -> None:
+    def __init__(self, state: SessionState, model_name: Callable[[], str],
+                 on_load: Callable[[], None] = lambda: None) -> None:
         self.state = state
         self.model_name = model_name
+        self.on_load = on_load  # a saved conversation took this one's place: the session counts its tokens
         self.store: SessionStore | None = None
         self.resumed: LoadedSession | None = None  # the session file read back, for the front end to redraw
 
@@ -82,6 +84,7 @@ class Autosave:
             state.checkpointer.agent_state = loaded.agent_state
         for problem in loaded.problems:
             state.report(problem)
+        self.on_load()
 
     def list_sessions(self) -> list[SessionSummary]:
         return self.store.summaries() if self.store is not None else []

@@ -35,7 +35,18 @@ class SavedChats:
 
     def resume(self, tag: str) -> int:
         """`/chat resume <tag>`: continues from the bookmark in a new session (the bookmarked one stays as it
-        was); returns the number of history entries loaded."""
+        was); returns the number of history entries loaded. A failed resume leaves the session as it was."""
+        resumed, self.autosave.resumed = self.autosave.resumed, None  # a legacy chat has nothing to count from
+        try:
+            count = self._resume(tag)
+        except BaseException:
+            self.autosave.resumed = resumed
+            raise
+        if self.autosave.resumed is None:  # a bookmark's load counted already; a legacy chat starts from none
+            self.autosave.on_load()
+        return count
+
+    def _resume(self, tag: str) -> int:
         store = self.autosave.store
         if store is None:
             raise LookupError("Sessions are not saved in this run.")

@@ -3,7 +3,7 @@
 It is what `core.session.face.SessionFace` describes: front ends call only those verbs. The loop itself is here;
 what it keeps is in its parts, each small and tested alone: the history (`conversation`), the standing
 instructions (`context_memory`), compression (`compressor`), one model request (`model_turn`), checkpoints and
-the ways back (`rewind`), the session's file (`autosave`), bookmarks (`saved_chats`) and the background services
+the ways back (`rewind`), the session's file (`saved`: `autosave`), bookmarks (`chats`) and the background services
 (`services`). They share one `SessionState`; this module is the one place they are wired."""
 
 from __future__ import annotations
@@ -40,11 +40,10 @@ from gemini_tui.core.ground.parts import Part, TextPart
 from gemini_tui.core.ground.stats import SessionStats
 from gemini_tui.core.ground.tool_result import ToolResult
 from gemini_tui.core.mcp.prompts import mcp_resource_reader
-from gemini_tui.core.persistence.checkpoints import Checkpointer, RestoreOutcome
+from gemini_tui.core.persistence.checkpoints import Checkpointer
 from gemini_tui.core.persistence.recorder import SessionRecorder
-from gemini_tui.core.persistence.records import CheckpointRecord, LoadedSession, PromptMark, prompt_position
-from gemini_tui.core.persistence.shadow_repo import RestorePlan
-from gemini_tui.core.persistence.store import SessionStore, SessionSummary, project_dir
+from gemini_tui.core.persistence.records import PromptMark, prompt_position
+from gemini_tui.core.persistence.store import project_dir
 from gemini_tui.core.processes.sandbox import Sandbox
 from gemini_tui.core.session import compression
 from gemini_tui.core.session.abortable import unless_aborted
@@ -151,8 +150,8 @@ class Session:
         self.model_turn = ModelTurn(state, self.stats, lambda: self.model, registry, self.compressor,
                                     self.system_instruction, lambda: self.scheduler.interactive, self.hook_points)
         self.rewind = Rewind(state)
-        self.autosave = Autosave(state, lambda: self.model_name)
-        self.chats = SavedChats(state, self.autosave)
+        self.saved = Autosave(state, lambda: self.model_name, self._count_resumed)  # this session's file
+        self.chats = SavedChats(state, self.saved)
         for notice in notices:
             state.notice(notice)
 
@@ -178,14 +177,6 @@ class Session:
     @property
     def checkpointer(self) -> Checkpointer | None:
         return self.state.checkpointer
-
-    @property
-    def store(self) -> SessionStore | None:
-        return self.autosave.store
-
-    @property
-    def resumed(self) -> LoadedSession | None:
-        return self.autosave.resumed
 
     @property
     def approval_mode(self) -> ApprovalMode:
@@ -497,7 +488,7 @@ class Session:
         self.bus.publish(ErrorOccurred(message, "max_turns"))
         return TurnEndReason.max_turns, message
 
-    # -- compression, rewind, saved sessions and chats: the parts' verbs, as the face names them ----------------
+    # -- compression, and what a saved conversation taking this one's place changes -------------------------
     async def compress(self) -> compression.Compression | None:
         """`/compress`: condenses the older turns now, whatever the threshold (None: nothing to condense)."""
         async with self.state.busy:
@@ -508,48 +499,11 @@ class Session:
                 self._abort = None
                 self.state.autosave()
 
-    def enable_checkpoints(self, checkpointer: Checkpointer) -> None:
-        self.rewind.enable(checkpointer, self.scheduler)
-
-    def list_checkpoints(self) -> list[CheckpointRecord]:
-        return self.rewind.list()
-
-    async def plan_restore(self, which: str) -> tuple[CheckpointRecord, RestorePlan]:
-        return await self.rewind.plan_restore(which)
-
-    async def restore(self, record: CheckpointRecord, plan: RestorePlan, *,
-                      conversation: bool = True) -> RestoreOutcome:
-        return await self.rewind.restore(record, plan, conversation=conversation)
-
-    async def plan_undo(self) -> tuple[CheckpointRecord, RestorePlan]:
-        return await self.rewind.plan_undo()
-
-    async def undo(self, record: CheckpointRecord, plan: RestorePlan) -> RestoreOutcome:
-        return await self.rewind.undo(record, plan)
-
-    def rewind_conversation(self, prompt_index: int, *, fallback_position: int | None = None) -> str:
-        return self.rewind.rewind_conversation(prompt_index, fallback_position=fallback_position)
-
-    async def plan_rewind_files(self, prompt_index: int) -> tuple[CheckpointRecord, RestorePlan] | None:
-        return await self.rewind.plan_rewind_files(prompt_index)
-
-    def enable_autosave(self, store: SessionStore) -> None:
-        self.autosave.enable(store)
-
-    def resume(self, which: str = "latest") -> LoadedSession:
-        loaded = self.autosave.resume(which)
-        self._count_resumed()
-        return loaded
-
-    def load_session(self, loaded: LoadedSession) -> None:
-        self.autosave.load(loaded)
-        self._count_resumed()
-
     def context_used(self) -> ContextUsed:
         """How full the model's context window is with the conversation as it is: right after a resume, what the
         model counted at the resumed session's last request (when recorded, and the history is as it was then),
         else the estimate every request starts from."""
-        loaded, conversation = self.autosave.resumed, self.state.conversation
+        loaded, conversation = self.saved.resumed, self.state.conversation
         if loaded is not None and loaded.context_tokens is not None and len(conversation) == len(loaded.history):
             tokens = loaded.context_tokens
         else:
@@ -559,50 +513,24 @@ class Session:
     def _count_resumed(self) -> None:
         """A saved conversation took this one's place: the token count goes on from what its requests used, and the
         context share is its history's (the status line showed 0 until the next request, though all of it is sent)."""
-        loaded = self.autosave.resumed
+        loaded = self.saved.resumed
         self.stats.carry(loaded.tokens_spent if loaded is not None else 0)
         self.bus.publish(UsageUpdated(self.model_name, Usage(), self.stats.conversation_tokens))
         self.bus.publish(self.context_used())
-
-    def list_sessions(self) -> list[SessionSummary]:
-        return self.autosave.list_sessions()
-
-    def transcript(self) -> LoadedSession | None:
-        return self.autosave.transcript()
-
-    def delete_session(self, which: str) -> SessionSummary:
-        return self.autosave.delete(which)
 
     def clear(self) -> None:
         """Forgets the conversation (`/clear`) and starts a new saved session; approvals and stats stay."""
         self.state.conversation.clear()
         self.hook_points.on_clear()
-        self.autosave.resumed = None
+        self.saved.resumed = None
         self.state.prompt_marks = []
         if self.state.checkpointer is not None:
             self.state.checkpointer.records = []
-        self.autosave.restart()
+        self.saved.restart()
         # a resumed session's tokens were that conversation's: the count is this run's again, the context empty
         self.stats.carried_tokens = self.stats.carried_at = 0
         self.bus.publish(UsageUpdated(self.model_name, Usage(), self.stats.conversation_tokens))
         self.bus.publish(self.context_used())
-
-    def save_chat(self, tag: str) -> Path:
-        return self.chats.save(tag)
-
-    def resume_chat(self, tag: str) -> int:
-        resumed = self.autosave.resumed
-        self.autosave.resumed = None  # a chat saved by an earlier build is no saved session: nothing to count from
-        try:
-            count = self.chats.resume(tag)
-        except BaseException:
-            self.autosave.resumed = resumed
-            raise
-        self._count_resumed()
-        return count
-
-    def list_chats(self) -> list[str]:
-        return self.chats.list()
 
 
 def _outcome(result: ToolResult) -> ToolOutcome:

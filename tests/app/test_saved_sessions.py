@@ -111,7 +111,7 @@ async def test_the_resume_picker_shows_saved_prompts_cleaned(root: Path, tmp_pat
     async with app.run_test(size=(120, 40)) as pilot:
         screen = main_screen(pilot)
         await wait_for(pilot, lambda: screen.ready)
-        store = screen.session.store  # type: ignore[attr-defined]
+        store = screen.session.saved.store  # type: ignore[attr-defined]
         writer = store.new_writer(str(uuid.uuid4()), root, "gemini-2.5-pro")
         writer.append([{"kind": "prompt", "text": hostile}])
         writer.close()

@@ -62,7 +62,7 @@ async def test_parallel_calls_run_and_answer_with_matching_ids(server, root: Pat
     assert "read_file" in server.chat_requests[0].tool_names()
     # stats, checkpoint before the write, the saved session
     assert session.stats.model("openai/test-model").tokens.total == 220
-    record, _ = await session.plan_undo()
+    record, _ = await session.rewind.plan_undo()
     assert record.tool == "write_file"
     saved = list((home / ".gemini" / "tmp").rglob("*.json*"))
     assert any("openai/test-model" in path.read_text(errors="replace") for path in saved if path.is_file())
@@ -77,7 +77,7 @@ async def test_a_resumed_session_sends_its_calls_and_answers_back(server, root: 
     await first.send("read a")
     await first.close()
     again = session_for(server, root, home)
-    again.resume("latest")
+    again.saved.resume("latest")
     await again.send("and now?")
     messages = server.chat_requests[-1].messages
     assert [m["role"] for m in messages] == ["system", "user", "assistant", "tool", "assistant", "user"]

@@ -171,7 +171,7 @@ def make_session(gemini_server: FakeGeminiServer, root: Path, home: Path,
         model = GeminiModel("gemini-2.5-pro", "test-key", base_url=gemini_server.base_url, policy=FAST_RETRIES)
         session = Session(Settings(home=home, **settings), registry, model, root, EventBus(), approval_mode=mode,
                           interactive=interactive)
-        session.enable_autosave(SessionStore(project_dir(home / ".gemini", root)))
+        session.saved.enable(SessionStore(project_dir(home / ".gemini", root)))
         return session
 
     return make

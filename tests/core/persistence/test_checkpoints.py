@@ -68,23 +68,23 @@ async def test_restore_brings_every_file_back_byte_for_byte(gemini_server, root:
     await agent_changes_everything(gemini_server, session, root)
     after = state(root)
     assert after != before and "new.txt" in after and "doomed.txt" not in after
-    checkpoints = session.list_checkpoints()
+    checkpoints = session.rewind.list()
     assert [c.tool for c in checkpoints] == ["replace", "write_file", "run_shell_command"]
     # the user's own .git is untouched by the shadow repository
     assert subprocess.run(["git", "status", "--porcelain"], cwd=root, capture_output=True, text=True).stdout.count(
         "??") >= 1
     assert not (root / ".git" / "refs" / "heads" / "checkpoints").exists()
 
-    record, plan = await session.plan_restore("1")
+    record, plan = await session.rewind.plan_restore("1")
     assert {c.path: c.status for c in plan.changes} == {
         "crlf.txt": "modified", "new.txt": "added", "doomed.txt": "deleted", "bom.txt": "modified",
         "secret.txt": "modified", "run.sh": "modified", "sub/made.txt": "added"}
     assert plan.changed_by_hand == ()
-    outcome = await session.restore(record, plan)
+    outcome = await session.rewind.restore(record, plan)
     assert outcome.failed == ()
     assert state(root) == before  # bytes and modes, ignored files untouched
     assert len(session.history) == 0  # the conversation went back to before the prompt
-    assert session.list_checkpoints() == []
+    assert session.rewind.list() == []
 
 
 async def test_undo_reverts_only_the_last_change(gemini_server, root: Path, home: Path) -> None:
@@ -92,18 +92,18 @@ async def test_undo_reverts_only_the_last_change(gemini_server, root: Path, home
     session = session_for(gemini_server, root, home)
     await agent_changes_everything(gemini_server, session, root)
     after_write = state(root)
-    record, plan = await session.plan_undo()
+    record, plan = await session.rewind.plan_undo()
     assert record.tool == "run_shell_command"
-    await session.undo(record, plan)
+    await session.rewind.undo(record, plan)
     now = state(root)
     assert now["crlf.txt"][0] == b"one\r\nTWO\r\n" and now["new.txt"][0] == b"brand new\n"  # earlier calls stay
     assert now["doomed.txt"] == (b"about to be deleted\n", 0o644) and "sub/made.txt" not in now
     assert now["secret.txt"] == (b"keep me private\n", 0o600) and now["run.sh"][1] == 0o755
     assert now["bom.txt"][0] == b"\xef\xbb\xbfhello\nworld\n"
     assert now != after_write
-    record, plan = await session.plan_undo()  # the next /undo goes one further back
+    record, plan = await session.rewind.plan_undo()  # the next /undo goes one further back
     assert record.tool == "write_file"
-    await session.undo(record, plan)
+    await session.rewind.undo(record, plan)
     assert not (root / "new.txt").exists()
     # the model hears of it with the next prompt
     gemini_server.script(reply(text("Noted.")))
@@ -117,7 +117,7 @@ async def test_a_file_changed_by_hand_is_shown_before_restoring(gemini_server, r
     session = session_for(gemini_server, root, home)
     await agent_changes_everything(gemini_server, session, root)
     (root / "crlf.txt").write_bytes(b"one\r\nmy own fix\r\n")
-    _record, plan = await session.plan_restore("1")
+    _record, plan = await session.rewind.plan_restore("1")
     assert plan.changed_by_hand == ("crlf.txt",)
     assert "+my own fix" in plan.hand_diff and "-TWO" in plan.hand_diff
 
@@ -130,14 +130,14 @@ async def test_rewind_files_only_and_conversation_only(gemini_server, root: Path
     await session.send("first, just talk")
     await agent_changes_everything(gemini_server, session, root)
     changed = state(root)
-    found = await session.plan_rewind_files(1)
+    found = await session.rewind.plan_rewind_files(1)
     assert found is not None
     record, plan = found
-    await session.restore(record, plan, conversation=False)
+    await session.rewind.restore(record, plan, conversation=False)
     assert state(root) == before and len(session.history) > 2  # files only
-    text_back = session.rewind_conversation(1)  # conversation only
+    text_back = session.rewind.rewind_conversation(1)  # conversation only
     assert text_back == "change things" and len(session.history) == 2
-    assert await session.plan_rewind_files(0) is None  # the first prompt changed no file
+    assert await session.rewind.plan_rewind_files(0) is None  # the first prompt changed no file
     assert state(root) == before != changed
 
 
@@ -149,7 +149,7 @@ async def test_restore_while_a_turn_runs_is_refused(gemini_server, root: Path, h
     turn = asyncio.ensure_future(session.send("slow one"))
     await asyncio.sleep(0.2)
     with pytest.raises(RuntimeError, match="A turn is running"):
-        await session.plan_restore("1")
+        await session.rewind.plan_restore("1")
     await turn
 
 
@@ -160,13 +160,13 @@ async def test_a_damaged_shadow_repository_is_set_aside(gemini_server, root: Pat
     git_dir = session.checkpointer.repo.git_dir
     (git_dir / "HEAD").write_text("garbage")
     with pytest.raises(CheckpointError, match="no longer in the shadow repository"):
-        await session.plan_restore("1")
+        await session.rewind.plan_restore("1")
     # the next change re-creates it (the damaged one is kept aside, never deleted) and restores work again
     gemini_server.script(reply(call("write_file", file_path=str(root / "again.txt"), content="x")), reply(text("ok")))
     await session.send("again")
     assert list(git_dir.parent.glob(f"{git_dir.name}.damaged-*"))
-    record, plan = await session.plan_undo()
-    await session.undo(record, plan)
+    record, plan = await session.rewind.plan_undo()
+    await session.rewind.undo(record, plan)
     assert not (root / "again.txt").exists()
 
 
@@ -180,7 +180,7 @@ async def test_no_git_on_path_is_reported_and_calls_still_run(gemini_server, roo
     await session.send("write")
     assert (root / "a.txt").read_text() == "b"
     with pytest.raises(LookupError, match="git was not found"):
-        await session.plan_undo()
+        await session.rewind.plan_undo()
 
 
 async def test_checkpointing_can_be_turned_off(gemini_server, root: Path, home: Path) -> None:
@@ -189,7 +189,7 @@ async def test_checkpointing_can_be_turned_off(gemini_server, root: Path, home: 
     session = session_for(gemini_server, root, home)
     assert session.checkpointer is None and not any("ignored" in n.message for n in session.notices)
     with pytest.raises(LookupError, match=r"general\.checkpointing\.enabled"):
-        await session.plan_undo()
+        await session.rewind.plan_undo()
 
 
 async def test_a_hand_change_is_still_seen_after_a_resume(gemini_server, root: Path, home: Path) -> None:
@@ -198,7 +198,7 @@ async def test_a_hand_change_is_still_seen_after_a_resume(gemini_server, root: P
     await agent_changes_everything(gemini_server, session, root)
     (root / "new.txt").write_bytes(b"edited by hand\n")
     resumed = session_for(gemini_server, root, home)
-    resumed.resume("latest")
-    assert len(resumed.list_checkpoints()) == 3
-    _record, plan = await resumed.plan_restore("1")
+    resumed.saved.resume("latest")
+    assert len(resumed.rewind.list()) == 3
+    _record, plan = await resumed.rewind.plan_restore("1")
     assert plan.changed_by_hand == ("new.txt",) and "+edited by hand" in plan.hand_diff

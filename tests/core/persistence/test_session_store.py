@@ -53,7 +53,7 @@ async def test_every_turn_is_saved_and_a_new_session_resumes_it(gemini_server, m
     assert display_from_json(call_entry["display"]) == "A"
 
     fresh = make_session()
-    fresh.resume("latest")
+    fresh.saved.resume("latest")
     assert fresh.session_id == session.session_id and fresh.history == session.history
     gemini_server.script(reply(text("Third.")))
     await fresh.send("third")
@@ -78,8 +78,8 @@ async def test_resume_by_number_and_id_list_and_delete(gemini_server, make_sessi
     with pytest.raises(LookupError, match="No session 7"):
         store.find("7")
     with pytest.raises(LookupError, match="in use"):
-        second.delete_session("2")
-    assert first.delete_session("2").id == second.session_id
+        second.saved.delete("2")
+    assert first.saved.delete("2").id == second.session_id
     assert [s.id for s in store.summaries()] == [first.session_id]
 
 
@@ -105,7 +105,7 @@ async def test_a_torn_last_record_is_skipped_with_a_notice(gemini_server, make_s
     # resuming a torn file appends after a fresh newline: the next read has no damage beyond the torn line
     path.write_bytes(data[:-5])
     resumed = make_session()
-    resumed.resume("latest")
+    resumed.saved.resume("latest")
     assert any("cut off" in n.message for n in resumed.notices)
     gemini_server.script(reply(text("After the tear.")))
     await resumed.send("go on")
@@ -174,12 +174,12 @@ async def test_pruning_by_count_and_age_keeps_the_current_one(gemini_server, mak
 
 async def test_bookmarks_fork_the_session_at_that_point(gemini_server, make_session, root, home) -> None:
     session = await two_turns(gemini_server, make_session, root)
-    session.save_chat("before third")
+    session.chats.save("before third")
     at_bookmark = list(session.history)
     gemini_server.script(reply(text("Third.")))
     await session.send("third")
-    assert session.list_chats() == ["before third"]
-    session.resume_chat("before third")
+    assert session.chats.list() == ["before third"]
+    session.chats.resume("before third")
     assert session.history == at_bookmark
     assert len(store_of(home, root).summaries()) == 2  # the bookmarked session stays whole
 
@@ -247,7 +247,7 @@ async def test_each_line_damaged_in_turn_costs_that_record_only(gemini_server, m
     damaged[3] = b"{ hand edited"
     path.write_bytes(b"\n".join(damaged))
     resumed = make_session()
-    resumed.resume("latest")
+    resumed.saved.resume("latest")
     assert len([n for n in resumed.notices if "damaged" in n.message]) == 1
     gemini_server.script(reply(text("Still here.")))
     await resumed.send("more")
@@ -272,7 +272,7 @@ async def test_a_resume_counts_on_from_the_saved_usage(gemini_server, make_sessi
     fresh = make_session()
     seen: list[object] = []
     fresh.bus.tap(seen.append)
-    fresh.resume("latest")
+    fresh.saved.resume("latest")
     assert fresh.stats.conversation_tokens == 4030 and fresh.stats.total_tokens == 0  # /stats: this run's own
     assert fresh.context_used().tokens == 3020
     assert any(getattr(e, "session_total", None) == 4030 for e in seen)
@@ -288,7 +288,7 @@ async def test_a_resume_counts_on_from_the_saved_usage(gemini_server, make_sessi
     lines = path.read_text().splitlines()
     path.write_text("\n".join(line for line in lines if '"usage"' not in line) + "\n")
     older = make_session()
-    older.resume("latest")
+    older.saved.resume("latest")
     assert older.stats.conversation_tokens == 0
     assert older.context_used().tokens == compression.estimate_tokens(older.history) > 0
     path.write_text("\n".join([*lines, json.dumps({"kind": "compressed", "before": 9, "after": 3,

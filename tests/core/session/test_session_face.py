@@ -127,6 +127,6 @@ async def test_history_is_the_conversation_and_saves_through_it(root: Path, home
     await session.send("hello")
     assert isinstance(session.history, Conversation)
     assert not hasattr(session.history, "append")  # changes go through the Conversation's methods only
-    session.save_chat("t")
+    session.chats.save("t")
     session.clear()
-    assert session.resume_chat("t") == 2 and session.history.texts() == [("user", "hello"), ("model", "hi")]
+    assert session.chats.resume("t") == 2 and session.history.texts() == [("user", "hello"), ("model", "hi")]
