@@ -41,7 +41,8 @@ from acp.schema import (
 
 from gemini_tui.cli import __version__
 from gemini_tui.cli.acp import updates
-from gemini_tui.core.ground.confirmation import ConfirmationOutcome, Decision
+from gemini_tui.core.ground.confirmation import ConfirmationOutcome, Decision, InfoConfirmation, Question
+from gemini_tui.core.ground.display import TodoList
 from gemini_tui.core.ground.events import (
     CallFinished,
     CallState,
@@ -170,6 +171,8 @@ class AcpSession:
                     finished.content = [tool_terminal_ref(terminal_id), *(finished.content or [])]
                 await self.send(finished)
                 self.statuses[call.call_id] = updates.STATUS[call.state]
+                if isinstance(result.return_display, TodoList):  # write_todos: the client's plan follows the list
+                    await self.send(updates.plan_update(result.return_display))
             case ConfirmationRequested() if self.questions_closed:
                 if not event.future.done():
                     event.future.set_result(Decision(ConfirmationOutcome.cancel))
@@ -218,6 +221,9 @@ class AcpSession:
 
     async def _ask(self, event: ConfirmationRequested) -> None:
         """Asks the client; its answer (or none: cancelled, an error, a closed connection) resolves the future."""
+        if isinstance(event.details, InfoConfirmation) and event.details.questions:
+            await self._ask_questions(event, event.details.questions)
+            return
         options = updates.permission_options(event.details)
         outcome = ConfirmationOutcome.cancel
         try:
@@ -241,6 +247,39 @@ class AcpSession:
         finally:
             if not event.future.done():
                 event.future.set_result(Decision(outcome))
+
+    async def _ask_questions(self, event: ConfirmationRequested, questions: Sequence[Question]) -> None:
+        """ask_user: one permission question per question, its choices as the options; dismissing (or a cancel, an
+        error) leaves every question unanswered, as Gemini CLI's Esc does."""
+        answers: dict[str, str] = {}
+        decision = Decision(ConfirmationOutcome.cancel)
+        try:
+            if event.call.call_id not in self.announced:
+                await self._announce(event.call)
+            from acp import update_tool_call
+
+            for n, question in enumerate(questions):
+                options = updates.question_options(question)
+                tool_call = update_tool_call(
+                    event.call.call_id, title=question.header or updates.title(event.call), status="pending",
+                    kind="other", content=updates.question_content(question, n + 1, len(questions)),
+                    raw_input=dict(event.call.args))
+                answer = await self.client.request_permission(session_id=self.id, tool_call=tool_call,
+                                                              options=options)
+                chosen = answer.outcome
+                if not isinstance(chosen, AllowedOutcome) or chosen.option_id not in {o.option_id for o in options} \
+                        or chosen.option_id == updates.DISMISS:
+                    return
+                if (said := updates.question_answer(chosen.option_id, question)) is not None:
+                    answers[str(n)] = said
+            decision = Decision(ConfirmationOutcome.proceed_once, answers=answers)
+        except asyncio.CancelledError:
+            pass
+        except Exception as exc:  # the client failed or went away: nothing was answered
+            log.warning("ACP: asking the model's questions failed (%s); they are dismissed", exc)
+        finally:
+            if not event.future.done():
+                event.future.set_result(decision)
 
     def cancel(self) -> None:
         """session/cancel: the core stops the turn; pending questions are answered `cancel` at once, and questions
@@ -318,6 +357,8 @@ class GeminiAcpAgent:
         self.sessions[state.id] = state
         for update in updates.replay(loaded.transcript, state.kinds(), state.face.root):
             await state.send(update)
+        if (todos := state.face.todos) is not None and todos.todos:  # the plan the history says
+            await state.send(updates.plan_update(todos))
         asyncio.get_running_loop().call_soon(self._offer_commands, state)
         return LoadSessionResponse(modes=self._modes(state), config_options=[self._model_option(state)])
 

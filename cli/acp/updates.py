@@ -11,15 +11,18 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from acp import (
+    plan_entry,
     start_tool_call,
     text_block,
     tool_content,
     tool_diff_content,
     update_agent_message_text,
+    update_plan,
     update_tool_call,
     update_user_message_text,
 )
 from acp.schema import (
+    AgentPlanUpdate,
     AvailableCommand,
     AvailableCommandInput,
     AvailableCommandsUpdate,
@@ -37,8 +40,9 @@ from gemini_tui.core.ground.confirmation import (
     EditConfirmation,
     ExecConfirmation,
     McpConfirmation,
+    Question,
 )
-from gemini_tui.core.ground.display import FileDiff, McpResult, ShellOutput
+from gemini_tui.core.ground.display import FileDiff, McpResult, ShellOutput, TodoList
 from gemini_tui.core.ground.events import CallState, ToolCallInfo
 from gemini_tui.core.ground.parts import InlineDataPart, Part, TextPart
 from gemini_tui.core.ground.tool_result import ToolResult
@@ -206,6 +210,61 @@ def outcome_for(option_id: str | None, options: Sequence[PermissionOption]) -> C
     if option_id is None or option_id not in {o.option_id for o in options}:
         return ConfirmationOutcome.cancel
     return ConfirmationOutcome(option_id)
+
+
+# -- the todo list (write_todos) as ACP's plan ----------------------------------------------------------------------
+# ACP's entries know three states: a cancelled task is over (completed), a blocked one still to do (pending); the
+# entry's text says which it was
+PLAN_STATES = {"pending": ("pending", ""), "in_progress": ("in_progress", ""), "completed": ("completed", ""),
+               "cancelled": ("completed", " (cancelled)"), "blocked": ("pending", " (blocked)")}
+
+
+def plan_update(todos: TodoList) -> AgentPlanUpdate:
+    """The whole list as a `plan` update (each one replaces the client's plan, as each write_todos the list)."""
+    entries = []
+    for todo in todos.todos:
+        status, said = PLAN_STATES.get(todo.status, ("pending", f" ({todo.status})"))
+        entries.append(plan_entry(todo.description + said, status=status))  # type: ignore[arg-type]
+    return update_plan(entries)
+
+
+# -- ask_user's questions as permission questions -------------------------------------------------------------------
+DISMISS = "dismiss"  # Gemini CLI's Esc: no question is answered
+SKIP = "skip"  # a free-text question: the protocol's permission question cannot carry text
+
+
+def question_options(question: Question) -> list[PermissionOption]:
+    """A question's choices as permission options (one to pick: a multiSelect question takes one choice too), and
+    a way to dismiss. A text question can only be skipped: ACP's stable protocol has no free-text answer."""
+    match question.kind:
+        case "yesno":
+            labels = ["Yes", "No"]
+        case "choice":
+            labels = [f"{o.label} — {o.description}" if o.description else o.label for o in question.options]
+        case _:
+            labels = []
+    options = [PermissionOption(option_id=f"option-{n}", name=label, kind="allow_once")
+               for n, label in enumerate(labels)]
+    if not labels:
+        options.append(PermissionOption(option_id=SKIP, name="Skip (answer in your next message)",
+                                        kind="allow_once"))
+    options.append(PermissionOption(option_id=DISMISS, name="Dismiss the questions", kind="reject_once"))
+    return options
+
+
+def question_answer(option_id: str | None, question: Question) -> str | None:
+    """The answer the chosen option stands for: an option's label, Yes or No; None for skip (unanswered)."""
+    if option_id is None or not option_id.startswith("option-") or not option_id[7:].isdigit():
+        return None
+    n = int(option_id[7:])
+    labels = ["Yes", "No"] if question.kind == "yesno" else [o.label for o in question.options]
+    return labels[n] if n < len(labels) else None
+
+
+def question_content(question: Question, n: int, total: int) -> list[Any]:
+    header = f"[{question.header}] " if question.header else ""
+    counted = f"Question {n}/{total}: " if total > 1 else ""
+    return [tool_content(text_block(f"{counted}{header}{question.question}"))]
 
 
 # -- commands ------------------------------------------------------------------------------------------------------
