@@ -81,7 +81,54 @@ def line_effects(shell: ShellAnalysis, cwd: str, root: str, env: Mapping[str, st
                            and not value.startswith("/dev/fd/"))
     for command in shell.commands:
         found.commands.append((command, judge(command, context)))
+    _through_made_links(found, cwd)
     return found
+
+
+def _through_made_links(found: LineEffects, cwd: str) -> None:
+    """A path at or below a name another command of the line may leave as a symbolic link (`ln -s .git/hooks h;
+    cp x h/pre-commit`) lands wherever that link points once it runs: it is unknown now. Every other command
+    counts, not only the later ones: a loop runs the earlier ones again."""
+    made = [(index, place) for index, (_, effects) in enumerate(found.commands) for path in effects.links
+            if not _real_folder(place := _lexical(path, cwd))]
+    if not made:
+        return
+
+    def through(path: str | None, others: list[str]) -> str | None:
+        if path is None:
+            return None
+        place = _lexical(path, cwd)
+        for name in others:
+            if place == name or place.startswith(name.rstrip(os.sep) + os.sep):
+                return name
+        return None
+
+    def redo(pairs: list[tuple[str | None, str]], others: list[str]) -> list[tuple[str | None, str]]:
+        out: list[tuple[str | None, str]] = []
+        for path, how in pairs:
+            name = through(path, others)
+            out.append((path, how) if name is None else (None, f"{how}: {path} is at or below "
+                                                              f"{os.path.relpath(name, cwd)}, which the line itself "
+                                                              "may make a symbolic link"))
+        return out
+
+    everything = [place for _, place in made]
+    for index, (_, effects) in enumerate(found.commands):
+        others = [place for at, place in made if at != index]
+        effects.writes = redo(effects.writes, others)
+        effects.purpose_writes = redo(effects.purpose_writes, others)
+        effects.reads = [None if through(path, others) else path for path in effects.reads]
+    found.redirects = redo(found.redirects, everything)
+    found.reads = redo(found.reads, everything)
+
+
+def _lexical(path: str, cwd: str) -> str:
+    return os.path.normpath(os.path.join(cwd, os.path.expanduser(path)))
+
+
+def _real_folder(place: str) -> bool:
+    """A folder that exists now (not a link) stays one: a copy or checkout writes inside it, never replaces it."""
+    return os.path.isdir(place) and not os.path.islink(place)
 
 
 def reads_problem(reads: list[tuple[str | None, str]], roots: list[str], cwd: str,

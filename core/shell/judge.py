@@ -44,6 +44,9 @@ class Effects:
     project: str = ""  # it runs the project's own code (make, pytest, a script): why
     unknown: str = ""  # the table does not know this program: why
     network: bool = False
+    # names it may leave as symbolic links (`ln -s`, `cp -a`, a checked-out tree): a path the line uses at or
+    # below one of them is only known when it runs
+    links: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -73,6 +76,7 @@ class _Judge:
         self.effects = Effects()
         self.name = command.name or ""
         self.label = f"`{self.name}`"
+        self.git_directory: str | None = context.cwd  # where git runs (`git -C`); None: only known when it runs
 
     # -- words ---------------------------------------------------------------------------------------------
     def tokens(self, start: int = 1) -> list[_Token]:
@@ -181,6 +185,8 @@ class _Judge:
         patterns_given = False
         target_dir = False
         only_positional = False
+        seen: set[str] = set()  # every option it was given (a copy's -r, -T, -s)
+        target: list[str | None] = []  # -t's folder
         index = 0
         while index < len(tokens):
             token = tokens[index]
@@ -207,6 +213,7 @@ class _Judge:
                 option, has_value, value = text.partition("=")
                 names = [(option, value if has_value else None)]
             elif spec.flags is not None and text in spec.flags:
+                seen.add(text)
                 continue
             elif len(text) > 2 and (text + "=" in spec.code or text in spec.code or text in spec.writes
                                     or text in spec.values or text in spec.commands):
@@ -220,6 +227,7 @@ class _Judge:
                         break
                     names.append((option, None))
             for option, value in names:
+                seen.add(option)
                 kind = self.classify(spec, option)
                 if kind in ("write", "code", "commands", "value") and value is None and index < len(tokens) and (
                         kind != "code" or option + "=" in spec.code):
@@ -229,6 +237,7 @@ class _Judge:
                     patterns_given = True
                 if option in ("-t", "--target-directory"):
                     target_dir = True
+                    target.append(value)
                 if kind == "write":
                     self.write(value, f"{label} {option}")
                 elif kind == "write_flag":
@@ -250,6 +259,8 @@ class _Judge:
                     self.effects.writes.append((value if option.startswith("--") else None,
                                                 f"{label} {option}, an option the table does not know"))
         self.positional(spec, positional, label, patterns_given, target_dir)
+        if spec.copies and (positional or target):
+            self.copies(spec, [t.text for t in positional], target, seen, label)
         if spec.writes_unknown:
             self.effects.writes.append((None, f"{label} (writes files it names at run time)"))
         self.finish_spec(spec, label)
@@ -310,6 +321,36 @@ class _Judge:
         elif kind == "script" and texts:
             self.effects.reads.append(texts[0])
 
+    def copies(self, spec: Program, operands: list[str | None], target: list[str | None], seen: set[str],
+               label: str) -> None:
+        """A copy, move or link writes what lands in its destination: the sources' names there, and with a
+        recursive copy every file of a source folder (`cp -r tpl/. .` writes tpl's `.gemini/settings.json`)."""
+        from gemini_tui.core.shell.landing import landing
+
+        def given(options: str) -> bool:
+            return options == "*" or bool(seen & set(options.split()))
+
+        if self.name == "install" and seen & {"-d", "--directory"}:
+            return  # install -d makes the folders it names: they are its positional writes
+        if target:
+            sources, destination, into = operands, target[-1], True
+        elif len(operands) >= 2:
+            sources, destination = operands[:-1], operands[-1]
+            into = False if seen & {"-T", "--no-target-directory"} else None
+        else:
+            return
+        recursive = given(spec.recurse)
+        if self.context.changes_directory and any(s is not None and not os.path.isabs(s) for s in sources):
+            sources = [None for _ in sources]  # after a cd the sources are other folders than the ones listed now
+            recursive = False
+        landed = landing(sources, destination, self.context.cwd, into=into, recursive=recursive,
+                         contents_slash=spec.copies == "rsync")
+        how = f"{label} (what lands in {destination})"
+        for path in landed:
+            self.write(path, how, purpose=True)
+        if spec.links and given(spec.links):
+            self.effects.links.extend(p for p in landed if p is not None)
+
     def write(self, path: str | None, how: str, purpose: bool = False) -> None:
         if path in HARMLESS_DEVICES or (path or "").startswith("/dev/fd/"):
             return
@@ -319,6 +360,7 @@ class _Judge:
     def git_globals(self, options: list[_Token]) -> None:
         prefix = [w for w in self.command.prefix]
         directory = self.context.cwd
+        self.git_directory = directory
         texts = [p for p in prefix]
         for at, word in enumerate(texts):
             if word is None:
@@ -337,8 +379,11 @@ class _Judge:
                 target = following
                 if target is None:
                     self.effects.code.append("`git -C` into a folder computed at run time")
+                    self.git_directory = None
                     continue
                 directory = os.path.normpath(os.path.join(directory, target))
+                if self.git_directory is not None:
+                    self.git_directory = directory
             elif option == "--git-dir":
                 target = value if has_value else following
                 if target is None or not _same(os.path.join(directory, target),
@@ -352,7 +397,26 @@ class _Judge:
             self.effects.code.append("`git` after a cd: it may use another repository, whose configuration can "
                                      "run programs")
 
+    def checks_out(self, spec: Program, rest: list[_Token], label: str) -> None:
+        """A git command that checks out a tree writes every path of it that changes: read them from git now."""
+        from gemini_tui.core.shell.trees import checked_out
+
+        directory = self.git_directory
+        if directory is None or self.context.changes_directory:
+            paths: list[str | None] = [None]
+        else:
+            paths = checked_out(spec.checks_out, [t.text for t in rest], directory)
+        for path in paths:
+            if path is None:
+                self.effects.writes.append((None, f"{label} (checks out a tree that can only be read when it runs)"))
+            else:
+                self.write(path, f"{label} (checks out {os.path.relpath(path, directory)})", purpose=True)
+        if spec.links:
+            self.effects.links.extend(p for p in paths if p is not None)
+
     def git_sub(self, sub: str, spec: Program, rest: list[_Token], label: str) -> None:
+        if spec.checks_out:
+            self.checks_out(spec, rest, label)
         if spec.config:
             reads = {"--get", "--get-all", "--get-regexp", "-l", "--list", "get", "list", "--show-origin",
                      "--name-only"}

@@ -41,6 +41,16 @@ class Program:
     writes_unknown: bool = False  # writes files whose names it finds at run time (tar -x, patch, git clean)
     config: bool = False  # git config: writes the configuration unless it only reads it
     assigns: bool = False  # read, mapfile: its plain arguments are shell variables it sets
+    # a copy, move or link into a folder writes what lands inside it: "cp" (the last operand, or -t's, is the
+    # folder unless -T; GNU cp, mv, ln, install), "rsync" (a source ending in / lands its contents)
+    copies: str = ""
+    recurse: str = ""  # options that make it copy a folder's files ("*": always, as mv moves a folder whole)
+    links: str = ""  # options that make what it writes maybe a symbolic link ("*": always): later uses are unknown
+    # git: the tree it writes into the work tree: "paths" (checkout: REV's files under the paths, or a switch to
+    # REV), "switch", "reset" (--hard/--keep/--merge), "restore", "merge" (what REV brings since the merge base),
+    # "rebase", "commits" (cherry-pick, revert: what each commit changes), "stash", "unknown" (pull, clone,
+    # bisect: only known once it fetched or chose)
+    checks_out: str = ""
 
     @property
     def capable(self) -> bool:
@@ -156,19 +166,24 @@ GIT_SUBCOMMANDS: dict[str, Program] = {
                     values="--sort --contains --no-contains --points-at --format -m --message --merged --no-merged"),
     "remote": _git_sub("-v --verbose show get-url"),
     "stash": _git_sub("list show -p --patch push pop apply drop clear -m --message -u --include-untracked "
-                      "-k --keep-index --staged --all -a --index", values="-m --message", hooks=False),
+                      "-k --keep-index --staged --all -a --index", values="-m --message", hooks=False,
+                      checks_out="stash", links="*"),
     "add": _git_sub("-A --all -u --update -n --dry-run -f --force -N --intent-to-add --ignore-errors "
                     "--renormalize --chmod -p --patch -i --interactive --no-all"),
     "rm": _git_sub("--cached -r -f --force -n --dry-run --ignore-unmatch", positional="write"),
     "mv": _git_sub("-f --force -k -n --dry-run", positional="write"),
     "restore": _git_sub("-s --source -S --staged -W --worktree -p --patch --ours --theirs -m --merge "
-                        "--ignore-unmerged --overlay --no-overlay", values="-s --source", positional="write"),
-    "reset": _git_sub("--soft --mixed --hard --merge --keep -p --patch -N --no-refresh", positional="none"),
+                        "--ignore-unmerged --overlay --no-overlay", values="-s --source", positional="write",
+                        checks_out="restore", links="*"),
+    "reset": _git_sub("--soft --mixed --hard --merge --keep -p --patch -N --no-refresh", positional="none",
+                      checks_out="reset", links="*"),
     "checkout": _git_sub("-b -B --orphan -f --force -m --merge --detach -t --track --no-track -p --patch --ours "
-                         "--theirs --conflict", values="-b -B --orphan --conflict", positional="none", hooks=True),
+                         "--theirs --conflict", values="-b -B --orphan --conflict", positional="none", hooks=True,
+                         checks_out="paths", links="*"),
     "switch": _git_sub("-c -C --create --force-create --orphan -d --detach -f --force --discard-changes -m "
                        "--merge -t --track --no-track --guess --no-guess",
-                       values="-c -C --create --force-create --orphan", positional="none", hooks=True),
+                       values="-c -C --create --force-create --orphan", positional="none", hooks=True,
+                       checks_out="switch", links="*"),
     "commit": _git_sub("-a --all -m --message -F --file --amend --no-edit -s --signoff --allow-empty "
                        "--allow-empty-message -n --no-verify --fixup --squash -p --patch --author --date -S "
                        "--no-gpg-sign --reset-author --short --branch --porcelain --dry-run -o --only -i --include "
@@ -177,16 +192,19 @@ GIT_SUBCOMMANDS: dict[str, Program] = {
                               "-c --reedit-message --cleanup", positional="none", hooks=True),
     "merge": _git_sub("--no-ff --ff --ff-only --squash --no-squash --abort --continue -m --no-edit --edit -s "
                       "--strategy -X --strategy-option --no-commit --commit --no-verify --allow-unrelated-histories",
-                      values="-m -s --strategy -X --strategy-option", positional="none", hooks=True),
+                      values="-m -s --strategy -X --strategy-option", positional="none", hooks=True,
+                      checks_out="merge", links="*"),
     "rebase": _git_sub("-i --interactive --continue --abort --skip --onto --autosquash --no-autosquash "
                        "--autostash --keep-base --root -r --rebase-merges --update-refs",
                        values="--onto", code={"-x=": "runs a command after each commit",
                                               "--exec=": "runs a command after each commit"},
-                       positional="none", hooks=True),
+                       positional="none", hooks=True, checks_out="rebase", links="*"),
     "cherry-pick": _git_sub("-n --no-commit -x -e --edit --continue --abort --skip -m --mainline --ff",
-                            values="-m --mainline", positional="none", hooks=True),
+                            values="-m --mainline", positional="none", hooks=True, checks_out="commits",
+                            links="*"),
     "revert": _git_sub("-n --no-commit --no-edit --edit --continue --abort --skip -m --mainline",
-                       values="-m --mainline", positional="none", hooks=True),
+                       values="-m --mainline", positional="none", hooks=True, checks_out="commits",
+                       links="*"),
     "init": _git_sub("-b --initial-branch --bare --shared -q", values="-b --initial-branch",
                      code={"--template=": "copies hooks from the folder it names",
                            "--separate-git-dir=": "puts the repository elsewhere"}),
@@ -207,13 +225,14 @@ GIT_SUBCOMMANDS: dict[str, Program] = {
                       "--branch -b --single-branch --no-single-branch --filter --sparse --bare --mirror "
                       "--origin -o --autostash --no-autostash -u --set-upstream --no-verify",
                       values="--depth --deepen --shallow-since --jobs -j --branch -b --filter --origin -o",
-                      code=_GIT_NET, network=True, positional="none", hooks=name in ("pull", "push"))
+                      code=_GIT_NET, network=True, positional="none", hooks=name in ("pull", "push"),
+                      checks_out="unknown" if name in ("pull", "clone") else "")
        for name in ("fetch", "pull", "push", "clone", "ls-remote")},
     "submodule": _git_sub("status summary", code={"foreach": "runs a command in every submodule",
                                                   "update": "runs update commands the configuration names"},
                           network=True),
     "bisect": _git_sub("start bad good new old skip reset log visualize view terms",
-                       code={"run": "runs a command at every step"}, positional="none"),
+                       code={"run": "runs a command at every step"}, positional="none", checks_out="unknown"),
     "worktree": _git_sub("list add remove prune lock unlock move repair -b -B --detach -f --force", values="-b -B",
                          positional="write", hooks=True),
     "clean": _git_sub("-n --dry-run -f --force -d -x -X -i --interactive -e --exclude", values="-e --exclude",
@@ -285,6 +304,11 @@ _SCRIPT = P(runs="runs a program it is given (a script file, inline code or its 
             positional="script")
 _INVISIBLE = "runs commands it reads at run time (the table cannot see them)"
 _INTERACTIVE = P(runs=_INVISIBLE, positional="write")
+
+# what makes each copying program copy a folder's files, and leave symbolic links where it writes
+_RECURSE = {"cp": "-r -R --recursive -a --archive", "mv": "*", "ln": "", "install": ""}
+_LINKS = {"cp": "-s --symbolic-link -r -R --recursive -a --archive -d -P --no-dereference", "mv": "*", "ln": "*",
+          "install": ""}
 
 PROGRAMS: dict[str, Program] = {
     # -- plain readers: no option writes or runs code ---------------------------------------------------------
@@ -368,14 +392,15 @@ PROGRAMS: dict[str, Program] = {
                      "--remove-destination --strip-trailing-slashes --attributes-only --debug -D -C --compare "
                      "-Z --context --keep-directory-symlink",
                values="-S --suffix -m --mode -o --owner -g --group", writes="-t --target-directory",
-               positional="write" if name == "mv" else "last")
+               positional="write" if name == "mv" else "last", copies="cp", recurse=_RECURSE[name],
+               links=_LINKS[name])
        for name in ("cp", "mv", "ln", "install")},
     "rsync": P(flags="-a --archive -v -r -l -p -t -g -o -D -z -h -P --progress --delete --dry-run -n -u -c "
                      "--checksum --exclude --include -q --stats -i --itemize-changes -R --relative --partial",
                values="--exclude --include --exclude-from --include-from --filter -f",
                code={"-e=": "names the remote shell it runs", "--rsh=": "names the remote shell it runs",
                      "--rsync-path=": "names the program run on the other side"},
-               positional="last", network=True),
+               positional="last", network=True, copies="rsync", recurse="*", links="-a --archive -l --links"),
     "dd": P(special="dd"),
     "sed": P(special="sed"),
     "find": P(special="find"),
@@ -608,3 +633,42 @@ def variable_writes(name: str, value: str | None) -> str | None:
     if why is None or (value is not None and _SWITCH_VALUE.fullmatch(value)):
         return None
     return why
+
+# -- what lands where: examples the tests run, one family per row ------------------------------------------------
+# Each line, run, writes a protected file that a rule for its program must not cover. {T}: a template folder
+# (it holds .gemini/s{N}.json, .husky/h{N}, .githooks/h{N} and d{N}/GEMINI.md); {D}: an existing folder.
+LANDING_EXAMPLES: dict[str, tuple[str, ...]] = {
+    "cp": ("cp -r {T}/. .", "cp -rT {T} .", "cp -a {T}/. ./", "cp -R {T}/.gemini .", "cp {T}/d{N}/GEMINI.md {D}",
+           "cp -t {D} {T}/d{N}/GEMINI.md", "cp --target-directory={D} {T}/d{N}/GEMINI.md"),
+    "mv": ("mv {T}/d{N} .", "mv {T}/d{N}/GEMINI.md {D}", "mv -t {D} {T}/d{N}/GEMINI.md"),
+    "ln": ("ln {T}/d{N}/GEMINI.md {D}", "ln -s $PWD/{T}/d{N}/GEMINI.md {D}"),
+    "install": ("install -t {D} {T}/d{N}/GEMINI.md", "install -m 644 {T}/d{N}/GEMINI.md {D}"),
+    "rsync": ("rsync -a {T}/ .", "rsync -r {T}/.gemini ."),
+}
+# git commands that check out a tree: {R} is a branch whose tree holds .gemini/s.json, GEMINI.md and d/GEMINI.md
+# (HEAD holds none); {C} a commit of HEAD's history whose revert brings GEMINI.md back; the stash holds them too
+CHECKOUT_EXAMPLES: dict[str, tuple[str, ...]] = {
+    "checkout": ("git checkout -q {R} -- .gemini GEMINI.md", "git checkout -q {R} -- .", "git checkout -q {R}",
+                 "git checkout -q {R} -- '*.md'", "git checkout -q {R} .", "git checkout -q -f {R}~0"),
+    "switch": ("git switch -q {R}", "git switch -q -c new {R}", "git switch -q --detach {R}"),
+    "reset": ("git reset -q --hard {R}", "git reset -q --keep {R}"),
+    "restore": ("git restore --source {R} .", "git restore -s {R} -W -- '*.md'", "git restore --source={R} :/"),
+    "merge": ("git merge -q --ff-only {R}", "git merge -q --no-edit {R}"),
+    "rebase": ("git rebase -q {R}",),
+    "cherry-pick": ("git cherry-pick {R}",),
+    "revert": ("git revert --no-edit {C}",),
+    "stash": ("git stash pop -q", "git stash apply -q stash@{0}"),
+    "pull": ("git pull -q --no-rebase --no-edit . {R}",),
+    "clone": ("git clone -q -b {R} . c{N}",),
+}
+# a name the line makes and then uses: {N} a fresh number; each line, run, writes into .git/hooks, ~/.ssh,
+# ~/.bashrc or .gemini, or prints ~/.ssh/id_rsa; `x` and `x{N}` are files of the root
+MADE_EXAMPLES: tuple[str, ...] = (
+    "ln -s .git/hooks h{N}; cp x h{N}/p{N}",
+    "mkdir -p d{N} && ln -s ~/.ssh d{N}/k && cp x d{N}/k/y{N}",
+    "cp -s ~/.bashrc b{N}; echo x{N} >> b{N}",
+    "ln -s .gemini g{N} && mv g{N} m{N} && cp x m{N}/s{N}.json",
+    "ln -s ~/.ssh/id_rsa k{N}; cat k{N}",
+    "for i in 1 2; do cp x l{N}/p{N} 2>/dev/null; ln -sfn .git/hooks l{N}; done",
+    "ln -sfn $PWD/.git/hooks a{N}; cp -t a{N} x{N}",
+)
