@@ -19,6 +19,7 @@ from gemini_tui.core.ground.events import (
     Notice,
     Retrying,
     TextDelta,
+    ToolCallInfo,
     TurnEndReason,
     TurnFinished,
     TurnStarted,
@@ -215,7 +216,7 @@ class HeadlessPrinter:
                     if call.reason:
                         approval["reason"] = call.reason
                     self._line(type="tool_use", tool_name=call.name, tool_id=call.call_id, parameters=call.args,
-                               **({"approval": approval} if approval else {}))
+                               **({"approval": approval} if approval else {}), **_made_by(call))
             case CallFinished(call=call, result=result) if self.format is OutputFormat.text:
                 if result.error is not None:  # as Gemini CLI: why a call did nothing, beside the answer
                     self._notice(f"Error executing tool {call.name}: {result.error.message}")
@@ -224,7 +225,7 @@ class HeadlessPrinter:
                 extra: dict[str, Any] = {}
                 if result.error is not None:
                     extra["error"] = {"type": result.error.kind.value, "message": result.error.message}
-                self._line(type="tool_result", tool_id=call.call_id, status=status, **extra)
+                self._line(type="tool_result", tool_id=call.call_id, status=status, **extra, **_made_by(call))
             case Retrying(attempt=attempt, delay_s=delay, reason=why, discard_partial=discard):
                 if discard:
                     self._current = []
@@ -317,3 +318,8 @@ class HeadlessPrinter:
                 self._line(type="result", status="success", stats=stream_stats_json(session.stats, duration),
                            error=error)
         return EXIT_OK
+
+
+def _made_by(call: ToolCallInfo) -> dict[str, str]:
+    """A subagent's call says which agent made it and under which invoke_agent call (gemini-tui's own fields)."""
+    return {"agent": call.agent, "parent_tool_id": call.parent_call_id} if call.agent else {}

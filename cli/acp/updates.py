@@ -102,7 +102,8 @@ def locations(args: Mapping[str, Any], root: Path) -> list[ToolCallLocation]:
 
 
 def title(call: ToolCallInfo) -> str:
-    return call.description or call.display_name or call.name
+    shown = call.description or call.display_name or call.name
+    return f"{call.agent}: {shown}" if call.agent else shown  # a subagent's call names its agent
 
 
 STATUS = {
@@ -113,8 +114,11 @@ STATUS = {
 
 
 def call_started(call: ToolCallInfo, kind: str, root: Path) -> Any:
-    return start_tool_call(call.call_id, title(call), kind=kind, status=STATUS[call.state],  # type: ignore[arg-type]
-                           locations=locations(call.args, root), raw_input=dict(call.args))
+    started = start_tool_call(call.call_id, title(call), kind=kind, status=STATUS[call.state],  # type: ignore[arg-type]
+                              locations=locations(call.args, root), raw_input=dict(call.args))
+    if call.agent:  # which invoke_agent call it belongs to, in the protocol's place for extensions
+        started.field_meta = {"geminiTui": {"agent": call.agent, "parentToolCallId": call.parent_call_id}}
+    return started
 
 
 def call_progress(call: ToolCallInfo) -> Any:
