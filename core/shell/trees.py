@@ -92,7 +92,9 @@ def checked_out(kind: str, words: list[str | None], directory: str) -> list[str 
     if not top_lines:
         return [None]
     top = top_lines[0]
-    revs: list[str] = [w for w in plain if w is not None]
+    # `-` is the branch checked out before (`git checkout -`, `git switch -`, `git merge -`)
+    revs: list[str] = ["@{-1}" if w == "-" and kind in ("paths", "switch", "merge") else w for w in plain
+                       if w is not None]
     paths: list[str] = [w for w in after if w is not None]
     if kind == "paths":  # checkout: [REV] [--] [paths]; with -b/-B/--orphan, [start point]
         if "--orphan" in options:

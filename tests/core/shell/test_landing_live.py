@@ -41,7 +41,8 @@ CHECKOUT_BYPASSES = [
     "git checkout -q {R}^0", "git -c color.ui=never checkout -q {R} -- .", "B={R}; git checkout -q $B -- .",
     "git checkout -q HEAD@{0} -- . && git checkout -q {R} -- d", "git restore -q -s{R} -W .",
     "git reset -q --hard {R}^{{commit}}", "git switch -q -d {R}", "cd d0 && git checkout -q {R} -- ..",
-    "git checkout -q {R} -- $PWD", "git checkout -q {R} -- '.[g]emini/*' GEMINI.m?",
+    "git checkout -q {R} -- $PWD", "git checkout -q -", "git switch -q -",
+    "git checkout -q {R} -- '.[g]emini/*' GEMINI.m?",
 ]
 
 
