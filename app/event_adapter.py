@@ -147,7 +147,7 @@ class EventAdapter:
                 if reason.value != "completed":
                     said = not message or message == self._last_error  # the error notice above already says it
                     await chat.add_notice(f"Turn ended: {reason.value}" + ("" if said else f". {message}"),
-                                          "warning" if reason.value == "cancelled" else "error")
+                                          "warning" if reason.value in ("cancelled", "stopped") else "error")
 
     async def show_call(self, record: CallRecord) -> None:
         """Every widget that shows calls renders the same record."""

@@ -270,6 +270,8 @@ class HeadlessPrinter:
         self._end_text()
         if reason is TurnEndReason.blocked:
             return self._blocked(session, message)
+        if reason is TurnEndReason.stopped:
+            return self._stopped(session, message)
         ok = reason is TurnEndReason.completed
         failure = self._errors[-1].message if self._errors else (
             "" if ok else f"The run ended: {reason.value if reason else 'unknown'}.")
@@ -296,6 +298,27 @@ class HeadlessPrinter:
         if reason is TurnEndReason.cancelled:
             return EXIT_INTERRUPTED
         return EXIT_OK if ok else EXIT_FAILED
+
+    def _stopped(self, session: SessionFace, message: str) -> int:
+        """A hook's `continue: false` ended the agent loop: the run succeeded with what it answered so far (exit
+        0); the stop is said on stderr (text) or in `warnings` (json), and stream-json ends with a successful
+        result, as Gemini CLI 0.61 does."""
+        match self.format:
+            case OutputFormat.text:
+                if self.response and not self._ended_with_newline:
+                    self._write("\n")
+                self._notice(message)
+            case OutputFormat.json:
+                document: dict[str, Any] = {"session_id": session.session_id, "response": self.response,
+                                            "stats": stats_json(session.stats), "warnings": [message]}
+                self._write(json_text(document, indent=2) + "\n")
+            case OutputFormat.atif if self.trajectory is not None:
+                self._notice(message)
+                self._write(json_text(self.trajectory.document(), indent=2) + "\n")
+            case OutputFormat.stream_json:
+                duration = int((time.monotonic() - self._started) * 1000)
+                self._line(type="result", status="success", stats=stream_stats_json(session.stats, duration))
+        return EXIT_OK
 
     def _blocked(self, session: SessionFace, message: str) -> int:
         """A hook blocked the prompt: said as a warning on stderr (text), in `error` with its own type (json,

@@ -440,7 +440,7 @@ class GeminiAcpAgent:
         if state.refused:
             return "refusal"
         match reason:
-            case TurnEndReason.completed | TurnEndReason.loop_detected:
+            case TurnEndReason.completed | TurnEndReason.loop_detected | TurnEndReason.stopped:
                 return "end_turn"
             case TurnEndReason.cancelled:
                 return "cancelled"

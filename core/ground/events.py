@@ -209,6 +209,7 @@ class TurnEndReason(StrEnum):
     max_turns = "max_turns"
     loop_detected = "loop_detected"
     blocked = "blocked"  # a BeforeAgent hook blocked the prompt (Gemini CLI's AgentExecutionBlocked)
+    stopped = "stopped"  # a hook's `continue: false` ended the agent loop (Gemini CLI's AgentExecutionStopped)
 
 
 @dataclass(frozen=True)

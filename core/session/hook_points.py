@@ -25,7 +25,7 @@ from gemini_tui.core.ground.model_api import (
 from gemini_tui.core.ground.parts import TextPart
 
 if TYPE_CHECKING:
-    from gemini_tui.core.approvals.hooks import Hooks
+    from gemini_tui.core.approvals.hooks import HookAnswer, Hooks
     from gemini_tui.core.ground.abort import AbortSignal
     from gemini_tui.core.ground.events import Usage
     from gemini_tui.core.ground.model_api import ContentPart, ModelClient
@@ -36,6 +36,14 @@ if TYPE_CHECKING:
 
 AFTER_AGENT_RETRIES = 3  # an AfterAgent hook that keeps denying does not loop forever
 HOOK_BLOCKED = "hook_blocked"  # a ModelError kind: the turn ends, completed
+HOOK_STOPPED = "hook_stopped"  # a ModelError kind: a model hook's `continue: false` ends the agent loop
+
+
+def stop_message(stopped: HookAnswer, *, shown: bool = True) -> str:
+    """What a hook's `continue: false` ends the run with, worded as Gemini CLI's: its systemMessage (an agent
+    hook's; `shown` False for a model hook's, as Gemini CLI passes only the reason on), else its stopReason
+    (else its reason)."""
+    return f"Agent execution stopped: {(shown and stopped.message.strip()) or stopped.stop_reason}"
 
 
 class HookPoints:
@@ -67,7 +75,7 @@ class HookPoints:
             return Gate(parts)
         outcome = await hooks.fire("BeforeAgent", {"prompt": prompt})
         if (stopped := outcome.stopped) is not None:
-            return Gate(parts, (TurnEndReason.error, stopped.stop_reason), keep=True)
+            return Gate(parts, (TurnEndReason.stopped, stop_message(stopped)), keep=True)
         if (blocked := outcome.blocked) is not None:  # worded as Gemini CLI: the hook's message, else its reason
             why = blocked.message.strip() or blocked.reason or f"the prompt was blocked by {blocked.label}"
             return Gate(parts, (TurnEndReason.blocked, f"Agent execution blocked: {why}"), keep=False)
@@ -87,7 +95,7 @@ class HookPoints:
             if outcome.specific("clearContext") is True:
                 conversation.clear()
             if (stopped := outcome.stopped) is not None:
-                return TurnEndReason.completed, stopped.stop_reason
+                return TurnEndReason.stopped, stop_message(stopped)
             blocked = outcome.blocked
             if blocked is None or retries >= AFTER_AGENT_RETRIES or abort.aborted:
                 return ended
@@ -129,7 +137,7 @@ class HookPoints:
         if hooks is None or not hooks.stop_requested:
             return None
         reason, hooks.stop_requested = hooks.stop_requested, None
-        return TurnEndReason.completed, reason
+        return TurnEndReason.stopped, f"Agent execution stopped: {reason}"
 
     def _in_background(self, work: Coroutine[Any, Any, None]) -> None:
         try:
@@ -229,7 +237,7 @@ async def model_stream(hooks: Hooks | None, model: ModelClient, request: ModelRe
     if hooks.has("BeforeModel"):
         outcome = await hooks.fire("BeforeModel", {"llm_request": llm_request(request, name)})
         if (stopped := outcome.stopped) is not None:
-            raise ModelError(stopped.stop_reason, kind="hook_stopped")
+            raise ModelError(stop_message(stopped, shown=False), kind=HOOK_STOPPED)
         if (blocked := outcome.blocked) is not None:
             # as Gemini CLI 0.61: a blocked request answers with the hook's synthetic response when it gives one,
             # else the turn ends quietly (the session says why in a notice)
@@ -284,7 +292,7 @@ async def _after_one(hooks: Hooks, request: ModelRequest, name: str, chunk: Text
     outcome = await hooks.fire("AfterModel", {"llm_request": llm_request(request, name),
                                               "llm_response": llm_response(chunk.text, finish, usage)})
     if (stopped := outcome.stopped) is not None:
-        raise ModelError(stopped.stop_reason, kind="hook_stopped")
+        raise ModelError(stop_message(stopped, shown=False), kind=HOOK_STOPPED)
     if (blocked := outcome.blocked) is not None:
         raise ModelError(blocked.reason or f"The model's answer was blocked by {blocked.label}.",
                          kind="hook_blocked_answer")

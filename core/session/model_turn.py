@@ -37,7 +37,7 @@ from gemini_tui.core.ground.parts import TextPart
 from gemini_tui.core.ground.stats import SessionStats
 from gemini_tui.core.session.abortable import until_aborted
 from gemini_tui.core.session.compressor import Compressor, ms_since
-from gemini_tui.core.session.hook_points import HOOK_BLOCKED, HookPoints
+from gemini_tui.core.session.hook_points import HOOK_BLOCKED, HOOK_STOPPED, HookPoints
 from gemini_tui.core.session.loop_detection import LoopDetector
 from gemini_tui.core.session.state import SessionState
 from gemini_tui.core.tooling.registry import ToolRegistry
@@ -121,6 +121,9 @@ class ModelTurn:
             if exc.kind == HOOK_BLOCKED:  # a BeforeModel hook said no: the turn ends, quietly
                 bus.publish(Notice(exc.message, "warning"))
                 return TurnEndReason.completed, ""
+            if exc.kind == HOOK_STOPPED:  # a model hook's continue: false ends the agent loop, not in error
+                state.conversation.keep_partial(parts)
+                return TurnEndReason.stopped, exc.message
             self.stats.record_request(model.model_name, ms_since(started), exc.kind)
             bus.publish(ErrorOccurred(exc.message, exc.kind))
             state.conversation.keep_partial(parts)

@@ -479,7 +479,6 @@ class Session:
             self.state.conversation.append_responses(responses)
             self.state.autosave()
             if (stopped := self.hook_points.stop_requested()) is not None:  # a tool hook's continue: false
-                self.bus.publish(Notice(stopped[1], "warning"))
                 return stopped
             if abort.aborted:
                 return TurnEndReason.cancelled, "Request cancelled."

@@ -74,6 +74,11 @@ SCENARIOS = {
                                      "['write_file', 'read_file']}}}));", WRITE),
     "before-agent-block": Scenario("BeforeAgent", "console.log(JSON.stringify({decision: 'block', reason: "
                                    "'Prompt blocked by policy'}));", [reply(text("never"))]),
+    "before-agent-stop": Scenario("BeforeAgent", "console.log(JSON.stringify({continue: false, stopReason: "
+                                  "'Stopped by policy'}));", [reply(text("never"))]),
+    "before-model-stop": Scenario("BeforeModel", "console.log(JSON.stringify({continue: false, stopReason: "
+                                  "'Model stopped by policy', systemMessage: 'The hook stopped the model.'}));",
+                                  [reply(text("never"))]),
     "after-agent-retry": Scenario("AfterAgent", "const i = JSON.parse(require('fs').readFileSync(0, 'utf8')); "
                                   "console.log(JSON.stringify(i.stop_hook_active ? {decision: 'allow'} : "
                                   "{decision: 'deny', reason: 'Please say more.'}));",
@@ -124,13 +129,15 @@ def run(program: list[str], scenario: Scenario, base: Path) -> dict[str, Any]:
     user_texts = [[p["text"] for p in body["contents"][-1].get("parts", []) if "text" in p
                    and not p["text"].startswith("<session_context>")] for body in requests]
     try:
-        answer = json.loads(done.stdout).get("response")
+        document = json.loads(done.stdout)
     except json.JSONDecodeError:
-        answer = None
+        document = {}
+    answer, warnings = document.get("response"), document.get("warnings")
     files = {p.name: p.read_text() for p in root.iterdir() if p.is_file()}
     tool_config = [body.get("toolConfig", {}).get("functionCallingConfig") for body in requests]
     return {"requests": len(requests), "responses": responses, "user_texts": user_texts, "files": files,
             "answer": answer, "failed": done.returncode != 0, "exit": done.returncode, "tool_config": tool_config,
+            "warnings": warnings,
             "log": done.stderr[-1500:]}
 
 
@@ -142,5 +149,7 @@ def test_hooks_give_what_gemini_cli_gives(name: str, tmp_path: Path) -> None:
     keys = ["requests", "responses", "user_texts", "files", "answer", "failed"]
     if name.startswith(("tool-selection", "before-agent-block")):  # the request's tool config, the exit code
         keys += ["tool_config", "exit"]
+    if name.endswith(("-block", "-stop")):  # how the run ends: the exit code and the warnings said
+        keys += ["exit"] + ([] if name.startswith("before-tool") else ["warnings"])  # (a difference: docs/hooks.md)
     for key in keys:
         assert ours[key] == theirs[key], (key, ours, theirs)

@@ -74,7 +74,7 @@ async def test_session_start_fires_with_the_first_prompt_only(tmp_path: Path) ->
 @pytest.mark.parametrize(("answer", "end", "keep"), [
     ({}, None, True),
     ({"decision": "deny", "reason": "no"}, (TurnEndReason.blocked, "Agent execution blocked: no"), False),
-    ({"continue": False, "stopReason": "halt"}, (TurnEndReason.error, "halt"), True),
+    ({"continue": False, "stopReason": "halt"}, (TurnEndReason.stopped, "Agent execution stopped: halt"), True),
 ])
 async def test_before_agent_gates_the_prompt(tmp_path: Path, answer: dict[str, Any],
                                              end: tuple[TurnEndReason, str] | None, keep: bool) -> None:
@@ -128,5 +128,5 @@ async def test_hooks_speak_through_the_session_bus_and_a_tool_stop_ends_the_loop
     notice = await asyncio.wait_for(anext(aiter(events)), 5)
     assert isinstance(notice, Notice) and notice.message == "bye"
     hooks.stop_requested = "a tool hook said stop"
-    assert hp.stop_requested() == (TurnEndReason.completed, "a tool hook said stop")
+    assert hp.stop_requested() == (TurnEndReason.stopped, "Agent execution stopped: a tool hook said stop")
     assert hp.stop_requested() is None
