@@ -11,6 +11,7 @@ ALLOW_SERVER = "s"  # every tool of an MCP server (only where an MCP tool asks)
 REJECT = "n"
 REJECT_ESC = "escape"  # rejects too (in a text field: leaves it without a reason)
 REJECT_WITH_REASON = "r"
+EDIT_PLAN = "ctrl+x"  # a plan waiting for approval, in $VISUAL/$EDITOR (Gemini CLI's key)
 
 # key -> what it decides, on every confirmation that offers it
 DECISIONS: dict[str, str] = {

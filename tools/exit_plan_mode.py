@@ -115,6 +115,10 @@ class ExitPlanModeTool(BaseTool[ExitPlanModeParams]):
         else:
             mode = WAY_ON.get(answer.outcome, ApprovalMode.default)
         self.switch(mode, f"plan approved: {path}")
+        # the user edited the plan while approving it: its new text is told, so no earlier draft is followed
+        edited = (f"\n\nThe user edited the plan before approving it. The approved plan now reads:\n\n"
+                  f"{answer.new_content.rstrip()}\n") if answer is not None and answer.new_content is not None else ""
         return ToolResult(
             f"Plan approved. Switching to {MODE_WORDS[mode]}.\n\nThe approved implementation plan is stored at: "
-            f"{path}\nRead and follow the plan strictly during implementation.", f"Plan approved: {path}")
+            f"{path}\nRead and follow the plan strictly during implementation.{edited}",
+            f"Plan approved: {path}" + (" (edited by you)" if edited else ""))

@@ -12,14 +12,13 @@ import dataclasses
 import logging
 import os
 import shlex
-import subprocess
 import tempfile
 from collections.abc import Callable
 from typing import ClassVar
 
 from rich.cells import cell_len
 from textual import events, on, work
-from textual.app import ComposeResult, SuspendNotSupported
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
@@ -29,6 +28,7 @@ from textual.widgets import Input, Label, Static, TextArea
 from gemini_tui.app import decision_keys as keys
 from gemini_tui.app.diff.hunks import Hunk, apply_hunks, hunks_of, rejection_feedback
 from gemini_tui.app.diff.view import DiffView, fit_parts, hint_texts
+from gemini_tui.app.external_editor import run_editor
 from gemini_tui.app.typing_guard import GRACE_PERIOD, TypingGuard, bound_keys
 from gemini_tui.app.widgets.key_bar import KeyBar
 from gemini_tui.core.ground.confirmation import ConfirmationOutcome, Decision, EditConfirmation, EditUnavailable
@@ -574,13 +574,7 @@ class DiffReviewScreen(ModalScreen[Decision]):
 
     async def _run_editor(self, argv: list[str]) -> int:
         """Run the editor in the terminal (the app steps aside), or in the background when it cannot."""
-        try:
-            with self.app.suspend():
-                return subprocess.call(argv)
-        except SuspendNotSupported:  # headless (tests) or a driver that cannot give the terminal back
-            process = await asyncio.create_subprocess_exec(*argv, stdin=subprocess.DEVNULL,
-                                                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            return await process.wait()
+        return await run_editor(self.app, argv)
 
     async def action_apply_edit(self) -> None:
         if self.mode != "edit" or not self._ready():

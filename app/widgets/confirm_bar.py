@@ -5,6 +5,8 @@ text typed for the next prompt lands there and can never answer the confirmation
 
 from __future__ import annotations
 
+import asyncio
+from pathlib import Path
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -15,6 +17,7 @@ from textual.message import Message
 from textual.widgets import Input, Static
 
 from gemini_tui.app import decision_keys as keys
+from gemini_tui.app.external_editor import editor_command, run_editor
 from gemini_tui.app.typing_guard import GRACE_PERIOD, TypingGuard, bound_keys
 from gemini_tui.core.ground.confirmation import (
     ConfirmationOutcome,
@@ -27,9 +30,10 @@ from gemini_tui.core.ground.events import ConfirmationRequested
 from gemini_tui.core.ground.terminal_text import clean_terminal_text
 
 
-def describe(request: ConfirmationRequested) -> tuple[str, str]:
-    """(title, body) for the request: what will run, in the user's words, and why it asks."""
-    title, body = _describe(request)
+def describe(request: ConfirmationRequested, plan: str | None = None) -> tuple[str, str]:
+    """(title, body) for the request: what will run, in the user's words, and why it asks (`plan`: the plan's text
+    as the user's editor left it)."""
+    title, body = _describe(request, plan)
     return title, f"{body}\n{asked_because(request)}" if request.call.rule else body
 
 
@@ -39,7 +43,7 @@ def asked_because(request: ConfirmationRequested) -> str:
     return f"asks because: {request.call.rule}{reason}"
 
 
-def _describe(request: ConfirmationRequested) -> tuple[str, str]:
+def _describe(request: ConfirmationRequested, plan: str | None = None) -> tuple[str, str]:
     match request.details:
         case ExecConfirmation(title=title, command=command, directory=directory):
             where = f"  (in {directory})" if directory else ""
@@ -49,8 +53,8 @@ def _describe(request: ConfirmationRequested) -> tuple[str, str]:
         case InfoConfirmation(prompt=prompt, plan_path=plan_path) if plan_path:
             # the plan's two ways on, in the one key map: y = each edit reviewed, a = edits applied
             return f"Approve the plan {plan_path}?", (
-                f"{prompt.rstrip()}\n\ny: approve, then accept each edit · a: approve and auto-accept edits · "
-                "n/Esc: keep planning · r: say what to change")
+                f"{(prompt if plan is None else plan).rstrip()}\n\ny: approve, then accept each edit · a: approve and "
+                "auto-accept edits · n/Esc: keep planning · r: say what to change · ctrl+x: edit the plan in $EDITOR")
         case InfoConfirmation(title=title, prompt=prompt, urls=urls):
             body = prompt + ("\n" + "\n".join(urls) if urls else "")
             return title or "Allow?", body
@@ -92,6 +96,7 @@ class ConfirmBar(Vertical, can_focus=True):
         Binding(keys.REJECT_ESC, "decide('cancel')", "Reject"),
         Binding(keys.REJECT, "decide('cancel')", "Reject", show=False),  # Esc shows it in the key bar
         Binding(keys.REJECT_WITH_REASON, "reject", "Reject with reason…"),
+        Binding(keys.EDIT_PLAN, "edit_plan", "Edit plan"),  # only while a plan waits for approval
     ]
 
     class Decided(Message):
@@ -108,6 +113,7 @@ class ConfirmBar(Vertical, can_focus=True):
         self.listening = False  # typing has paused since it appeared: keys answer it now
         self.allow_saving = True  # "allow always" offered (security.disableAlwaysAllow turns it off)
         self.on_typed: Any = None  # where keys typed too early go (the main screen's prompt)
+        self.edited_plan: str | None = None  # the plan under approval as the user's editor left it
         self.title_line = Static(classes="confirm-title")
         self.body = Static(classes="confirm-body")
         self.keys_line = Static(classes="confirm-keys")
@@ -127,6 +133,7 @@ class ConfirmBar(Vertical, can_focus=True):
 
     def show(self, request: ConfirmationRequested, waiting: int) -> None:
         self.request, self.waiting = request, waiting
+        self.edited_plan = None
         self.guard.arm()
         self.listening = False
         title, body = describe(request)
@@ -176,6 +183,8 @@ class ConfirmBar(Vertical, can_focus=True):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "decide" and parameters and parameters[0] == "proceed_always_server":
             return isinstance(self.request and self.request.details, McpConfirmation)
+        if action == "edit_plan":
+            return self._plan_path() is not None
         if action == "decide" and parameters and parameters[0] == "proceed_always_and_save":
             return self.request is not None and self.allow_saving
         return self.request is not None
@@ -186,7 +195,40 @@ class ConfirmBar(Vertical, can_focus=True):
         chosen = ConfirmationOutcome(outcome)
         if chosen is ConfirmationOutcome.proceed_always and isinstance(self.request.details, McpConfirmation):
             chosen = ConfirmationOutcome.proceed_always_tool
-        self._decide(Decision(chosen))
+        edited = self.edited_plan if chosen is not ConfirmationOutcome.cancel else None
+        self._decide(Decision(chosen, new_content=edited))  # an edited plan: the model is told its new text
+
+    def _plan_path(self) -> str | None:
+        request = self.request
+        if request is not None and isinstance(request.details, InfoConfirmation) and request.details.plan_path:
+            return request.details.plan_path
+        return None
+
+    async def action_edit_plan(self) -> None:
+        """Ctrl+X: the plan file itself in $VISUAL/$EDITOR (as Gemini CLI edits it); the bar then shows what the
+        editor saved, and approving tells the model that text."""
+        request, path = self.request, self._plan_path()
+        if request is None or path is None or self._in_grace():
+            return
+        command = editor_command()
+        if command is None:
+            self.app.notify("Set $VISUAL or $EDITOR to edit the plan in your editor.", timeout=4)
+            return
+        try:
+            code = await run_editor(self.app, [*command, path])
+            text = await asyncio.to_thread(Path(path).read_text, encoding="utf-8")
+        except (OSError, ValueError) as exc:
+            self.app.notify(clean_terminal_text(f"Could not edit the plan: {exc}"), severity="error", timeout=8)
+            return
+        if self.request is not request:
+            return
+        if code != 0:
+            self.app.notify(f"The editor exited with status {code}.", severity="warning", timeout=4)
+        assert isinstance(request.details, InfoConfirmation)
+        if text != (self.edited_plan if self.edited_plan is not None else request.details.prompt):
+            self.edited_plan = text
+            self.body.update(Text(clean_terminal_text(describe(request, text)[1])))
+        self.focus()
 
     def action_reject(self) -> None:
         if self.request is None or self._in_grace():

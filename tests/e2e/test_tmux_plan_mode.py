@@ -1,18 +1,20 @@
 """End to end in a real terminal (tmux) against the fake Gemini server: `/plan goal` enters plan mode, the model
 writes its plan in the plans folder its system instruction names, revises it, the user rejects one hunk of the
 revision in the diff review, approves leaving plan mode with "accept each", the todo list advances as the
-write_todos calls run, an ask_user question is answered with a number key, and Ctrl+T hides the list."""
+write_todos calls run, an ask_user question is answered with a number key, and Ctrl+T hides the list; Ctrl+X opens
+the plan under approval in $VISUAL, and the model is told the edited plan."""
 
 from __future__ import annotations
 
 import json
 import re
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 from gemini_tui.app.typing_guard import GRACE_PERIOD
-from tests.e2e.terminal import send, start_app
+from tests.e2e.terminal import GEMINI_TUI, Terminal, fake_gemini_env, send, start_app
 from tests.fakes.gemini_server import FakeGeminiServer, RecordedRequest, Reply, call, reply, text
 
 GRACE = GRACE_PERIOD + 0.3
@@ -100,3 +102,43 @@ def test_plan_revise_reject_a_hunk_approve_each_todos_advance_ask_and_hide(root:
     assert str(approved["output"]).startswith("Plan approved. Switching to Default mode"), approved
     [answered] = told(server, "ask_user")
     assert json.loads(str(answered["output"])) == {"answers": {"0": "Hi"}}
+
+
+EDITOR = """import sys
+old, new, path = sys.argv[1:4]
+text = open(path).read()
+open(path, "w").write(text.replace(old, new))
+"""
+
+
+def test_ctrl_x_edits_the_plan_in_the_editor_and_the_model_is_told_the_edit(root: Path, tmp_path: Path) -> None:
+    editor = tmp_path / "editor.py"
+    editor.write_text(EDITOR)
+    home = tmp_path / "home"
+    home.mkdir()
+    mine = "3. step three, done my way"
+    with FakeGeminiServer() as server:
+        respond, seen = scripted()
+        # the draft, then straight to approval, then an answer
+        server.responder = lambda request: {1: reply(call("exit_plan_mode", plan_filename="greet.md")),
+                                            2: reply(text("Building it."))}.get(sum(
+            1 for c in request.contents if c.get("role") == "model")) or respond(request)
+        env = {**fake_gemini_env(server, home), "VISUAL": f"{sys.executable} {editor} '3. step 3' '{mine}'"}
+        with Terminal([str(GEMINI_TUI)], root, env) as terminal:
+            terminal.wait_for("Ask anything")
+            send(terminal, "/plan add a greeting")
+            screen = terminal.wait_for("Approve the plan")
+            assert "ctrl+x" in screen and mine not in screen
+            time.sleep(GRACE)
+            terminal.keys("C-x")  # the plan in $VISUAL; the bar then shows what it saved
+            screen = terminal.wait_for(mine)
+            assert "3. step 3\n" not in screen
+            time.sleep(GRACE)
+            terminal.keys("y")
+            terminal.wait_for("Building it.")
+    plan = seen["plans"] / "greet.md"
+    assert plan.read_text().splitlines()[2] == mine
+    [approved] = told(server, "exit_plan_mode")
+    output = str(approved["output"])
+    assert output.startswith("Plan approved. Switching to Default mode") and "edited the plan" in output, output
+    assert mine in output and "3. step 3\n" not in output, output
