@@ -35,6 +35,8 @@ KEYS: list[tuple[str, str]] = [
      "idle, back to the prompt"),
     ("`Ctrl+T`",
      "hide or show the model's todo list (`write_todos`), beside the tool-call queue"),
+    ("`Ctrl+X` (plan approval)",
+     "open the plan waiting for approval in `$VISUAL`/`$EDITOR`; approving then tells the model the edited plan"),
     ("`Esc` `Esc` (idle)",
      "rewind: pick an earlier prompt, then files and conversation / conversation only / files only "
      "(`/rewind`)"),
