@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gemini_tui.core.ground.abort import AbortSignal
 from gemini_tui.core.ground.events import EventBus, Notice
 from gemini_tui.core.persistence.checkpoints import Checkpointer
 from gemini_tui.core.persistence.recorder import SessionRecorder
@@ -29,6 +30,7 @@ class SessionState:
     checkpointer: Checkpointer | None = None  # set by the wiring unless general.checkpointing is off
     notices: list[Notice] = field(default_factory=list)  # kept for subscribers that come late
     busy: asyncio.Lock = field(default_factory=asyncio.Lock)
+    abort: AbortSignal | None = None  # the running prompt's (or user's call's): what cancel() fires
 
     @property
     def is_running(self) -> bool:

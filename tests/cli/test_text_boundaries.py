@@ -83,8 +83,8 @@ async def test_hostile_text_through_the_stream_output_and_session_file(
         assert json.loads(printed)["response"] == clean_terminal_text("b" + answer)
 
     # the session file holds what the model said, exactly (settled: a pair is its character)
-    assert session.recorder is not None
-    loaded = read_session(session.recorder.writer.path)
+    assert session.state.recorder is not None
+    loaded = read_session(session.state.recorder.writer.path)
     assert loaded.problems == []
     parts = [part for content in loaded.history for part in content.parts]
     texts = [part.text for part in parts if isinstance(part, TextPart)]
@@ -94,7 +94,7 @@ async def test_hostile_text_through_the_stream_output_and_session_file(
     answers = [entry.data["text"] for entry in loaded.transcript if entry.kind == "answer"]
     assert settle("".join(answers)) == settle("a" + answer + "b" + answer)
     assert [e.data["text"] for e in loaded.transcript if e.kind == "prompt"] == [settle(prompt)]
-    for summary in SessionStore(Path(session.recorder.writer.path).parent.parent).summaries():  # --list-sessions
+    for summary in SessionStore(Path(session.state.recorder.writer.path).parent.parent).summaries():  # --list-sessions
         describe(summary).encode("utf-8")
 
 

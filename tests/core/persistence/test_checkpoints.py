@@ -157,7 +157,7 @@ async def test_a_damaged_shadow_repository_is_set_aside(gemini_server, root: Pat
     make_workspace(root)
     session = session_for(gemini_server, root, home)
     await agent_changes_everything(gemini_server, session, root)
-    git_dir = session.checkpointer.repo.git_dir
+    git_dir = session.state.checkpointer.repo.git_dir
     (git_dir / "HEAD").write_text("garbage")
     with pytest.raises(CheckpointError, match="no longer in the shadow repository"):
         await session.rewind.plan_restore("1")
@@ -187,7 +187,7 @@ async def test_checkpointing_can_be_turned_off(gemini_server, root: Path, home: 
     (home / ".gemini").mkdir()
     (home / ".gemini" / "settings.json").write_text('{"general": {"checkpointing": {"enabled": false}}}')
     session = session_for(gemini_server, root, home)
-    assert session.checkpointer is None and not any("ignored" in n.message for n in session.notices)
+    assert session.state.checkpointer is None and not any("ignored" in n.message for n in session.notices)
     with pytest.raises(LookupError, match=r"general\.checkpointing\.enabled"):
         await session.rewind.plan_undo()
 

@@ -89,7 +89,7 @@ def write_lines(path: Path, lines: list[bytes]) -> None:
 
 async def test_a_torn_last_record_is_skipped_with_a_notice(gemini_server, make_session, root, home) -> None:
     session = await two_turns(gemini_server, make_session, root)
-    path = session.recorder.writer.path
+    path = session.state.recorder.writer.path
     data = path.read_bytes()
     whole = read_session(path)
     rng = random.Random(12)
@@ -116,7 +116,7 @@ async def test_a_torn_last_record_is_skipped_with_a_notice(gemini_server, make_s
 
 async def test_damaged_lines_are_skipped_and_the_rest_loads(gemini_server, make_session, root, home) -> None:
     session = await two_turns(gemini_server, make_session, root)
-    path = session.recorder.writer.path
+    path = session.state.recorder.writer.path
     lines = path.read_bytes().split(b"\n")
     rng = random.Random(5)
     for _ in range(200):
@@ -163,7 +163,7 @@ async def test_pruning_by_count_and_age_keeps_the_current_one(gemini_server, mak
         session = make_session()
         await session.send(f"prompt {n}")
         ids.append(session.session_id)
-        os.utime(session.recorder.writer.path, (1000 + n * 100000, 1000 + n * 100000))
+        os.utime(session.state.recorder.writer.path, (1000 + n * 100000, 1000 + n * 100000))
     store = store_of(home, root)
     gone = store.prune(max_count=2, keep=ids[0])
     assert {s.id for s in gone} == {ids[1]}
@@ -210,7 +210,7 @@ async def test_each_line_damaged_in_turn_costs_that_record_only(gemini_server, m
     session = make_session()
     for prompt in ("read a", "what now", "read b and c", "bye"):
         await session.send(prompt)
-    path = session.recorder.writer.path
+    path = session.state.recorder.writer.path
     lines = path.read_bytes().split(b"\n")
     assert lines[-1] == b"" and len(lines) > 12
     records = [json.loads(line) for line in lines[1:-1]]

@@ -86,7 +86,7 @@ async def test_a_long_session_is_compressed_once_and_then_smaller(gemini_server,
     # the saved session replays to the compressed history
     from gemini_tui.core.persistence.store import read_session
 
-    loaded = read_session(session.recorder.writer.path)
+    loaded = read_session(session.state.recorder.writer.path)
     assert loaded.history == list(session.history)
     assert [e for e in loaded.transcript if e.kind == "compressed"]
 
