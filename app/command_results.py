@@ -70,7 +70,7 @@ class CommandResults:
                 else:
                     view.turns.send_command(line)
             case ModelChanged(notice=notice):
-                view.status.model_name = session.model_name
+                view.status.model_name = session.model_label
                 view.status.is_offline = session.is_offline
                 await chat.add_notice(f"Model switched to {session.model_name} for the next request.")
                 if notice:

@@ -132,6 +132,7 @@ class EventAdapter:
                 await chat.add_notice(message, level)
             case ApprovalModeChanged(mode=mode, reason=reason):
                 status.approval_mode = mode
+                status.model_name = view.model_label()  # an `auto` alias may have routed to another model
                 await chat.add_notice(f"Approval mode: {mode}" + (f" ({reason})" if reason else ""))
             case WaitingForServers(servers=servers, timeout_s=timeout_s):
                 await chat.add_notice(waiting_notice(servers, timeout_s))

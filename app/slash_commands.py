@@ -140,7 +140,7 @@ async def _stats(session: SessionFace, args: str, context: CommandContext) -> Co
 async def _about(session: SessionFace, args: str, context: CommandContext) -> CommandResult:
     from gemini_tui import __version__
 
-    lines = ["**About gemini-tui**", "", f"- version: {__version__}", f"- model: {session.model_name}",
+    lines = ["**About gemini-tui**", "", f"- version: {__version__}", f"- model: {session.model_label}",
              f"- root: {session.root}", f"- approval mode: {session.approval_mode}",
              f"- {session.sandbox.describe()}: {session.sandbox.explain()}"]
     return ShowMarkdown("\n".join(lines))

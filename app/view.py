@@ -66,6 +66,9 @@ class EventView(ConfirmationView, Protocol):
     mcp_status: dict[str, McpServerStatusChanged]
 
     def show_in_history(self, record: CallRecord) -> None: ...
+    def model_label(self) -> str:
+        """The session's model as the status line shows it (an `auto` alias follows the approval mode)."""
+        ...
     def refresh_bindings(self) -> None:
         """The keys that work changed (a prompt started or stopped waiting for MCP servers)."""
         ...

@@ -269,7 +269,8 @@ def attach_plan_tools(session: Session, registry: ToolRegistry, workspace: Works
     if session.approval_mode is ApprovalMode.plan:  # started in plan mode: the plan's folder is ready now
         session.open_plans()
     for tool in (EnterPlanModeTool(session.switch_mode, plans),
-                 ExitPlanModeTool(session.switch_mode, plans, lambda: session.scheduler.interactive),
+                 ExitPlanModeTool(session.switch_mode, plans, lambda: session.scheduler.interactive,
+                                  session.plan_approved),
                  AskUserTool(), WriteTodosTool()):
         registry.register(tool)
 
@@ -307,10 +308,14 @@ def build_session(root: Path | str | None = None, *, model: str | None = None,
         raise ConfigurationError(f"{exc} Run without --yolo (or --approval-mode yolo).") from exc
     # the model first: with `prewarm` (headless), a Gemini client warms up on a thread while the tools are built;
     # the app does not want it (its first frame must not share the interpreter with that import)
+    from gemini_tui.core.models.auto_model import auto_model
+
     make_model = model_factory or (lambda name, root, env: build_model(name, root, env, settings,
                                                                        offline_without_key))
 
     def configured_model(name: str, root: Path, env: Mapping[str, str]) -> tuple[ModelClient, str | None]:
+        if (alias := auto_model(name)) is not None:  # a subagent's `model: auto`: no server knows the alias
+            name = alias.pro
         built, notice = make_model(name, root, env)
         if hasattr(built, "idle_timeout_s"):  # model.streamIdleTimeout, also for a model switched to later
             setattr(built, "idle_timeout_s", settings.stream_idle_timeout_s)  # noqa: B010 (not on the protocol)
@@ -318,7 +323,9 @@ def build_session(root: Path | str | None = None, *, model: str | None = None,
             setattr(built, "headless", not interactive)  # noqa: B010 (not on the protocol)
         return built, notice
 
-    client, offline_notice = configured_model(choose_model_name(model, settings, env), root, env)
+    chosen = choose_model_name(model, settings, env)
+    auto = auto_model(chosen)  # `auto`, `auto-gemini-3`: no server knows the alias; its Pro model is asked
+    client, offline_notice = configured_model(auto.pro if auto else chosen, root, env)
     if prewarm and callable(warm := getattr(client, "prewarm", None)):
         warm()
     workspace = Workspace(root, setup.include_dirs)
@@ -347,7 +354,7 @@ def build_session(root: Path | str | None = None, *, model: str | None = None,
                       sandbox=command_sandbox, policy=policy, hooks=build_hooks(settings, root, env),
                       auth=resolve_auth(settings.auth_selected_type, env),
                       model_factory=lambda name: configured_model(name, root, env), workspace=workspace,
-                      setup=setup)
+                      setup=setup, auto=auto)
     if session.scheduler.hooks is not None:
         session.scheduler.hooks.session_id = session.session_id
     sessions.append(session)

@@ -57,8 +57,10 @@ class ExitPlanModeTool(BaseTool[ExitPlanModeParams]):
     kind = ToolKind.other
 
     def __init__(self, switch: Callable[[ApprovalMode, str], None], plans: PlanFolder,
-                 interactive: Callable[[], bool]) -> None:
+                 interactive: Callable[[], bool], approved: Callable[[Path], None] | None = None) -> None:
+        """`approved` hears of the approved plan before the mode switch (model routing follows it)."""
         self.switch = switch
+        self.approved = approved
         self.plans = plans
         self.interactive = interactive
 
@@ -114,6 +116,8 @@ class ExitPlanModeTool(BaseTool[ExitPlanModeParams]):
             mode = ApprovalMode.default if self.interactive() else ApprovalMode.yolo
         else:
             mode = WAY_ON.get(answer.outcome, ApprovalMode.default)
+        if self.approved is not None:
+            self.approved(path)
         self.switch(mode, f"plan approved: {path}")
         # the user edited the plan while approving it: its new text is told, so no earlier draft is followed
         edited = (f"\n\nThe user edited the plan before approving it. The approved plan now reads:\n\n"

@@ -155,7 +155,7 @@ class MainScreen(Screen[None]):
         self.session = session
         # subscribed before any prompt is sent, so no event of a turn is missed
         events: AsyncGenerator[Event, None] = session.bus.subscribe()  # type: ignore[assignment]
-        self.status.model_name = session.model_name
+        self.status.model_name = session.model_label
         self.status.is_offline = session.is_offline
         self.status.approval_mode = str(session.approval_mode)
         self.todos.show(session.todos)  # a resumed session's list
@@ -212,6 +212,9 @@ class MainScreen(Screen[None]):
     # -- what the event adapter and the confirmations drive (EventView, ConfirmationView) -----------------------------
     def show_in_history(self, record: CallRecord) -> None:
         self.history.show(record)
+
+    def model_label(self) -> str:
+        return self.session.model_label
 
     def allows_saving_grants(self) -> bool:
         return not self.session.settings.disable_always_allow
@@ -330,6 +333,7 @@ class MainScreen(Screen[None]):
             self.notify(str(exc), severity="error", timeout=4)
             return
         self.status.approval_mode = str(mode)
+        self.status.model_name = self.session.model_label
         self.notify(f"Approval mode: {mode}", timeout=2)
 
     def action_focus_prompt(self) -> None:

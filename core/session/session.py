@@ -33,6 +33,7 @@ from gemini_tui.core.ground.model_api import ModelClient
 from gemini_tui.core.ground.parts import Part
 from gemini_tui.core.ground.stats import SessionStats
 from gemini_tui.core.mcp.prompts import mcp_resource_reader
+from gemini_tui.core.models.auto_model import AutoModel, auto_model
 from gemini_tui.core.persistence.records import PromptMark
 from gemini_tui.core.persistence.store import project_dir
 from gemini_tui.core.processes.sandbox import Sandbox
@@ -45,6 +46,7 @@ from gemini_tui.core.session.conversation import Conversation
 from gemini_tui.core.session.directories import Directories, DirectoryGate
 from gemini_tui.core.session.face import McpServers, ToolDiscovery
 from gemini_tui.core.session.hook_points import HookPoints
+from gemini_tui.core.session.model_routing import ModelRouting
 from gemini_tui.core.session.model_turn import ModelTurn
 from gemini_tui.core.session.plan_instruction import plan_mode_section
 from gemini_tui.core.session.rewind import Rewind
@@ -85,10 +87,12 @@ class Session:
                  notices: Sequence[Notice] = (), sandbox: Sandbox | None = None, policy: ApprovalPolicy | None = None,
                  hooks: Hooks | None = None, auth: Auth | None = None,
                  model_factory: Callable[[str], tuple[ModelClient, str | None]] | None = None,
-                 workspace: DirectoryGate | None = None, setup: UserSetup | None = None) -> None:
+                 workspace: DirectoryGate | None = None, setup: UserSetup | None = None,
+                 auto: AutoModel | None = None) -> None:
         self.settings = settings
         self.registry = registry
-        self.model = model
+        self.model = model  # `auto`: the alias configured, `model` the client of the model it stands for now
+        self.routing = ModelRouting(auto, settings.plan_model_routing)
         self.root = Path(root)
         self.state = state = SessionState(self.root, bus or EventBus())
         self.bus = state.bus
@@ -175,6 +179,18 @@ class Session:
         self.policy.set_mode(mode)  # PermissionError when security.disableYoloMode refuses yolo
         if mode is ApprovalMode.plan:
             self.open_plans()
+        self._route()
+
+    def plan_approved(self, path: Path) -> None:
+        """exit_plan_mode's plan was approved: an `auto` alias carries it out with its Flash model (the mode
+        switch that follows routes)."""
+        self.routing.approved_plan = path
+
+    def _route(self) -> None:
+        """Points `model` at the model the configured alias stands for in this mode (nothing without one)."""
+        target = self.routing.target(self.approval_mode)
+        if target is not None and target != self.model.model_name and self.model_factory is not None:
+            self.model, _ = self.model_factory(target)
 
     def open_plans(self) -> Path | None:
         """Creates this session's plans folder and lets the tools write there (plan mode's rules allow only a
@@ -204,6 +220,12 @@ class Session:
         return self.model.model_name
 
     @property
+    def model_label(self) -> str:
+        """The model as the status line and /about show it: `auto-gemini-3 → gemini-3-pro-preview` for an alias."""
+        alias = self.routing.alias
+        return f"{alias.alias} → {self.model_name}" if alias is not None else self.model_name
+
+    @property
     def is_offline(self) -> bool:
         return self.model.is_offline
 
@@ -212,7 +234,10 @@ class Session:
         (e.g. the offline model's). The history stays."""
         if self.model_factory is None:
             raise RuntimeError("this session cannot switch models")
-        self.model, notice = self.model_factory(name)
+        # a model chosen by name replaces the configured alias (no routing after it); another alias routes anew
+        routing = ModelRouting(auto_model(name), self.settings.plan_model_routing, self.routing.approved_plan)
+        self.model, notice = self.model_factory(routing.target(self.approval_mode) or name)
+        self.routing = routing
         return notice
 
     @property

@@ -96,6 +96,8 @@ class Settings(BaseModel):
     skills_disabled: list[str] = Field(default_factory=list)  # skills.disabled: names never offered
     agents_overrides: dict[str, dict[str, Any]] = Field(default_factory=dict)  # agents.overrides.<name>
     agents_max_parallel: int = 4  # agents.maxParallel: subagents of one turn that run at once
+    # general.plan.modelRouting: an `auto` model alias plans with its Pro model and carries out with its Flash one
+    plan_model_routing: bool = True
     home: Path = Field(default_factory=lambda: gemini_home())
     files: list[Path] = Field(default_factory=list)  # the settings files that were read
     notices: list[str] = Field(default_factory=list)
@@ -326,6 +328,7 @@ _KEYS: dict[str, tuple[tuple[str, ...], Callable[[Any], Any]]] = {
     "skills_disabled": (("skills.disabled",), _str_list),
     "agents_overrides": (("agents.overrides",), _overrides),
     "agents_max_parallel": (("agents.maxParallel",), _positive_int),
+    "plan_model_routing": (("general.plan.modelRouting",), _bool),
 }
 _SECTIONS = (TUI_SECTION, "tools", "model", "context", "general", "security", "checkpointing", "mcp", "skills",
              "agents")
