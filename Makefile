@@ -97,7 +97,7 @@ HARBOR_PYTHON ?= $(HOME)/.pyenv/versions/3.12.1/bin/python
 HARBOR_VENV := .cache/harbor-venv
 HARBOR_PACKAGES := harbor==0.26.0
 HARBOR_IMPORTS := pydantic==2.14.4 toml==0.10.2 shortuuid==1.0.13 platformdirs==4.14.8 jinja2==3.1.6 \
-	agent-client-protocol==0.12.1 pytest==8.4.2 pytest-asyncio==1.5.0 pytest-timeout==2.4.0
+	agent-client-protocol==0.12.1 pytest==8.4.2 pytest-asyncio==1.5.0 pytest-timeout==2.4.0 pytest-xdist==3.8.0
 HARBOR_STAMP := $(HARBOR_VENV)/.installed-$(shell echo '$(HARBOR_PACKAGES) $(HARBOR_IMPORTS)' | cat - pyproject.toml | \
 	cksum | cut -d' ' -f1)
 
@@ -111,7 +111,7 @@ $(HARBOR_STAMP):
 
 test-harbor: $(STAMP) node-deps $(HARBOR_STAMP)
 	GEMINI_TUI_VENV=$(abspath $(VENV)) $(HARBOR_VENV)/bin/pytest -q -p no:cacheprovider --confcutdir=tests/harbor \
-		tests/harbor $(PYTEST_ARGS)
+		-n $(PYTEST_WORKERS) tests/harbor $(PYTEST_ARGS)
 
 # The browser tests (gemini-tui serve in headless Chromium, through Playwright): Debian's chromium, installed as root
 # when missing (Playwright's own browser download is not used).

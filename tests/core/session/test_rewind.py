@@ -1,4 +1,4 @@
-"""Checkpoints through the real Session, tools and git: restore, undo and rewind bring files back byte for byte."""
+"""The rewind part, through the real Session, tools and git: restore, undo and rewind bring files back byte for byte."""
 
 from __future__ import annotations
 
