@@ -98,6 +98,7 @@ class AskUserTool(BaseTool[AskUserParams]):
     description = DECLARATION["description"]
     Params = AskUserParams
     kind = ToolKind.other
+    answers_when_dismissed = True
 
     def function_declaration(self) -> dict[str, Any]:
         return DECLARATION

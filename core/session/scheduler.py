@@ -422,6 +422,8 @@ class Scheduler:
         assert tool is not None
         record.answer = decision
         match decision.outcome:
+            case ConfirmationOutcome.cancel if tool.answers_when_dismissed:
+                record.decision = CallDecision.reject  # as Gemini CLI: it runs, and says it was dismissed
             case ConfirmationOutcome.cancel:
                 record.decision = CallDecision.reject
                 reason = (f" {decision.note}" if decision.note else "") + (

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import json
 import os
 import re
@@ -246,10 +247,17 @@ class BackgroundDiscovery:
 
         def run() -> None:
             try:
-                self.future.set_result(discover_tools(discovery_command, call_command, timeout_s=timeout_s, cwd=cwd,
-                                                      started=started, sandbox=sandbox))
+                found = discover_tools(discovery_command, call_command, timeout_s=timeout_s, cwd=cwd,
+                                       started=started, sandbox=sandbox)
             except Exception as exc:  # a bug guard: the session reports it as a discovery problem
-                self.future.set_exception(exc)
+                settle(self.future.set_exception, exc)
+            else:
+                settle(self.future.set_result, found)
+
+        def settle(outcome: Callable[[Any], None], value: object) -> None:
+            # a session that closed meanwhile cancelled the future: nobody waits for the result any more
+            with contextlib.suppress(concurrent.futures.InvalidStateError):
+                outcome(value)
 
         threading.Thread(target=run, name="tool-discovery", daemon=True).start()
 

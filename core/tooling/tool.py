@@ -116,6 +116,8 @@ class BaseTool(ABC, Generic[P]):
     description: ClassVar[str]
     Params: ClassVar[type[ToolParams]]
     kind: ClassVar[ToolKind] = ToolKind.other
+    # a "no" to its confirmation is an answer the tool reports itself (ask_user's dismissal), not a rejection
+    answers_when_dismissed: ClassVar[bool] = False
 
     @property
     def parameter_schema(self) -> dict[str, Any]:

@@ -84,3 +84,21 @@ async def test_plan_revise_reject_a_hunk_approve_each_todos_and_a_question(root:
     assert str(approved["output"]).startswith("Plan approved. Switching to Default mode")
     [answered] = responses(model, "ask_user")
     assert json.loads(str(answered["output"])) == {"answers": {"0": "Hi"}}
+
+
+async def test_a_dismissed_question_is_an_answer_not_a_rejection(root: Path, tmp_path: Path) -> None:
+    """As Gemini CLI: Esc on ask_user runs the call, and the model is told the user dismissed it."""
+    question = {"question": "Which language?", "header": "Lang", "type": "choice",
+                "options": [{"label": "Python", "description": ""}, {"label": "Rust", "description": ""}]}
+    model = ScriptedModel().add(call("ask_user", questions=[question])).add(text("Fine, I choose."))
+    home = tmp_path / "home"
+    home.mkdir()
+    app = GeminiApp(scripted_session(root, model, home), root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = main_screen(pilot)
+        await type_and_send(pilot, "ask me")
+        await wait_for(pilot, lambda: isinstance(app.screen, AskUserScreen), timeout=30)
+        await pilot.pause(0.2)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not screen.busy, timeout=15)
+    assert responses(model, "ask_user") == [{"output": "User dismissed ask_user dialog without answering."}]
