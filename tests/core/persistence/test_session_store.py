@@ -20,27 +20,10 @@ from gemini_tui.core.ground.display import (
 )
 from gemini_tui.core.ground.model_api import FunctionCall, FunctionResponse
 from gemini_tui.core.persistence.records import NotASession, display_from_json, display_to_json
-from gemini_tui.core.persistence.store import SessionStore, project_dir, read_session
+from gemini_tui.core.persistence.store import read_session
 from gemini_tui.core.session.conversation import Conversation
+from tests.core.session.test_autosave import store_of, two_turns
 from tests.fakes.gemini_server import call, reply, text
-
-
-def store_of(home: Path, root: Path) -> SessionStore:
-    return SessionStore(project_dir(home / ".gemini", root))
-
-
-async def two_turns(gemini_server, make_session, root: Path):
-    (root / "a").write_text("A")
-    gemini_server.script(reply(text("Reading."), call("read_note", name="a")), reply(text("It says A.")),
-                         reply(text("Second answer.")))
-    session = make_session()
-    await session.send("read a")
-    await session.send("and then?")
-    return session
-
-
-
-
 
 
 def write_lines(path: Path, lines: list[bytes]) -> None:

@@ -20,7 +20,7 @@ import pytest
 
 from gemini_tui.core.approvals.policy import ApprovalMode
 from gemini_tui.core.shell.table import CHECKOUT_EXAMPLES, LANDING_EXAMPLES, MADE_EXAMPLES, PROGRAMS
-from tests.fakes.scripted_model import ScriptedModel, call, scripted_session, text
+from tests.core.shell.test_judge_live import run_lines
 
 MODES = [ApprovalMode.default, ApprovalMode.auto_edit, ApprovalMode.plan]
 SANDBOX = [True, False]
@@ -50,16 +50,7 @@ async def run_in(root: Path, home: Path, lines: list[str], mode: ApprovalMode, s
                  sandbox: bool) -> list[dict[str, object]]:
     tools = dict(settings.get("tools", {}))  # type: ignore[call-overload]
     tools["sandbox"] = sandbox
-    (home / ".gemini").mkdir(exist_ok=True)
-    (home / ".gemini" / "settings.json").write_text(json.dumps({**settings, "tools": tools}))
-    model = ScriptedModel().add([call("run_shell_command", command=line) for line in lines]).add(text("done"))
-    session = scripted_session(root, model, home, approval_mode=mode, interactive=False)
-    try:
-        await session.send("go")
-    finally:
-        await session.close()
-    user = [c for c in model.requests[-1].contents if c.role == "user" and c.parts][-1]
-    return [part.response for part in user.parts]  # type: ignore[union-attr]
+    return await run_lines({"root": root, "home": home}, lines, mode, {**settings, "tools": tools})
 
 
 def _allowed(programs: list[str]) -> dict[str, object]:
