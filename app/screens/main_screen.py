@@ -61,8 +61,7 @@ class MainScreen(Screen[None]):
         Binding("escape", "cancel_turn", "Cancel turn"),
         Binding("shift+tab", "cycle_mode", "Approval mode", priority=True),
         Binding("ctrl+y", "toggle_yolo", "YOLO", priority=True),
-        Binding("ctrl+b", "toggle_history", "History"),
-        Binding("ctrl+t", "toggle_todos", "Todos"),
+        Binding("ctrl+b", "toggle_history", "History"), Binding("ctrl+t", "toggle_todos", "Todos"),
         Binding("f1", "app.help", "Help"),
         Binding("escape", "focus_prompt", "Back to the prompt", show=False),
         Binding("up", "edit_queued", "Edit queued prompt", show=False, priority=True),
@@ -259,10 +258,9 @@ class MainScreen(Screen[None]):
             self.prompt.input.move_cursor(self.prompt.input.document.end)
 
     async def show_transcript(self, loaded: LoadedSession) -> None:
-        """A resumed, rewound or restored session as the user saw it (its last turns drawn; every call in the history
-        panel; its todo list)."""
+        """A resumed, rewound or restored session as the user saw it: its last turns, every call, its todo list."""
         await show_transcript(self.chat, self.calls, self.show_in_history, loaded)
-        self.todos.show(self.session.todos)  # the list this history says (resumed, rewound or restored)
+        self.todos.show(self.session.todos)
 
     # -- keys ---------------------------------------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
