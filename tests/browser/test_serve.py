@@ -138,7 +138,9 @@ def test_closing_the_page_ends_its_app_and_everything_it_started(browser, root: 
     # a process that leaves the command's process group on purpose: only the page's tree still holds it
     server.script(reply(call("run_shell_command", command=f"setsid sleep {marker} > /dev/null 2>&1 &")),
                   reply(text("Started in the background.")))
-    with serve(root, home, server, "--approval-mode", "yolo") as served:
+    # --no-sandbox: in the sandbox (its own process namespace) a background process ends with its command, so no
+    # process would be left for the page's closing to end; here what is tested is the page's own process tree
+    with serve(root, home, server, "--approval-mode", "yolo", "--no-sandbox") as served:
         page = open_page(browser, served.url)  # type: ignore[attr-defined]
         send(page, "start it")
         wait_for(page, "Started in the background.")
