@@ -17,21 +17,22 @@ RUNS = 5
 READY_TEXT = "Ask anything"  # the prompt's placeholder: drawn once the screen can take keys
 
 
-def launch_once(root: Path, home: Path, env: dict[str, str], ready: str = READY_TEXT) -> float:
+def launch_once(root: Path, home: Path, env: dict[str, str], ready: str = READY_TEXT,
+                program: Path = GEMINI_TUI, timeout_s: float = 20) -> float:
     name = f"gtui-bench-{uuid.uuid4().hex[:8]}"
     exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in {**env, "HOME": str(home),
                                                             "GEMINI_CLI_HOME": str(home)}.items())
-    command = f"cd {shlex.quote(str(root))} && env {exports} {shlex.quote(str(GEMINI_TUI))}"
+    command = f"cd {shlex.quote(str(root))} && env {exports} {shlex.quote(str(program))}"
     started = time.perf_counter()
     subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", "120", "-y", "40", command], check=True)
     try:
-        while time.perf_counter() - started < 20:
+        while time.perf_counter() - started < timeout_s:
             screen = subprocess.run(["tmux", "capture-pane", "-p", "-t", name], capture_output=True,
                                     text=True).stdout
             if ready in screen:
                 return time.perf_counter() - started
             time.sleep(0.005)
-        raise RuntimeError("gemini-tui did not draw its prompt within 20 s")
+        raise RuntimeError(f"gemini-tui did not draw its prompt within {timeout_s:.0f} s")
     finally:
         subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
 

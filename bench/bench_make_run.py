@@ -11,7 +11,7 @@ import time
 import uuid
 from pathlib import Path
 
-from bench.bench_app_launch import READY_TEXT
+from bench.bench_app_launch import launch_once
 
 REPO = Path(__file__).resolve().parent.parent
 TARGET_S = 30.0  # a fresh clone's `make run` to the first frame
@@ -21,23 +21,6 @@ def timed(argv: list[str], cwd: Path, env: dict[str, str]) -> float:
     started = time.perf_counter()
     subprocess.run(argv, cwd=cwd, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return time.perf_counter() - started
-
-
-def first_frame(clone: Path, home: Path) -> float:
-    name = f"gtui-bench-{uuid.uuid4().hex[:8]}"
-    program = clone / ".venv" / "bin" / "gemini-tui"
-    command = f"cd {clone} && env HOME={home} GEMINI_CLI_HOME={home} {program}"
-    started = time.perf_counter()
-    subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", "120", "-y", "40", command], check=True)
-    try:
-        while time.perf_counter() - started < 60:
-            screen = subprocess.run(["tmux", "capture-pane", "-p", "-t", name], capture_output=True, text=True).stdout
-            if READY_TEXT in screen:
-                return time.perf_counter() - started
-            time.sleep(0.01)
-        raise RuntimeError("gemini-tui did not draw its prompt within 60 s")
-    finally:
-        subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
 
 
 def main() -> None:
@@ -66,7 +49,8 @@ def main() -> None:
         keeper = f"gtui-bench-keep-{uuid.uuid4().hex[:8]}"  # tmux's server must not quit between sessions
         subprocess.run(["tmux", "new-session", "-d", "-s", keeper, "sleep 600"], check=True)
         try:
-            phases.append(("first frame (tmux)", first_frame(clone, home)))
+            program = clone / ".venv" / "bin" / "gemini-tui"
+            phases.append(("first frame (tmux)", launch_once(clone, home, {}, program=program, timeout_s=60)))
         finally:
             subprocess.run(["tmux", "kill-session", "-t", keeper], capture_output=True)
     total = sum(seconds for _, seconds in phases)
