@@ -8,7 +8,9 @@ start-up files, `~/.gitconfig` and `~/.ssh`. Fingerprints are `stat` results (in
 command costs a few thousand `stat` calls, not reads: contents are read only when a fingerprint changed while no
 command ran (the new state is the user's). The folders of each root are listed once and then only re-listed
 where a folder's own times changed (an entry was added, removed or renamed in it), which is how a new nested
-repository or a new context file deep in the tree is found.
+repository or a new context file deep in the tree is found. Where inotify works, the listed folders and the watched
+paths are watched (change_watch.py), and a command costs a read of its events and a `stat` of what they name;
+whenever the events cannot say for sure (a lost event, a folder renamed, no watches left), everything is looked at.
 
 Putting back: a changed or deleted file gets its old bytes again (written beside it and renamed over); a new one,
 or a link where a file or folder was, is renamed aside (`<name>.refused-<pid>-<n>`: kept, never deleted), and a
@@ -23,6 +25,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gemini_tui.core.processes.change_watch import ChangeWatch
 from gemini_tui.core.processes.sandbox_places import HOME_STARTUP, HOOK_FOLDERS, hooks_path
 
 HOME_WATCHED = (*HOME_STARTUP, ".ssh")
@@ -33,6 +36,7 @@ NOT_LISTED = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", 
 MAX_FOLDERS = 50_000  # a tree bigger than this is listed this far (said in docs/sandbox.md)
 MAX_FILE_BYTES = 1 << 20  # a protected file bigger than this is watched, not kept (it is never put back)
 GITLINK_MODE = 0o160000
+WATCH_FROM = 400
 
 Fingerprint = tuple[int, int, int, int, int] | None  # (mode, inode, size, mtime, ctime); None: absent
 
@@ -75,53 +79,80 @@ class ProtectedSnapshot:
     folders: dict[str, Fingerprint] = field(default_factory=dict)  # every listed folder of the roots
     repos: set[Path] = field(default_factory=set)  # the worktrees holding a `.git` folder
     contexts: set[Path] = field(default_factory=set)  # context files found while listing
+    gitfiles: set[Path] = field(default_factory=set)  # worktrees whose `.git` is a file (a submodule's, a worktree's)
     kept: dict[Path, _Kept] = field(default_factory=dict)
     gitlinks: dict[Path, tuple[Fingerprint, frozenset[bytes]]] = field(default_factory=dict)  # index -> links
-    _listed: bool = False
+    watching: bool = True  # False: no inotify, every path is looked at each time (and where inotify is missing)
+    # inotify is used from this many looked-at paths on (a smaller tree is looked at whole in well under a
+    # millisecond, and inotify instances are few: 128 for each user on most systems)
+    watch_from: int = WATCH_FROM
+    looked: int = 0  # the paths fingerprinted by the last before() or after()
+    _listed: tuple[Path, ...] = ()
     _watch: list[tuple[str, Path]] | None = None
+    _watch_names: dict[str, Path] = field(default_factory=dict)
     _indexes_seen: list[tuple[str, Path]] = field(default_factory=list)
+    _change: ChangeWatch | None = None
+    _targets: set[str] = field(default_factory=set)  # what is watched: folders, watched paths and their folders
+    _always: set[str] = field(default_factory=set)  # paths no watch covers (not there, nor their folder)
+    _recheck: set[str] = field(default_factory=set)  # watched since their fingerprint was taken: looked at again
+    _lists_changed: bool = True
+
+    def close(self) -> None:
+        """Gives the watches back (the snapshot then looks at everything, as without inotify)."""
+        if self._change is not None:
+            self._change.close()
 
     # -- the two moments ---------------------------------------------------------------------------------------
     def before(self) -> None:
         """The state now is the baseline: what changed since the last command is the user's own doing."""
-        if not self._listed:
-            for root in self.roots:
-                self._list(Path(root))
-            self._listed = True
+        self.looked = 0
+        dirty = self._dirty()
+        roots = tuple(Path(root) for root in self.roots)
+        if roots != self._listed:  # the first time, or /directory add widened them
+            for root in roots:
+                if str(root) not in self.folders:
+                    self._list(root)
+            self._listed = roots
             self._watch = None
-        self._refresh_listing()
-        for path in self._moved():
-            self.kept[path] = _read(path, fingerprint(path))
+            dirty = None
+        self._refresh_listing(dirty)
+        for path in self._moved(dirty):
+            self.kept[path] = _read(path, self._print(path))
         for name, index in self._index_list():
-            now = fingerprint(name)
+            if dirty is not None and name not in dirty and index in self.gitlinks:
+                continue
+            now = self._print(name)
             if index not in self.gitlinks or self.gitlinks[index][0] != now:
                 self.gitlinks[index] = (now, _gitlinks(index))
+        self._sync(dirty)
 
     def after(self, undo: bool) -> list[Change]:
         """What the command changed; put back unless `undo` is False (the user approved it). The baseline
         becomes the state after."""
+        self.looked = 0
+        dirty = self._dirty()
         changes: list[Change] = []
         old_repos = set(self.repos)
-        self._refresh_listing()
+        self._refresh_listing(dirty)
         new_repos = self.repos - old_repos - {Path(r) for r in self.roots}
         for repo in sorted(new_repos):
             config = repo / ".git" / "config"
             if os.path.lexists(config):
                 changes.append(Change(config, "created (a new repository)",
                                       _set_aside(config, "its config") if undo else None))
-        moved = set(self._moved())
+        moved = set(self._moved(dirty))
         if self._watch is None or moved:  # something changed: also what is no longer watched (a folder gone)
             self._watch = None
             watched = {path for _, path in self._watch_list()}
             moved |= {path for path in self.kept if path not in watched}
         for path in sorted(moved):
             seen = self.kept.get(path)
-            now = fingerprint(path)
+            now = self._print(path)
             if seen is not None and seen.print == now:
                 continue
             if seen is None or seen.print is None:
                 if now is None or any(c.path == path for c in changes):
-                    self.kept.pop(path, None)
+                    self.kept[path] = _read(path, fingerprint(path))  # absent, or reported with its repository
                     continue
                 if any(path.is_relative_to(repo / ".git") for repo in new_repos):
                     self.kept[path] = _read(path, now)
@@ -145,7 +176,9 @@ class ProtectedSnapshot:
         if changes:
             self._watch = None
         for name, index in self._index_list():
-            now = fingerprint(name)
+            if dirty is not None and name not in dirty and index in self.gitlinks:
+                continue
+            now = self._print(name)
             seen_links = self.gitlinks.get(index)
             if seen_links is not None and seen_links[0] == now:
                 continue
@@ -159,19 +192,29 @@ class ProtectedSnapshot:
                 changes.append(Change(where, "added to the index as a gitlink (a nested repository)",
                                       done or ("its config was set aside" if undo else None)))
             self.gitlinks[index] = (now, links)
+        self._sync(dirty)
         return changes
 
     # -- the cached lists: rebuilt only when something changed ----------------------------------------------------
-    def _refresh_listing(self) -> None:
-        changed = [folder for folder, seen in self.folders.items() if fingerprint(folder) != seen]
+    def _refresh_listing(self, dirty: set[str] | None) -> None:
+        if dirty is None:
+            changed = [folder for folder, seen in self.folders.items() if self._print(folder) != seen]
+        else:
+            folders = self.folders
+            changed = [folder for folder in dirty if folder in folders and self._print(folder) != folders[folder]]
+        found = (set(self.repos), set(self.contexts), set(self.gitfiles))
         for folder in changed:
             self._relist(Path(folder))
         if changed:
-            self._watch = None
+            self._lists_changed = True
+            if found != (self.repos, self.contexts, self.gitfiles):
+                self._watch = None  # what is watched follows the repositories and context files found
 
     def _watch_list(self) -> list[tuple[str, Path]]:
         if self._watch is None:
             self._watch = [(str(path), path) for path in dict.fromkeys(self._watched())]
+            self._watch_names = dict(self._watch)
+            self._lists_changed = True
             self._indexes_seen = [(str(index), index) for index in self._indexes()]
         return self._watch
 
@@ -179,17 +222,77 @@ class ProtectedSnapshot:
         self._watch_list()
         return self._indexes_seen
 
-    def _moved(self) -> list[Path]:
+    def _moved(self, dirty: set[str] | None) -> list[Path]:
         """The watched paths whose fingerprint is not the kept one; when any, the watch list is made again (a
-        changed folder or config can change what is watched) and asked once more."""
+        changed folder or config can change what is watched) and asked once more. With `dirty`, only the paths
+        it names and the newly watched ones can have moved."""
         kept = self.kept
-        moved = [path for name, path in self._watch_list()
-                 if (seen := kept.get(path)) is None or seen.print != fingerprint(name)]
+        fresh = self._watch is None
+        entries = self._watch_list()
+        if dirty is not None and not fresh:
+            names = self._watch_names
+            entries = [(name, names[name]) for name in dirty if name in names]
+        elif dirty is not None:
+            entries = [(name, path) for name, path in entries if name in dirty or path not in kept]
+        moved = [path for name, path in entries
+                 if (seen := kept.get(path)) is None or seen.print != self._print(name)]
         if moved:
             self._watch = None
-            moved = [path for name, path in self._watch_list()
-                     if (seen := kept.get(path)) is None or seen.print != fingerprint(name)]
+            entries = self._watch_list()
+            if dirty is not None:
+                entries = [(name, path) for name, path in entries if name in dirty or path not in kept]
+            moved = [path for name, path in entries
+                     if (seen := kept.get(path)) is None or seen.print != self._print(name)]
         return moved
+
+    # -- watching: which paths the kernel says may have changed ---------------------------------------------------
+    def _print(self, path: Path | str) -> Fingerprint:
+        self.looked += 1
+        return fingerprint(path)
+
+    def _dirty(self) -> set[str] | None:
+        """The paths that may have changed since the last look, or None: look at everything."""
+        if not self.watching or self._change is None:
+            return None
+        changed = self._change.changed()
+        if changed is None:
+            return None
+        changed |= self._always
+        changed |= self._recheck
+        self._recheck = set()
+        return changed
+
+    def _sync(self, dirty: set[str] | None) -> None:
+        """Watches what is to be watched now: everything after a full look, else what moved or is new."""
+        if not self.watching:
+            return
+        if self._change is None:
+            if len(self.folders) + len(self._watch_list()) < self.watch_from:
+                return
+            self._change = ChangeWatch.open()
+            if self._change is None:
+                self.watching = False
+                return
+        targets = self._targets
+        if self._lists_changed or dirty is None:
+            targets = set(self.folders)
+            for name, _ in (*self._watch_list(), *self._index_list()):
+                targets.add(name)
+                targets.add(os.path.dirname(name))
+            self._lists_changed = False
+        if dirty is None:
+            added, absent = self._change.watch(targets, again=True)
+        else:
+            added, absent = self._change.watch(targets - self._targets) if targets is not self._targets else ([], [])
+            again = self._change.watch((dirty | self._always) & targets, again=True)
+            added += again[0]
+            absent += again[1]
+        self._targets = targets
+        if not self._change.working:
+            self.watching = False
+            return
+        self._recheck.update(added)
+        self._always = {path for path in absent if not self._change.watching(os.path.dirname(path))}
 
     # -- what is watched ---------------------------------------------------------------------------------------
     def _watched(self) -> Iterable[Path]:
@@ -238,6 +341,7 @@ class ProtectedSnapshot:
                 del self.folders[gone]
             self.repos = {r for r in self.repos if not r.is_relative_to(folder)}
             self.contexts = {c for c in self.contexts if not c.is_relative_to(folder)}
+            self.gitfiles = {g for g in self.gitfiles if not g.is_relative_to(folder)}
             return
         self.folders[str(folder)] = now
         for sub in self._entries(folder):
@@ -249,12 +353,15 @@ class ProtectedSnapshot:
         subs: list[Path] = []
         names = set(self.context_names)
         self.repos.discard(folder)
+        self.gitfiles.discard(folder)
         try:
             with os.scandir(folder) as entries:
                 for entry in entries:
                     if entry.name == ".git":
                         if entry.is_dir(follow_symlinks=False):
                             self.repos.add(folder)
+                        else:
+                            self.gitfiles.add(folder)
                     elif entry.name in names:
                         self.contexts.add(Path(entry.path))
                     elif entry.is_dir(follow_symlinks=False) and entry.name not in NOT_LISTED:
