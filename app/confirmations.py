@@ -102,6 +102,19 @@ class ConfirmationQueue:
             request.future.set_result(decision or Decision(ConfirmationOutcome.cancel))
         # the done callback moves on to the next request
 
+    def bring_forward(self, request: ConfirmationRequested) -> None:
+        """Picked from the "waiting on you" list: `request` is asked next; one shown inline meanwhile gives way and
+        is asked again right after it (a review already open stays: it is answered first)."""
+        if request is self.showing or request not in self.pending:
+            return
+        self.pending.remove(request)
+        self.pending.appendleft(request)
+        if self.showing is not None and self._modal is None:
+            self.pending.insert(1, self.showing)
+            self.showing = None
+            self.view.confirm_bar.hide()
+            self.show_next()
+
     def ask_to_keep_going(self, future: asyncio.Future[bool]) -> None:
         """A suspected loop: the core waits on `future` for whether the answer may go on."""
         from gemini_tui.app.screens.loop_question import LoopQuestion

@@ -18,6 +18,8 @@ from textual import events, work
 from textual.app import App
 from textual.binding import Binding, BindingType
 
+from gemini_tui.app.attention import Attention
+from gemini_tui.app.sessions import Sessions
 from gemini_tui.app.window_title import WindowTitle, printable, tmux_pane_title
 from gemini_tui.core.ground.start_marks import mark
 from gemini_tui.core.ground.text_boundary import shown_text
@@ -45,6 +47,7 @@ GC_THRESHOLDS = (20_000, 10, 10)
 # whoever sent it sees the app ended on their signal, not by the user's hand.
 ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 KEY_HANDLED_WAIT_S = 1.0  # a held key's widget that is busy longer than this: the next key goes on anyway
+TABS_REFRESH_S = 0.5  # with several sessions, how often the strip of tabs catches up with what each does
 EXIT_DEADLINE_S = 5.0  # after an ending signal, the process exits by then even if leaving hangs (a closed tty)
 
 
@@ -58,14 +61,25 @@ class GeminiApp(App[int]):
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
         # one meaning on every screen (modals included): clear or cancel what is in front; twice quits
         Binding("ctrl+c", "interrupt", "Clear/cancel (twice quits)", priority=True),
+        # several sessions in one window (app/sessions.py): on every screen, so a modal never traps the user
+        Binding("ctrl+n", "new_session", "New session", show=False, priority=True),
+        Binding("alt+right,ctrl+pagedown", "step_session(1)", "Next session", show=False, priority=True),
+        Binding("alt+left,ctrl+pageup", "step_session(-1)", "Previous session", show=False, priority=True),
+        Binding("ctrl+o", "pick_session", "Sessions", show=False, priority=True),
+        Binding("ctrl+g", "waiting_list", "Waiting on you", show=False, priority=True),
     ]
 
     def __init__(self, session: SessionFace | Callable[[], SessionFace], root: Path | None = None, *,
-                 first_prompt: str | None = None, ask_trust: bool = True, early: EarlyInput | None = None) -> None:
+                 first_prompt: str | None = None, ask_trust: bool = True, early: EarlyInput | None = None,
+                 another: Callable[[Path], SessionFace] | None = None) -> None:
         """`ask_trust`: before building the session, ask whether to trust a folder whose settings need it
         (off with --trust, and when a built Session is passed). `early`: the terminal was set to raw input as the
-        process started; what was typed before is read first, and the terminal's own settings come back at the end."""
+        process started; what was typed before is read first, and the terminal's own settings come back at the end.
+        `another(root)` builds a further session for the same window (`/session new`); without it there is one."""
         super().__init__()
+        self.another = another
+        self.sessions = Sessions(self)
+        self.attention = Attention(lambda **signal: self.signal_terminal(**signal))
         if early is not None:
             self.driver_class = _reading_early_input(self.driver_class, early)
         self._source = session
@@ -119,7 +133,8 @@ class GeminiApp(App[int]):
         source = self._source
         built = not callable(source)  # a session; otherwise a function that builds one
         screen = MainScreen(source if built else None, self.root)  # type: ignore[arg-type]
-        self.push_screen(screen)
+        self.sessions.add(screen)  # in a screen mode of its own, as every later session (app/sessions.py)
+        self.switch_mode(screen.modals.mode or "")
         if self.first_prompt:
             screen.queue_prompt(self.first_prompt)
         self.call_after_refresh(mark, "first frame")
@@ -128,8 +143,8 @@ class GeminiApp(App[int]):
             self.call_after_refresh(self.build_session, screen, source)
 
     @work(thread=True, group="session")
-    def build_session(self, screen: MainScreen, build: Callable[[], SessionFace]) -> None:
-        if self.ask_trust:
+    def build_session(self, screen: MainScreen, build: Callable[[], SessionFace], first: bool = True) -> None:
+        if self.ask_trust and first:
             from gemini_tui.core.setup.config import trust_question
 
             try:
@@ -143,7 +158,11 @@ class GeminiApp(App[int]):
         try:
             session = build()
         except Exception as exc:  # a bad configuration ends the app with the reason, like the CLI would
-            self.call_from_thread(self.exit, None, EXIT_START_FAILED, f"gemini-tui: {exc}")
+            if first:
+                self.call_from_thread(self.exit, None, EXIT_START_FAILED, f"gemini-tui: {exc}")
+            else:  # a further session: the window and its other sessions stay
+                self.call_from_thread(self.notify, f"Could not open a session: {exc}", severity="error", timeout=8)
+                self.call_from_thread(self.call_later, self.sessions.close, screen)
             return
         mark("session built")
         self.call_from_thread(screen.attach, session)
@@ -267,6 +286,106 @@ class GeminiApp(App[int]):
             self.push_screen(HelpScreen(session_commands(main.session) if main and main.ready else None,
                                         [(cmd.usage, cmd.help) for cmd in COMMANDS.values()]))
 
+    # -- several sessions in one window (app/sessions.py keeps them) -------------------------------------------------
+    def action_new_session(self) -> None:
+        self.open_session()
+
+    def open_session(self, root: Path | None = None) -> bool:
+        """Another session in this window, in front, built on a thread (in `root`: a worktree's folder). False when
+        this app was given one built session and nothing to build another with."""
+        from gemini_tui.app.screens.main_screen import MainScreen
+
+        another = self.another
+        if another is None:
+            self.notify("This window cannot open another session.", severity="warning", timeout=4)
+            return False
+        where = (root or self.root).resolve()
+        screen = MainScreen(None, where)
+        self.sessions.add(screen)
+        self.call_later(self.sessions.show, screen)
+        if len(self.sessions.open) == 2:  # the strip's states (busy, waiting) follow from now on
+            self.set_interval(TABS_REFRESH_S, self.sessions.refresh)
+        self.build_session(screen, lambda: another(where), first=False)
+        return True
+
+    async def close_session(self, screen: MainScreen) -> None:
+        """`/session close`: the session goes (its turn cancelled, its autosave closed), after asking when it is
+        working; the last one stays (quitting closes it)."""
+        from gemini_tui.app.screens.picker import ConfirmScreen
+
+        if len(self.sessions.open) < 2:
+            self.notify("This is the only session: /quit leaves gemini-tui.", timeout=3)
+            return
+
+        async def close(yes: bool | None = True) -> None:
+            if yes and screen in self.sessions.open:
+                if screen.busy:
+                    screen.action_cancel_turn()
+                await self.sessions.close(screen)
+
+        if screen.busy or len(screen.adapter.confirmations):
+            number = self.sessions.number(screen)
+            self.push_screen(ConfirmScreen(f"Session {number} is working: closing it cancels its turn "
+                                           "and every question it waits on.", f"Close session {number}?"), close)
+        else:
+            await close()
+
+    async def action_step_session(self, by: int) -> None:
+        await self.sessions.step(by)
+
+    def action_pick_session(self) -> None:
+        from gemini_tui.app.screens.picker import PickerScreen
+        from gemini_tui.app.sessions import title
+
+        sessions = list(self.sessions.open)
+        states = {"busy": " (working)", "waiting": " (waiting on you)", "": ""}
+        lines = [f"{self.sessions.number(s)} · {title(s)}{states[self.sessions.state(s)]}"
+                 f"{'  (shown)' if s is self.sessions.current else ''}" for s in sessions]
+
+        async def picked(index: int | None) -> None:
+            if index is not None and sessions[index] in self.sessions.open:
+                await self.sessions.show(sessions[index])
+
+        if not isinstance(self.screen, PickerScreen):
+            self.push_screen(PickerScreen("Sessions (Enter shows one; Ctrl+N opens another)", lines,
+                                          filterable=False), picked)
+
+    def action_waiting_list(self) -> None:
+        """Every question that waits on the user, in any session or subagent; Enter goes there and asks it."""
+        from gemini_tui.app.screens.picker import PickerScreen
+
+        waiting = self.sessions.waiting()
+        if not waiting:
+            self.notify("Nothing waits on you.", timeout=2)
+            return
+
+        async def picked(index: int | None) -> None:
+            if index is None or waiting[index].request.future.done():
+                return
+            chosen = waiting[index]
+            if chosen.screen in self.sessions.open:
+                await self.sessions.show(chosen.screen)
+                chosen.screen.adapter.confirmations.bring_forward(chosen.request)
+
+        if not isinstance(self.screen, PickerScreen):
+            self.push_screen(PickerScreen("Waiting on you (Enter goes there)", [w.line for w in waiting],
+                                          filterable=False), picked)
+
+    def session_attention(self, screen: MainScreen, reason: str | None) -> None:
+        """A session asks for attention (`approval`, `answer`) or stops asking (None). The window's title says
+        "action required" while any session waits; one in the background also says so on the one in front."""
+        notify_on = screen.session.settings.ui_notifications if screen.ready else True
+        if reason is None and self.sessions.waiting():
+            reason = ""  # another session still waits: the title stays
+        if reason:
+            self.attention.ask(reason, notify_on)
+        elif reason is None:
+            self.attention.ask(None)
+        if reason == "approval" and screen is not self.sessions.current:
+            number = self.sessions.number(screen)
+            self.notify(f"Session {number} waits on you: Ctrl+G shows what waits.", timeout=4)
+        self.sessions.refresh()
+
 
 async def _handled(widget: Widget) -> None:
     """Until `widget` has handled what was sent to it so far (a callback queued behind it has run)."""
@@ -301,12 +420,14 @@ def _log_loop_error(_loop: asyncio.AbstractEventLoop, context: dict[str, object]
 
 
 def run(session: SessionFace | Callable[[], SessionFace], root: Path | None = None, *,
-        first_prompt: str | None = None, ask_trust: bool = True, early: EarlyInput | None = None) -> int:
+        first_prompt: str | None = None, ask_trust: bool = True, early: EarlyInput | None = None,
+        another: Callable[[Path], SessionFace] | None = None) -> int:
     """Run the app until the user quits; returns the process exit code.
 
     Pass a function that builds the session rather than the session itself to have the first frame drawn
-    before the settings, tools and model are loaded (it is called in a thread right after)."""
-    app = GeminiApp(session, root, first_prompt=first_prompt, ask_trust=ask_trust, early=early)
+    before the settings, tools and model are loaded (it is called in a thread right after). `another(root)` builds
+    each further session the user opens in the window."""
+    app = GeminiApp(session, root, first_prompt=first_prompt, ask_trust=ask_trust, early=early, another=another)
     with _signals_end(app):
         result = app.run()
     return result if isinstance(result, int) else (app.return_code or 0)

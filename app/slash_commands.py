@@ -265,4 +265,10 @@ async def _quit(session: SessionFace, args: str, context: CommandContext) -> Com
 
 
 # these modules register more commands when imported: /resume /restore /undo /rewind /compress; /auth /model ...
-from gemini_tui.app import agent_commands, history_commands, plan_commands, setup_commands  # noqa: E402,F401
+from gemini_tui.app import (  # noqa: E402,F401
+    agent_commands,
+    history_commands,
+    plan_commands,
+    session_command,
+    setup_commands,
+)

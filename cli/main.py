@@ -194,7 +194,8 @@ def main(argv: list[str] | None = None) -> int:
     if prompt is None:
         # the app draws its first frame, then builds the session in a thread: launch stays under 0.5 s
         return _interactive(lambda: _build_interactive(args.model, mode, wiring, args.resume),
-                            args.prompt_interactive, ask_trust=not args.trust, early=early)
+                            args.prompt_interactive, ask_trust=not args.trust, early=early,
+                            another=lambda root: _build_interactive(args.model, mode, {**wiring, "root": root}))
 
     if args.model != "offline" and any(os.environ.get(name) for name in (
             "GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI")):
@@ -393,14 +394,15 @@ def _raw_keys_now() -> EarlyInput | None:
 
 
 def _interactive(build: Callable[[], SessionFace], first_prompt: str | None = None,
-                 ask_trust: bool = True, early: EarlyInput | None = None) -> int:
+                 ask_trust: bool = True, early: EarlyInput | None = None,
+                 another: Callable[[Path], SessionFace] | None = None) -> int:
     try:
         try:
             from gemini_tui.app.main import run
         except ImportError as exc:
             print(f"gemini-tui: the full-screen app is not available ({exc}); use -p PROMPT.", file=sys.stderr)
             return 1
-        return run(build, Path.cwd(), first_prompt=first_prompt, ask_trust=ask_trust, early=early)
+        return run(build, Path.cwd(), first_prompt=first_prompt, ask_trust=ask_trust, early=early, another=another)
     finally:
         if early is not None:
             early.restore()

@@ -52,6 +52,10 @@ KEYS: list[tuple[str, str]] = [
      " match), `Down` / `Up` move in the list, `Esc` closes it"),
     ("`Ctrl+P` / `F1`",
      "command palette / help"),
+    ("`Ctrl+N` / `Alt+←` `Alt+→`, `Ctrl+PageUp` `Ctrl+PageDown` / `Ctrl+O`",
+     "several sessions in one window (`/session`): open another / the previous, the next / pick one from the list"),
+    ("`Ctrl+G`",
+     "waiting on you: every question a session or subagent waits for; `Enter` goes there and asks it"),
     ("`y` `a` `A` `n` `Esc` `r`",
      "the same in every confirmation (inline, diff review, trust question, rewind, loop question): allow once, "
      "allow for the session, allow always in this folder, reject, reject, reject with a reason (the model is "

@@ -19,11 +19,11 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Input, TextArea
 
-from gemini_tui.app.attention import Attention
 from gemini_tui.app.call_log import CallLog, CallRecord
 from gemini_tui.app.command_results import CommandResults
 from gemini_tui.app.commands import GeminiCommands
 from gemini_tui.app.event_adapter import EventAdapter
+from gemini_tui.app.held_modals import HeldModals
 from gemini_tui.app.history_side import HistorySide
 from gemini_tui.app.prompt_queue import PromptQueue
 from gemini_tui.app.slash_commands import command_help, session_commands
@@ -95,7 +95,7 @@ class MainScreen(Screen[None]):
         self.turns = Turns(self)  # the one running turn, and whether there is one (`busy`)
         # what the user did before the session was ready (prompts sent, approval mode changed), done in order then
         self._waiting: list[Callable[[], object]] = []
-        self.attention_signal = Attention(lambda **signal: self.app.signal_terminal(**signal))  # type: ignore[attr-defined]
+        self.modals = HeldModals(self)  # while another session is in front, this one's modals wait for it
         self.queued = PromptQueue(id="queued")  # sent while a turn runs: each goes when the turn before it ends
         self.results = CommandResults(self)  # what a slash command returns, shown
         self._last_escape = 0.0
@@ -219,11 +219,10 @@ class MainScreen(Screen[None]):
         return not self.session.settings.disable_always_allow
 
     def push_modal(self, modal: Screen[T], callback: Callable[[T | None], None]) -> None:
-        self.app.push_screen(modal, callback=callback)
+        self.modals.push(modal, callback)
 
     def pop_modal(self, modal: Screen[Any]) -> None:
-        if modal is self.app.screen:
-            self.app.pop_screen()
+        self.modals.pop(modal)
 
     # -- the prompt ---------------------------------------------------------------------------------------------------
     @on(PromptInput.Submitted)
@@ -247,8 +246,8 @@ class MainScreen(Screen[None]):
     # -- telling the user something waits ----------------------------------------------------------------------------
     def attention(self, reason: str | None) -> None:
         """`approval`: a confirmation waits (window title says so until it is answered, bell + OSC 9);
-        `answer`: a long turn ended (bell + OSC 9); None: nothing waits any more (title back)."""
-        self.attention_signal.ask(reason, self.session.settings.ui_notifications if self.ready else True)
+        `answer`: a long turn ended (bell + OSC 9); None: nothing waits any more (the app's, for every session)."""
+        self.app.session_attention(self, reason)  # type: ignore[attr-defined]
 
     # -- prompts queued while a turn runs ------------------------------------------------------------------------------
     def action_edit_queued(self) -> None:

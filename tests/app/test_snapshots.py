@@ -156,7 +156,7 @@ def test_diff_review_modal(snap_compare: Any, fixed_root: Path, tmp_path: Path) 
     model = ScriptedModel().add(call("replace", file_path=str(fixed_root / "notes.md"), old_string="line 7\n",
                                      new_string="line seven\nline 7.5\n"))
     assert snap_compare(app_for(fixed_root, tmp_path, model), terminal_size=SIZE,
-                        run_before=steps(send("edit", until=lambda p: len(p.app.screen_stack) > 2)))
+                        run_before=steps(send("edit", until=lambda p: len(p.app.screen_stack) > 1)))
 
 
 def test_expanded_card(snap_compare: Any, fixed_root: Path, tmp_path: Path) -> None:

@@ -1,0 +1,151 @@
+"""Several sessions in one window: each session's main screen lives in a screen mode of its own (its modals stack
+over it there, so keys reach only the session in front), which one is in front, the next and the previous, and the
+"waiting on you" list of every question a session or one of its subagents waits on the user for."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from gemini_tui.app.widgets.session_tabs import SessionTabs, Tab
+from gemini_tui.core.ground.confirmation import ExecConfirmation, InfoConfirmation
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from textual.app import App
+
+    from gemini_tui.app.event_adapter import EventAdapter
+    from gemini_tui.app.held_modals import HeldModals
+    from gemini_tui.core.ground.events import ConfirmationRequested
+    from gemini_tui.core.session.face import SessionFace
+
+TITLE_CELLS = 18  # of a session's first prompt, in its tab
+
+
+class SessionScreen(Protocol):
+    """What of a session's main screen this needs."""
+
+    session: SessionFace  # None until the session is built
+    root: Path
+    modals: HeldModals
+    adapter: EventAdapter
+
+    @property
+    def ready(self) -> bool: ...
+    @property
+    def busy(self) -> bool: ...
+    def focus_prompt(self) -> None: ...
+    def query(self, selector: Any) -> Any: ...
+    def mount(self, *widgets: Any, before: Any = None) -> Any: ...
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """One question waiting on the user: its session's number, the request, and the line the list shows."""
+
+    number: int
+    screen: SessionScreen
+    request: ConfirmationRequested
+    line: str
+
+
+class Sessions:
+    """The open sessions in the order they were opened; numbers stay with a session for as long as it is open."""
+
+    def __init__(self, app: App[Any]) -> None:
+        self.app = app
+        self.open: list[SessionScreen] = []
+        self.numbers: dict[int, int] = {}  # id(screen) -> its number
+        self._opened = 0
+
+    def add(self, screen: SessionScreen) -> None:
+        self._opened += 1
+        mode = f"session-{self._opened}"
+        self.app.add_mode(mode, lambda: screen)  # type: ignore[arg-type,return-value]
+        screen.modals.mode = mode
+        self.numbers[id(screen)] = self._opened
+        self.open.append(screen)
+
+    def number(self, screen: SessionScreen) -> int:
+        return self.numbers.get(id(screen), 0)
+
+    @property
+    def current(self) -> SessionScreen | None:
+        return next((s for s in self.open if s.modals.mode == self.app.current_mode), None)
+
+    async def show(self, screen: SessionScreen) -> None:
+        """`screen`'s session in front: its own modals over it (the ones held while it was hidden open now)."""
+        assert screen.modals.mode is not None
+        await self.app.switch_mode(screen.modals.mode)
+        if not screen.query(SessionTabs):
+            await screen.mount(SessionTabs(), before=0)
+        screen.modals.showing()
+        self.refresh()
+
+    async def step(self, by: int) -> None:
+        """The next (`by` 1) or previous (-1) session, round the end."""
+        if len(self.open) > 1 and (current := self.current) is not None:
+            await self.show(self.open[(self.open.index(current) + by) % len(self.open)])
+
+    async def close(self, screen: SessionScreen) -> None:
+        """Closes `screen`'s session (its screen unmounts, which closes the session and its autosave); the one
+        beside it comes to the front. The last one is not closed here: closing it is quitting."""
+        if len(self.open) < 2 or screen not in self.open:
+            return
+        index = self.open.index(screen)
+        if screen is self.current:
+            await self.show(self.open[index + 1 if index + 1 < len(self.open) else index - 1])
+        self.open.remove(screen)
+        self.numbers.pop(id(screen), None)
+        assert screen.modals.mode is not None
+        await self.app.remove_mode(screen.modals.mode)
+        self.refresh()
+
+    def waiting(self) -> list[Waiting]:
+        """Every question waiting on the user, session by session, each session's in the order it asks them."""
+        found: list[Waiting] = []
+        for screen in self.open:
+            queue = screen.adapter.confirmations
+            for request in [*([queue.showing] if queue.showing else []), *queue.pending]:
+                if not request.future.done():
+                    number = self.number(screen)
+                    found.append(Waiting(number, screen, request, waiting_line(number, request)))
+        return found
+
+    def state(self, screen: SessionScreen) -> str:
+        queue = screen.adapter.confirmations
+        if len(queue):
+            return "waiting"
+        return "busy" if screen.busy else ""
+
+    def refresh(self) -> None:
+        """The strip of the session in front says what every session is doing now."""
+        current = self.current
+        if current is None:
+            return
+        tabs = [Tab(self.number(s), title(s), self.state(s), s is current) for s in self.open]
+        for strip in current.query(SessionTabs):
+            strip.show(tabs)
+
+
+def title(screen: SessionScreen) -> str:
+    """A session's tab: its first prompt, shortened."""
+    if not screen.ready:
+        return "starting…"
+    marks = screen.session.prompt_marks
+    first = marks[0].text.strip().splitlines()[0] if marks and marks[0].text.strip() else "new"
+    return first if len(first) <= TITLE_CELLS else first[:TITLE_CELLS - 1] + "…"
+
+
+def waiting_line(number: int, request: ConfirmationRequested) -> str:
+    """`2 · agent codebase_investigator · Shell: rm -rf build`"""
+    who = f"agent {request.call.agent}" if request.call.agent else "session"
+    details = request.details
+    if isinstance(details, ExecConfirmation):
+        what = f"run: {details.command}"
+    elif isinstance(details, InfoConfirmation) and details.questions:
+        what = f"asks: {details.questions[0].question}"
+    else:
+        what = details.title
+    return f"{number} · {who} · {' '.join(what.split())}"
