@@ -92,6 +92,7 @@ class CallLog:
 
     def __init__(self) -> None:
         self._records: dict[str, CallRecord] = {}
+        self._children: dict[str, list[CallRecord]] = {}  # an invoke_agent call's id -> its subagent's calls
 
     def __len__(self) -> int:
         return len(self._records)
@@ -105,11 +106,17 @@ class CallLog:
     def records(self) -> list[CallRecord]:
         return list(self._records.values())
 
+    def children(self, call_id: str) -> list[CallRecord]:
+        """The calls a subagent made under the invoke_agent call `call_id`, in the order they appeared."""
+        return list(self._children.get(call_id, ()))
+
     def update(self, call: ToolCallInfo) -> CallRecord:
         """A call appeared or changed state."""
         record = self._records.get(call.call_id)
         if record is None:
             record = self._records[call.call_id] = CallRecord(call)
+            if call.parent_call_id:
+                self._children.setdefault(call.parent_call_id, []).append(record)
         record.call = call
         now = time.monotonic()
         if call.state is CallState.awaiting_approval and record.asked_at is None:
@@ -147,3 +154,4 @@ class CallLog:
 
     def clear(self) -> None:
         self._records.clear()
+        self._children.clear()

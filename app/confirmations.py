@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual.screen import Screen
 
+from gemini_tui.app.widgets.call_format import asked_by
 from gemini_tui.core.ground.confirmation import ConfirmationOutcome, Decision, EditConfirmation, InfoConfirmation
 from gemini_tui.core.ground.events import ConfirmationRequested
 
@@ -80,6 +81,8 @@ class ConfirmationQueue:
         details = request.details
         if request.call.reason:  # a protected file: the review says why it asks even in auto_edit
             details = dataclasses.replace(details, title=f"{details.title} · {request.call.reason}")
+        if request.call.agent:  # a subagent's edit: the review names the agent that asks
+            details = dataclasses.replace(details, title=asked_by(request.call, details.title or "Review edit"))
         view = self.view
         modal = DiffReviewScreen(details, on_interrupt=view.action_cancel_turn, on_typed=view.prompt.input.take_key,
                                  allow_saving=view.allows_saving_grants())

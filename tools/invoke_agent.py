@@ -14,6 +14,7 @@ from gemini_tui.core.agents.instruction import agents_section
 from gemini_tui.core.agents.subagent import AgentHost, SubagentRun, TerminateReason
 from gemini_tui.core.agents.tool_choice import INVOKE_AGENT, choose_tools
 from gemini_tui.core.ground.abort import AbortSignal
+from gemini_tui.core.ground.display import AgentReport
 from gemini_tui.core.ground.tool_result import ToolError, ToolErrorKind, ToolResult
 from gemini_tui.core.tooling.needs import CallNeeds
 from gemini_tui.core.tooling.tool import BaseTool, CallContext, ToolKind, ToolParams
@@ -92,4 +93,5 @@ class InvokeAgentTool(BaseTool[InvokeAgentParams]):
         if outcome.reason is TerminateReason.aborted:
             return ToolResult.failure(ToolErrorKind.cancelled, f"Subagent '{agent.name}' was cancelled.")
         text = outcome.for_model(agent.name)
-        return ToolResult(text, text)
+        return ToolResult(text, AgentReport(agent.name, outcome.reason.value, outcome.result, outcome.turns,
+                                            outcome.duration_s, text))

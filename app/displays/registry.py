@@ -46,6 +46,7 @@ def _load_builtins() -> None:
     # imported here, not at the top: each module registers itself (through `factories`) when first imported
     from gemini_tui.app.diff.file_diff import FileDiffDisplay
     from gemini_tui.app.displays import (  # noqa: F401
+        agent_report,
         directory_listing,
         error,
         fallback,

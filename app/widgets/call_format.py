@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+from gemini_tui.core.agents.tool_choice import INVOKE_AGENT
 from gemini_tui.core.ground.events import CallState, ToolCallInfo
 
 STATE_ICONS: dict[CallState, str] = {
@@ -61,8 +62,26 @@ def format_elapsed(seconds: float) -> str:
     return f"{int(seconds // 60)}m{int(seconds % 60):02d}s"
 
 
+def is_agent_call(call: ToolCallInfo) -> bool:
+    """An `invoke_agent` call: the app shows it as its subagent's group (its name, its own calls, its result)."""
+    return call.name == INVOKE_AGENT
+
+
+def invoked_agent(call: ToolCallInfo) -> str:
+    """The subagent an `invoke_agent` call starts (its `agent_name`)."""
+    name = call.args.get("agent_name")
+    return name if isinstance(name, str) and name else "subagent"
+
+
 def call_title(call: ToolCallInfo) -> str:
+    if is_agent_call(call):
+        return f"@{invoked_agent(call)}"  # the agent, as a prompt's `@name` calls it
     return call.display_name or call.name
+
+
+def asked_by(call: ToolCallInfo, title: str) -> str:
+    """A confirmation's title, naming the subagent that asks (the session's own calls keep theirs)."""
+    return f"Subagent {call.agent}: {title}" if call.agent else title
 
 
 TARGET_ARGS = ("file_path", "absolute_path", "path", "dir_path", "command", "pattern", "url", "query", "prompt")
@@ -70,7 +89,9 @@ TARGET_ARGS = ("file_path", "absolute_path", "path", "dir_path", "command", "pat
 
 def call_target(call: ToolCallInfo) -> str:
     """What the call is about: its description, or (a call that failed before it had one) the argument that
-    names its target, so a failed row still says which file or command it was."""
+    names its target, so a failed row still says which file or command it was. A subagent's: its task."""
+    if is_agent_call(call) and isinstance(prompt := call.args.get("prompt"), str) and prompt.strip():
+        return prompt
     if call.description:
         return call.description
     for key in TARGET_ARGS:

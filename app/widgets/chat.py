@@ -14,11 +14,13 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
 
+from gemini_tui.app.widgets.agent_group import outcome, progress
 from gemini_tui.app.widgets.call_format import (
     STATE_ICONS,
     call_target,
     call_title,
     format_elapsed,
+    is_agent_call,
     rejected,
     short,
     state_word,
@@ -86,6 +88,15 @@ class ToolCallCard(Vertical, can_focus=True):
         return self.record.result
 
     def header_text(self) -> Text:
+        text = self._head()
+        if self.call.state is CallState.executing and self.record.last_output:  # a command's last line, a read's count
+            text.append(f"\n  │ {short(self.record.last_output, 140)}", style="dim")
+        self._tail(text)
+        return text
+
+    def _head(self) -> Text:
+        """State, what it is, the tool's own time (the core's duration also counts the wait for the user, shown
+        apart)."""
         call = self.call
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append(f"{STATE_ICONS[call.state]} ", style="bold")
@@ -93,21 +104,22 @@ class ToolCallCard(Vertical, can_focus=True):
         if target := call_target(call):
             text.append(f"  {short(target, 90)}")
         text.append(f"  {state_word(call)}", style="italic")
-        # the tool's own time: the core's duration also counts the wait for the user, shown apart
         if (seconds := self.record.tool_seconds(time.monotonic())) is not None:
             text.append(f" {format_elapsed(seconds)}", style="dim")
         if (waited := self.record.waited_s) >= 0.5:
             text.append(f" (waited {format_elapsed(waited)} for you)", style="dim")
-        if call.state is CallState.executing and self.record.last_output:  # a command's last line, a read's count
-            text.append(f"\n  │ {short(self.record.last_output, 140)}", style="dim")
+        return text
+
+    def _tail(self, text: Text) -> None:
+        """Whether it opens, and why it failed (for a rejection, the user's reason)."""
+        call = self.call
         if self.result is not None:
             text.append("  ▾" if self.expanded else "  ▸", style="dim")
         if (call.state is CallState.error or rejected(call)) and self.result is not None \
-                and self.result.error is not None:  # why it failed; for a rejection, the user's reason
+                and self.result.error is not None:
             error = self.result.error.message.strip().splitlines()
             if error:
                 text.append(f"\n  └ {short(error[0], 140)}", style="bold")
-        return text
 
     def refresh_header(self) -> None:
         self.header.update(self.header_text())
@@ -128,6 +140,41 @@ class ToolCallCard(Vertical, can_focus=True):
     @on(Click)
     async def clicked(self) -> None:
         await self.action_expand()
+
+
+class AgentCard(ToolCallCard):
+    """An invoke_agent call as its subagent's group: the agent and its task, its progress (its calls by state, its
+    time), its own calls' cards nested under it as they come, then how it ended with the first line of its
+    result. Enter opens the result in full."""
+
+    def __init__(self, record: CallRecord) -> None:
+        super().__init__(record)
+        self.add_class("agent-card")
+        self.calls = Vertical(classes="agent-calls")
+        self.ending = Static(classes="agent-outcome")
+        self.children_records: list[CallRecord] = []
+
+    def compose(self) -> Any:
+        yield self.header
+        yield self.calls
+        yield self.ending
+
+    async def add_call(self, card: ToolCallCard) -> None:
+        self.children_records.append(card.record)
+        await self.calls.mount(card)
+        self.refresh_header()
+
+    def header_text(self) -> Text:
+        text = self._head()
+        text.append(f" · {progress(self.children_records)}", style="dim")
+        self._tail(text)
+        return text
+
+    def refresh_header(self) -> None:
+        super().refresh_header()
+        said = outcome(self.record, 140)
+        self.ending.display = bool(said)
+        self.ending.update(Text(f"└ {said}", no_wrap=True, overflow="ellipsis"))
 
 
 class TurnBlock(Vertical):
@@ -278,7 +325,8 @@ class ChatPane(VerticalScroll):
             return
         old, self.turns = self.turns[:excess], self.turns[excess:]
         gone = {id(turn) for turn in old}
-        self.cards = {cid: card for cid, card in self.cards.items() if id(card.parent) not in gone}
+        self.cards = {cid: card for cid, card in self.cards.items()  # a subagent's cards sit in their group's
+                      if not any(id(node) in gone for node in card.ancestors)}
         await self.remove_children(old)
         self.note_hidden(excess)
 
@@ -341,16 +389,23 @@ class ChatPane(VerticalScroll):
             await answer.remove()
 
     async def show_call(self, record: CallRecord) -> ToolCallCard:
-        """The card of a call that appeared or changed; a new one goes at the end of the current turn."""
+        """The card of a call that appeared or changed; a new one goes at the end of the current turn, or (a
+        subagent's call) at the end of its invoke_agent call's group."""
         card = self.cards.get(record.call_id)
+        group = self.cards.get(record.call.parent_call_id) if record.call.parent_call_id else None
         if card is None:
-            await self.close_streams()
-            card = ToolCallCard(record)
+            card = AgentCard(record) if is_agent_call(record.call) else ToolCallCard(record)
             self.cards[record.call_id] = card
-            await (await self._turn()).mount(card)
+            if isinstance(group, AgentCard):
+                await group.add_call(card)
+            else:
+                await self.close_streams()
+                await (await self._turn()).mount(card)
             self._output_added()
         else:
             card.refresh_header()
+            if isinstance(group, AgentCard):  # its group's progress counts it
+                group.refresh_header()
         # a command the user typed (`!ls`, `/memory add`) is run to see its output: its card opens on its own
         if record.result is not None and record.call.requested_by == "user" and not card.expanded:
             await card.action_expand()

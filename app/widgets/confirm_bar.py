@@ -19,6 +19,7 @@ from textual.widgets import Input, Static
 from gemini_tui.app import decision_keys as keys
 from gemini_tui.app.external_editor import editor_command, run_editor
 from gemini_tui.app.typing_guard import GRACE_PERIOD, TypingGuard, bound_keys
+from gemini_tui.app.widgets.call_format import asked_by
 from gemini_tui.core.ground.confirmation import (
     ConfirmationOutcome,
     Decision,
@@ -34,6 +35,7 @@ def describe(request: ConfirmationRequested, plan: str | None = None) -> tuple[s
     """(title, body) for the request: what will run, in the user's words, and why it asks (`plan`: the plan's text
     as the user's editor left it)."""
     title, body = _describe(request, plan)
+    title = asked_by(request.call, title)
     return title, f"{body}\n{asked_because(request)}" if request.call.rule else body
 
 

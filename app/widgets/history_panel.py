@@ -1,4 +1,5 @@
 """The history side panel: every tool call of the session, newest first, filtered by typing, with details.
+`agent:NAME` in the filter (Ctrl+G steps through them) keeps one agent's calls; `agent:main` the session's own.
 
 One OptionList row per call (line-based, so thousands of calls stay fast); a filter re-renders lines, not
 widgets. The App feeds it `show(record)` on each state change of a call (`app.call_log`)."""
@@ -21,9 +22,37 @@ from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
 from gemini_tui.app.call_log import CallRecord
-from gemini_tui.app.widgets.call_format import STATE_ICONS, STATE_STYLES, STATE_WORDS, call_title, format_elapsed, short
+from gemini_tui.app.widgets.call_format import (
+    STATE_ICONS,
+    STATE_STYLES,
+    STATE_WORDS,
+    call_target,
+    call_title,
+    format_elapsed,
+    invoked_agent,
+    is_agent_call,
+    short,
+)
 from gemini_tui.core.ground.events import ToolCallInfo
 from gemini_tui.core.ground.tool_result import ToolResult
+
+AGENT_KEY = "agent:"  # a filter term: `agent:main` (the session's own calls), `agent:NAME` (a subagent's)
+MAIN_AGENT = "main"
+
+
+def agent_tokens(call: ToolCallInfo) -> tuple[str, ...]:
+    """The `agent:` terms a call matches: the agent that made it, and for an invoke_agent call also the agent it
+    started (its group belongs to both views)."""
+    tokens = [AGENT_KEY + (call.agent or MAIN_AGENT)]
+    if is_agent_call(call):
+        tokens.append(AGENT_KEY + invoked_agent(call))
+    return tuple(tokens)
+
+
+def with_agent(filter_text: str, agent: str | None) -> str:
+    """The filter with its `agent:` term replaced by `agent` (None: no agent term)."""
+    terms = [term for term in filter_text.split() if not term.lower().startswith(AGENT_KEY)]
+    return " ".join([*terms, *([AGENT_KEY + agent] if agent else [])])
 
 
 @dataclass(eq=False)
@@ -51,7 +80,7 @@ class HistoryEntry:
         if not self._search:
             call = self.call
             self._search = " ".join((call.name, call.display_name, call.description, call.state.value,
-                                     STATE_WORDS[call.state])).lower()
+                                     STATE_WORDS[call.state], *agent_tokens(call))).lower()
         return self._search
 
     def matches(self, terms: list[str]) -> bool:
@@ -73,10 +102,13 @@ class HistoryEntry:
         # the tool's own time, as on its card (not the wait for the user's approval)
         seconds = self.record.tool_seconds(time.monotonic())
         duration = format_elapsed(seconds) if seconds is not None else "…"
+        what = (call_target(call) if is_agent_call(call) else call.description) \
+            or json.dumps(call.args, ensure_ascii=False)
         return Content.assemble(
             (f"{STATE_ICONS[call.state]} ", STATE_STYLES[call.state]),
             (short(call_title(call), 16).ljust(16), "bold"), " ",
-            short(call.description or json.dumps(call.args, ensure_ascii=False), 70), "  ",
+            (f"{call.agent} › ", "$text-muted") if call.agent else "",  # a subagent's call names its agent
+            short(what, 70), "  ",
             (duration, "$text-muted"),
         )
 
@@ -133,6 +165,7 @@ class HistoryPanel(Vertical):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("down", "focus_list", "Calls", show=False),
+        Binding("ctrl+g", "next_agent", "Filter by agent"),
         # the panel closes and the prompt takes the focus back; a running turn goes on (the next Esc cancels it)
         Binding("escape", "screen.close_history", "Close history"),
     ]
@@ -150,7 +183,7 @@ class HistoryPanel(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Label("Tool history", id="history-title")
-        yield Input(placeholder="Filter: tool, description, status", id="history-filter")
+        yield Input(placeholder="Filter: tool, description, status, agent:NAME (ctrl+g)", id="history-filter")
         yield HistoryList(id="history-list")
         yield Label("", id="history-count")
 
@@ -263,6 +296,24 @@ class HistoryPanel(Vertical):
         option = options.get_option_at_index(options.highlighted)
         if option.id is not None and (entry := self.entries.get(option.id)) is not None:
             self.open_details(entry)
+
+    def agents(self) -> list[str]:
+        """Whose calls the panel holds: `main` (the session's own), then each subagent as it first appeared."""
+        seen: dict[str, None] = {MAIN_AGENT: None}
+        for entry in self.entries.values():
+            if entry.call.agent:
+                seen[entry.call.agent] = None
+            elif is_agent_call(entry.call):
+                seen[invoked_agent(entry.call)] = None
+        return list(seen)
+
+    def action_next_agent(self) -> None:
+        """Ctrl+G: the filter shows the next agent's calls (main, each subagent, then everyone's again)."""
+        agents = self.agents()
+        current = next((term[len(AGENT_KEY):] for term in self.filter_text.lower().split()
+                        if term.startswith(AGENT_KEY)), None)
+        index = agents.index(current) + 1 if current in agents else 0
+        self.set_filter(with_agent(self.filter_text, agents[index] if index < len(agents) else None))
 
     def action_focus_list(self) -> None:
         options = self.option_list

@@ -2,28 +2,33 @@
 running with their live output, failed with their error), the finished ones folded into a count.
 
 Durations are the tool's own time (from running to done); the time spent waiting for the user is shown apart.
-Rows are the app's call records (`app.call_log`); the queue keeps only which of them belong to the current turn."""
+Rows are the app's call records (`app.call_log`); the queue keeps only which of them belong to the current turn.
+A subagent's calls are shown as a group under its invoke_agent row."""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from rich.text import Text
 from textual.widgets import Static
 
 from gemini_tui.app.call_log import CallRecord
+from gemini_tui.app.widgets.agent_group import GROUP_ROWS, outcome, progress
 from gemini_tui.app.widgets.call_format import (
     STATE_ICONS,
     STATE_WORDS,
     call_target,
     call_title,
     format_elapsed,
+    is_agent_call,
     short,
 )
 from gemini_tui.core.ground.events import CallState
 
 # rows shown before the rest are folded into "… n more"; the attention-first order decides who is shown
 MAX_ROWS = 7
+GROUP_INDENT = "    "  # a subagent's calls, under its invoke_agent row
 WAITED_SHOWN_S = 0.5  # a call that waited for the user this long says so
 # the order rows are shown in: what needs the user, then what runs, then what failed, then what waits
 ORDER: dict[CallState, int] = {
@@ -41,35 +46,73 @@ QueueEntry = CallRecord  # a row of the queue is the call's record
 
 
 def queue_text(entries: list[QueueEntry], now: float, max_rows: int = MAX_ROWS) -> Text:
-    """The queue as text: a summary line, then the rows that matter most, done calls counted, not listed."""
+    """The queue as text: a summary line, then the rows that matter most, done calls counted, not listed. A
+    subagent's calls are rows of their invoke_agent call's group, indented under it, not rows of their own."""
     text = Text(no_wrap=True, overflow="ellipsis")
     counts: dict[str, int] = {}
     for entry in entries:
         word = STATE_WORDS[entry.call.state]
         counts[word] = counts.get(word, 0) + 1
     text.append("Tool calls: " + ", ".join(f"{n} {word}" for word, n in counts.items()), style="bold")
-    shown = sorted((e for e in entries if e.call.state is not CallState.success),
-                   key=lambda e: ORDER[e.call.state])  # stable: in call order within a state
-    finished = [e for e in entries if e.call.state is CallState.success]
-    if len(shown) + len(finished) <= max_rows:  # room for everything: done calls are listed too
-        shown, finished = shown + finished, []
-    hidden = shown[max_rows:]
-    for entry in shown[:max_rows]:
-        _row(text, entry, now)
-    if hidden:
-        text.append(f"\n … {len(hidden)} more ({', '.join(sorted({STATE_WORDS[e.call.state] for e in hidden}))})",
-                    style="dim")
-    if finished:
-        tool = sum(e.tool_seconds(now) or 0.0 for e in finished)
-        text.append(f"\n {STATE_ICONS[CallState.success]} {len(finished)} done", style="dim")
-        if tool:
-            text.append(f" in {format_elapsed(tool)}", style="dim")
+    ids = {entry.call_id for entry in entries}
+    children: dict[str, list[QueueEntry]] = {}
+    top: list[QueueEntry] = []
+    for entry in entries:
+        parent = entry.call.parent_call_id
+        if parent and parent in ids:
+            children.setdefault(parent, []).append(entry)
+        else:
+            top.append(entry)
+
+    def rank(entry: QueueEntry) -> int:  # a group asks for attention when any of its calls does
+        return min(ORDER[e.call.state] for e in (entry, *children.get(entry.call_id, ())))
+
+    shown, hidden, finished = _fold(top, max_rows, rank)
+    for entry in shown:
+        if is_agent_call(entry.call):
+            _group(text, entry, children.get(entry.call_id, []), now)
+        else:
+            _row(text, entry, now)
+    _folded(text, hidden, finished, now, "")
     return text
 
 
-def _row(text: Text, entry: QueueEntry, now: float) -> None:
+def _fold(entries: list[QueueEntry], limit: int,
+          rank: Callable[[QueueEntry], int]) -> tuple[list[QueueEntry], list[QueueEntry], list[QueueEntry]]:
+    """(shown, hidden, finished): attention first; done calls listed only when everything fits."""
+    shown = sorted((e for e in entries if e.call.state is not CallState.success), key=rank)  # stable: call order
+    finished = [e for e in entries if e.call.state is CallState.success]
+    if len(shown) + len(finished) <= limit:  # room for everything: done calls are listed too
+        shown, finished = shown + finished, []
+    return shown[:limit], shown[limit:], finished
+
+
+def _folded(text: Text, hidden: list[QueueEntry], finished: list[QueueEntry], now: float, indent: str) -> None:
+    if hidden:
+        states = ", ".join(sorted({STATE_WORDS[e.call.state] for e in hidden}))
+        text.append(f"\n{indent} … {len(hidden)} more ({states})", style="dim")
+    if finished:
+        tool = sum(e.tool_seconds(now) or 0.0 for e in finished)
+        text.append(f"\n{indent} {STATE_ICONS[CallState.success]} {len(finished)} done", style="dim")
+        if tool:
+            text.append(f" in {format_elapsed(tool)}", style="dim")
+
+
+def _group(text: Text, entry: QueueEntry, calls: list[QueueEntry], now: float) -> None:
+    """A subagent at work: its invoke_agent row with its progress, its own calls under it, its result at the end."""
+    _row(text, entry, now, live_output=False)
+    text.append(f" · {progress(calls)}", style="dim")
+    shown, hidden, finished = _fold(calls, GROUP_ROWS, lambda e: ORDER[e.call.state])
+    for call in shown:
+        _row(text, call, now, indent=GROUP_INDENT)
+    _folded(text, hidden, finished, now, GROUP_INDENT)
+    if said := outcome(entry):
+        text.append(f"\n{GROUP_INDENT} └ {said}", style="dim")
+
+
+def _row(text: Text, entry: QueueEntry, now: float, indent: str = "", live_output: bool = True) -> None:
     call = entry.call
-    text.append("\n")
+    text.append("\n" + indent)
     text.append(f" {STATE_ICONS[call.state]} ", style="bold")
     text.append(call_title(call), style="bold")
     if target := call_target(call):
@@ -80,10 +123,10 @@ def _row(text: Text, entry: QueueEntry, now: float) -> None:
     waited = entry.waiting_s(now)
     if waited >= WAITED_SHOWN_S:
         text.append(f" (waited {format_elapsed(waited)} for you)", style="dim")
-    if call.state is CallState.executing and entry.last_output:
-        text.append(f"\n     │ {short(entry.last_output, 100)}", style="dim")
+    if live_output and call.state is CallState.executing and entry.last_output:
+        text.append(f"\n{indent}     │ {short(entry.last_output, 100)}", style="dim")
     if call.state is CallState.error and entry.error:
-        text.append(f"\n     └ {short(entry.error, 110)}", style="bold")
+        text.append(f"\n{indent}     └ {short(entry.error, 110)}", style="bold")
 
 
 class ToolQueue(Static):

@@ -42,7 +42,7 @@ from gemini_tui.core.ground.confirmation import (
     McpConfirmation,
     Question,
 )
-from gemini_tui.core.ground.display import FileDiff, McpResult, ShellOutput, TodoList
+from gemini_tui.core.ground.display import AgentReport, FileDiff, McpResult, ShellOutput, TodoList
 from gemini_tui.core.ground.events import CallState, ToolCallInfo
 from gemini_tui.core.ground.parts import InlineDataPart, Part, TextPart
 from gemini_tui.core.ground.tool_result import ToolResult
@@ -146,7 +146,7 @@ def _display_text(result: ToolResult, output: str) -> str:
         return result.error.message
     if isinstance(display, ShellOutput):
         return display.output or output
-    if isinstance(display, McpResult):
+    if isinstance(display, McpResult | AgentReport):
         return display.text
     return display if isinstance(display, str) else ""
 

@@ -183,6 +183,19 @@ class TodoList:
     todos: tuple[Todo, ...]
 
 
+@dataclass(frozen=True)
+class AgentReport:
+    """`invoke_agent`: how a subagent's run ended (a Gemini CLI termination reason: GOAL, MAX_TURNS, TIMEOUT, ...)
+    and the result it handed back; `text` is what the session's model received."""
+
+    agent: str
+    reason: str
+    result: str
+    turns: int
+    duration_s: float
+    text: str
+
+
 Display = (
     str | FileDiff | DirectoryListing | FileList | SearchMatches | FileContent | ShellOutput | ErrorDisplay | object
 )

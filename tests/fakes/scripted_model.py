@@ -94,3 +94,23 @@ def scripted_session(root: Any, model: ScriptedModel, home: Any, **kwargs: Any) 
 
     env = {TRUST_ENV: os.environ[TRUST_ENV]} if TRUST_ENV in os.environ else {}
     return build_session(root, home=home, env=env, model_factory=lambda _name, _root, _env: (model, None), **kwargs)
+
+
+@dataclass
+class RoutedModel(ScriptedModel):
+    """A ScriptedModel whose requests are answered from `routes[marker]` when the marker is in the request's
+    system instruction (a subagent's body), else from its own replies (the session's model): agents running at
+    once each read their own script, whatever order their requests come in."""
+
+    routes: dict[str, ScriptedModel] = field(default_factory=dict)
+
+    def route(self, marker: str) -> ScriptedModel:
+        return self.routes.setdefault(marker, ScriptedModel(model_name=self.model_name))
+
+    async def stream(self, request: ModelRequest, abort_signal: AbortSignal) -> AsyncIterator[ModelChunk]:
+        target = next((model for marker, model in self.routes.items() if marker in request.system_instruction),
+                      None)
+        source = target.stream(request, abort_signal) if target is not None else super().stream(request,
+                                                                                                 abort_signal)
+        async for chunk in source:
+            yield chunk
