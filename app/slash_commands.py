@@ -271,4 +271,5 @@ from gemini_tui.app import (  # noqa: E402,F401
     plan_commands,
     session_command,
     setup_commands,
+    worktree_commands,
 )

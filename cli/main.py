@@ -79,6 +79,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--acp", "--experimental-acp", action="store_true", dest="acp",
                         help="serve the Agent Client Protocol on stdio (for Zed, JetBrains, neovim, Emacs, acpx, ...): "
                              "only JSON-RPC goes to stdout; see docs/acp.md")
+    parser.add_argument("-w", "--worktree", nargs="?", const="", metavar="NAME",
+                        help="work in the git worktree .gemini/worktrees/NAME of this project, on branch "
+                             "worktree-NAME: made if new, found again if not, a name made up when none is given; "
+                             "it is the session's root and is kept at exit (see docs/agents.md)")
     parser.add_argument("--allowed-mcp-server-names", nargs="+", default=None, metavar="NAME",
                         help="only these MCP servers connect (names separated by spaces or commas)")
     return parser
@@ -155,6 +159,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--sandbox contradicts --no-sandbox")
     if args.yolo and args.approval_mode not in (None, "yolo"):
         parser.error(f"--yolo contradicts --approval-mode {args.approval_mode}")
+    if args.worktree is not None and (code := _enter_worktree(parser, args)) is not None:
+        return code
     early = _raw_keys_now() if _starts_the_app(args) else None
     _set_up_logging(args.debug)
     mode = "yolo" if args.yolo else args.approval_mode  # None: settings general.defaultApprovalMode, else default
@@ -221,6 +227,10 @@ def main(argv: list[str] | None = None) -> int:
             return 1
     try:
         code = _headless(session, prompt, args.output_format, args.trajectory)
+        if args.worktree is not None:  # stdout is the answer's; the worktree's words go beside it
+            from gemini_tui.cli.worktree_flag import say_goodbye
+
+            say_goodbye(session, sys.stderr)
     except Exception as exc:  # a bug guard: one line on stderr, the traceback in the debug log, a clean exit
         from gemini_tui.core.ground.debug_log import where_details
         from gemini_tui.core.ground.text_boundary import shown_text
@@ -232,6 +242,27 @@ def main(argv: list[str] | None = None) -> int:
     if argv is None:  # the console script, not a caller in this process: skip interpreter teardown
         _exit_now(code)
     return code
+
+
+def _enter_worktree(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int | None:
+    """`-w`: the worktree becomes the current folder before anything reads it; an exit code when it cannot."""
+    from gemini_tui.cli.worktree_flag import enter
+    from gemini_tui.core.ground.terminal_text import clean_terminal_text
+    from gemini_tui.core.workspace.worktrees import WorktreeError, check_name
+
+    if args.acp:
+        parser.error("--worktree cannot be combined with --acp: the client names the session's folder")
+    try:
+        if args.worktree.strip():
+            check_name(args.worktree)
+    except WorktreeError as exc:
+        parser.error(str(exc))
+    try:
+        enter(args.worktree)
+    except WorktreeError as exc:
+        print(clean_terminal_text(f"gemini-tui: no worktree: {exc}"), file=sys.stderr)
+        return 1
+    return None
 
 
 def _say_no_key(message: str, output_format: str) -> None:
@@ -402,10 +433,24 @@ def _interactive(build: Callable[[], SessionFace], first_prompt: str | None = No
         except ImportError as exc:
             print(f"gemini-tui: the full-screen app is not available ({exc}); use -p PROMPT.", file=sys.stderr)
             return 1
-        return run(build, Path.cwd(), first_prompt=first_prompt, ask_trust=ask_trust, early=early, another=another)
+        built: list[SessionFace] = []
+
+        def build_and_keep() -> SessionFace:
+            built.append(build())
+            return built[-1]
+
+        code = run(build_and_keep, Path.cwd(), first_prompt=first_prompt, ask_trust=ask_trust, early=early,
+                   another=another)
     finally:
         if early is not None:
             early.restore()
+    from gemini_tui.core.workspace.worktrees import worktree_name_of
+
+    if worktree_name_of(Path.cwd()) is not None:  # as Gemini CLI does, in a worktree however it was entered
+        from gemini_tui.cli.worktree_flag import say_goodbye
+
+        say_goodbye(built[-1] if built else None)
+    return code
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""The status line: model (flagged when offline), approval mode, root, tokens used, MCP servers, sandbox."""
+"""The status line: model (flagged when offline), approval mode, sandbox, worktree, root, tokens used, MCP servers."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from textual.widgets import Static
 
 from gemini_tui.app.widgets.status_fit import StatusPart, fit_status
 from gemini_tui.core.ground.terminal_text import clean_terminal_text
+from gemini_tui.core.workspace.worktrees import worktree_name_of
 
 
 def short_root(root: str) -> str:
@@ -40,6 +41,7 @@ class StatusLine(Static):
     busy: reactive[bool] = reactive(False)
     mcp: reactive[dict[str, str]] = reactive(dict, always_update=True)
     sandbox: reactive[str] = reactive("")  # "sandbox: bwrap", "no sandbox", "sandbox unavailable"
+    worktree: reactive[str] = reactive("")  # the Gemini worktree the root is in, by name (set with the root)
 
     def render(self) -> Text:
         return self.line(self.size.width or 1000)
@@ -60,6 +62,8 @@ class StatusLine(Static):
             unavailable = self.sandbox == "sandbox unavailable"
             parts.append(StatusPart(Text(self.sandbox, style="bold reverse" if unavailable else ""),
                                     5 if unavailable else 2))
+        if self.worktree:  # before the root, which shortens from its start: the name stays whole
+            parts.append(StatusPart(Text(f"worktree: {clean_terminal_text(self.worktree)}", style="bold"), 6))
         # a directory's name may hold anything
         parts.append(StatusPart(Text(clean_terminal_text(short_root(self.root))), 0, is_root=True))
         parts.append(StatusPart(Text(f"{format_tokens(self.tokens)} tokens"), 1))
@@ -76,6 +80,9 @@ class StatusLine(Static):
         if self.busy:
             parts.append(StatusPart(Text("working…", style="italic"), 8))
         return fit_status(parts, width, lead)
+
+    def watch_root(self, root: str) -> None:
+        self.worktree = (worktree_name_of(Path(root)) or "") if root else ""
 
     def watch_approval_mode(self, mode: str) -> None:
         self.set_class(mode == "yolo", "-yolo")

@@ -17,8 +17,8 @@ FOLDERS = {"gemini_tui": "gemini_tui", "app": "gemini_tui.app", "cli": "gemini_t
 LAYERS = {"gemini_tui.core": 0, "gemini_tui.tools": 1, "gemini_tui.app": 2, "gemini_tui.cli": 3, "gemini_tui.harbor": 4}
 # Core's rooms from the ground up; a room imports only rooms before it in this list. docs/development.md repeats
 # it, one line a room (test_the_docs_list_the_rooms_in_this_order keeps the two equal).
-ROOMS = ["ground", "processes", "shell", "persistence", "tooling", "approvals", "setup", "mcp", "models", "session",
-         "agents"]
+ROOMS = ["ground", "processes", "workspace", "shell", "persistence", "tooling", "approvals", "setup", "mcp", "models",
+         "session", "agents"]
 
 
 def all_modules() -> dict[str, Path]:

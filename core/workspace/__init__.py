@@ -1,0 +1,26 @@
+"""The workspace a session works in, beyond one folder: git worktrees made and found by name
+(`.gemini/worktrees/<name>` on branch `worktree-<name>`, as Gemini CLI lays them out). Runs git, knows nothing of
+sessions, tools or screens."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from gemini_tui.core.ground.lazy_face import lazy_face
+
+if TYPE_CHECKING:
+    from gemini_tui.core.workspace.worktrees import (
+        Worktree,
+        WorktreeError,
+        WorktreeState,
+        list_worktrees,
+        open_worktree,
+        worktree_name_of,
+    )
+
+__all__ = ["Worktree", "WorktreeError", "WorktreeState", "list_worktrees", "open_worktree", "worktree_name_of"]
+
+__getattr__ = lazy_face(__name__, {
+    "gemini_tui.core.workspace.worktrees": ("Worktree", "WorktreeError", "WorktreeState", "list_worktrees",
+                                            "open_worktree", "worktree_name_of"),
+})
