@@ -49,7 +49,7 @@ KEYS: list[tuple[str, str]] = [
      "`security.disableYoloMode`)"),
     ("`Ctrl+B`",
      "tool history panel: type to filter, `Enter` opens the details of the highlighted call (the first"
-     " match), `Down` / `Up` move in the list, `Ctrl+G` shows one agent's calls (`agent:NAME` in the filter),"
+     " match), `Down` / `Up` move in the list, `Ctrl+R` shows one agent's calls (`agent:NAME` in the filter),"
      " `Esc` closes it"),
     ("`Ctrl+P` / `F1`",
      "command palette / help"),

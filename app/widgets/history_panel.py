@@ -1,5 +1,5 @@
 """The history side panel: every tool call of the session, newest first, filtered by typing, with details.
-`agent:NAME` in the filter (Ctrl+G steps through them) keeps one agent's calls; `agent:main` the session's own.
+`agent:NAME` in the filter (Ctrl+R steps through them) keeps one agent's calls; `agent:main` the session's own.
 
 One OptionList row per call (line-based, so thousands of calls stay fast); a filter re-renders lines, not
 widgets. The App feeds it `show(record)` on each state change of a call (`app.call_log`)."""
@@ -165,7 +165,7 @@ class HistoryPanel(Vertical):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("down", "focus_list", "Calls", show=False),
-        Binding("ctrl+g", "next_agent", "Filter by agent"),
+        Binding("ctrl+r", "next_agent", "Filter by agent"),
         # the panel closes and the prompt takes the focus back; a running turn goes on (the next Esc cancels it)
         Binding("escape", "screen.close_history", "Close history"),
     ]
@@ -183,7 +183,7 @@ class HistoryPanel(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Label("Tool history", id="history-title")
-        yield Input(placeholder="Filter: tool, description, status, agent:NAME (ctrl+g)", id="history-filter")
+        yield Input(placeholder="Filter: tool, description, status, agent:NAME (ctrl+r)", id="history-filter")
         yield HistoryList(id="history-list")
         yield Label("", id="history-count")
 
@@ -308,7 +308,7 @@ class HistoryPanel(Vertical):
         return list(seen)
 
     def action_next_agent(self) -> None:
-        """Ctrl+G: the filter shows the next agent's calls (main, each subagent, then everyone's again)."""
+        """Ctrl+R: the filter shows the next agent's calls (main, each subagent, then everyone's again)."""
         agents = self.agents()
         current = next((term[len(AGENT_KEY):] for term in self.filter_text.lower().split()
                         if term.startswith(AGENT_KEY)), None)

@@ -139,11 +139,11 @@ async def test_history_panel_filters_by_agent(root: Path, tmp_path: Path) -> Non
         for name, rows in expected.items():
             panel.set_filter(f"agent:{name}")
             await wait_for(pilot, lambda rows=rows: visible() == rows)
-        # Ctrl+G steps through them from the panel's filter: main, each agent, then everyone again
+        # Ctrl+R steps through them from the panel's filter: main, each agent, then everyone again
         panel.set_filter("")
         await pilot.pause()
         for name in ["main", "alpha", "beta", None]:
-            await pilot.press("ctrl+g")
+            await pilot.press("ctrl+r")
             assert panel.filter_text == (f"agent:{name}" if name else "")
             await wait_for(pilot, lambda name=name: visible() == (expected[name] if name else everyone))
         # the agent term goes with the rest of the filter
