@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gemini_tui.core.processes.child_env import helper_environment
+from gemini_tui.core.processes.private_writes import PrivateFolders
 from gemini_tui.core.processes.sandbox_places import (
     create_missing,
     git_identity,
@@ -42,6 +43,8 @@ _FALSE = {"", "0", "false", "no", "off", "none"}
 PROBE_TIMEOUT_S = 10.0
 # folders where programs keep sockets and shared memory: each a fresh, empty one in the sandbox
 PRIVATE_DIRS = ("/tmp", "/var/tmp", "/run", "/var/run")  # /var/run: when it is not a link to /run
+# of those, where a command's files may be what it was run for: kept here while it runs, then said (private_writes.py)
+TOLD_DIRS = ("/tmp", "/var/tmp")
 IDENTITY = ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL")
 SECCOMP_FD = 9  # the descriptor bubblewrap reads the filter from
 
@@ -122,6 +125,7 @@ class Sandbox:
     fallback: str | None = None  # on by default but unable to start here: the one line said at start
     turned_off: str | None = None  # who turned it off (--no-sandbox, tools.sandbox, GEMINI_SANDBOX)
     roots: list[Path] = field(default_factory=list)  # the workspace's roots (writable minus the widened folders)
+    private_parent: Path | None = None  # where a command's private places are kept while it runs (None: the temp dir)
 
     @property
     def active(self) -> bool:
@@ -172,16 +176,24 @@ class Sandbox:
             if real not in self.writable:
                 self.writable.append(real)
 
-    def wrap(self, argv: Sequence[str], cwd: Path | str, env: Mapping[str, str] | None = None) -> list[str]:
+    def private_places(self) -> list[Path]:
+        """The private places whose writes are said after a command: /tmp, /var/tmp and the hidden homes."""
+        places = [Path(p) for p in TOLD_DIRS if os.path.isdir(p) and not os.path.islink(p)]
+        return [*places, *(home for home in self.hidden if home not in places)]
+
+    def wrap(self, argv: Sequence[str], cwd: Path | str, env: Mapping[str, str] | None = None,
+             private: PrivateFolders | None = None) -> list[str]:
         """`argv` as it runs: unchanged without a sandbox, inside bwrap with one. Raises SandboxUnavailable
         when a sandbox was asked for and cannot start: the caller refuses the command with its message. `env`:
         the whole environment inside (bwrap clears what it was started with), for a starter whose environment
-        is not ours (an editor's terminal holds the editor's keys)."""
+        is not ours (an editor's terminal holds the editor's keys). `private`: folders of this machine to bind as
+        the private places, so that what the command leaves there can be listed after it (else each is an empty
+        tmpfs)."""
         if self.problem is not None:
             raise SandboxUnavailable(self.problem)
         if self.bwrap is None:
             return list(argv)
-        command = [self.bwrap, *self.arguments(cwd)]
+        command = [self.bwrap, *self.arguments(cwd, private)]
         if env is not None:
             command.append("--clearenv")
             for name, value in env.items():
@@ -193,7 +205,7 @@ class Sandbox:
         opened = f'exec "$@" {SECCOMP_FD}</proc/{os.getpid()}/fd/{self.filter_fd}'
         return ["/bin/sh", "-c", opened, "sh", *command, "--seccomp", str(SECCOMP_FD), "--", *argv]
 
-    def arguments(self, cwd: Path | str) -> list[str]:
+    def arguments(self, cwd: Path | str, private: PrivateFolders | None = None) -> list[str]:
         # its own user namespace (--unshare-all) and no capabilities in it either: root running gemini-tui must not
         # hand commands the means to remount or make device nodes
         args = ["--die-with-parent", "--unshare-all", "--cap-drop", "ALL"]
@@ -204,11 +216,17 @@ class Sandbox:
         # then, outermost first, empty private folders and homes, and the writable roots on top of them (a root in
         # a home is there, the rest of the home is not; a home in a root is hidden again)
         mounts: list[tuple[Path, int, list[str]]] = []
+        kept = private.places if private is not None else {}
+
+        def empty(place: Path) -> list[str]:
+            here = kept.get(place)
+            return ["--bind", str(here), str(place)] if here is not None else ["--tmpfs", str(place)]
+
         for place in PRIVATE_DIRS:
             if os.path.isdir(place) and not os.path.islink(place):
-                mounts.append((Path(place), 0, ["--tmpfs", place]))
+                mounts.append((Path(place), 0, empty(Path(place))))
         for home in self.hidden:
-            mounts.append((home, 0, ["--tmpfs", str(home)]))
+            mounts.append((home, 0, empty(home)))
         for tools in self.shown:
             mounts.append((tools, 1, ["--ro-bind", str(tools), str(tools)]))
         for root in self.writable:

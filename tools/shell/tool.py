@@ -20,6 +20,7 @@ from gemini_tui.core.ground.confirmation import ConfirmationDetails, ExecConfirm
 from gemini_tui.core.ground.display import ShellOutput
 from gemini_tui.core.ground.tool_result import ToolError, ToolErrorKind, ToolResult
 from gemini_tui.core.processes import child_processes
+from gemini_tui.core.processes.private_writes import PrivateFolders
 from gemini_tui.core.processes.protected_snapshot import Change, ProtectedSnapshot
 from gemini_tui.core.processes.sandbox import Sandbox, SandboxUnavailable
 from gemini_tui.core.tooling.needs import CallNeeds
@@ -209,10 +210,23 @@ class ShellTool(BaseTool[ShellParams]):
                        if k in self.ENV_MARKERS or (k == "TMPDIR" and self.sandbox.active)}
             outcome = await self.terminal.run(argv, cwd, markers, abort_signal, context.on_output)
             return self._terminal_result(params, directory, outcome)
+        private = None
         try:
-            argv = self.sandbox.wrap(["bash", "-c", params.command], cwd)
+            if self.sandbox.active:
+                private = PrivateFolders.make(self.sandbox.private_places(), self.sandbox.private_parent)
+            argv = self.sandbox.wrap(["bash", "-c", params.command], cwd, private=private)
         except SandboxUnavailable as exc:
             return ToolResult.failure(ToolErrorKind.not_allowed, f"Command refused: {exc}")
+        except OSError as exc:  # no private folder could be made: the command does not run without one
+            return ToolResult.failure(ToolErrorKind.execution_failed, f"Could not prepare the sandbox: {exc}")
+        try:
+            return await self._run_wrapped(params, abort_signal, context, cwd, directory, argv, private)
+        finally:
+            if private is not None:
+                await asyncio.to_thread(private.discard)
+
+    async def _run_wrapped(self, params: ShellParams, abort_signal: AbortSignal, context: CallContext, cwd: Path,
+                           directory: str, argv: list[str], private: PrivateFolders | None) -> ToolResult:
         # Our own pipe, not asyncio's: Process.wait() would also wait for every background child holding it.
         read_fd, write_fd = os.pipe()
         try:
@@ -238,7 +252,13 @@ class ShellTool(BaseTool[ShellParams]):
         if refused and isinstance(result.llm_content, str):  # the model learns why its file is gone
             note = "\nSandbox: " + "; ".join(refused)
             result = dataclasses.replace(result, llm_content=result.llm_content + note)
+        if private is not None:
+            written = await asyncio.to_thread(private.written)
+            result = _with_private_writes(result, written, cwd, self._home())
         return result
+
+    def _home(self) -> str | None:
+        return (self.env if self.env is not None else os.environ).get("HOME")
 
     def _terminal_result(self, params: ShellParams, directory: str, outcome: TerminalOutcome) -> ToolResult:
         """What a run in the client's terminal tells the model: the same lines as our own run's."""
@@ -381,6 +401,53 @@ def _with_sandbox_mark(result: ToolResult, roots: list[Path], cwd: Path | None =
     llm = result.llm_content + "\n" + note if isinstance(result.llm_content, str) else result.llm_content
     display = dataclasses.replace(display, output=display.output.rstrip("\n") + "\n" + note + "\n")
     return dataclasses.replace(result, llm_content=llm, return_display=display)
+
+
+def _with_private_writes(result: ToolResult, written: dict[Path, list[Path]], cwd: Path,
+                         home: str | None) -> ToolResult:
+    """What a sandboxed command left in its private /tmp or hidden home is said, by name, since it is gone now;
+    when the command named what it wrote there (its purpose was to make it), running it outside is offered."""
+    display = result.return_display
+    if not written or not isinstance(display, ShellOutput):
+        return result
+    lines = []
+    named: list[Path] = []
+    for place, paths in written.items():
+        what = f"{len(paths)} file{'s' if len(paths) != 1 else ''}"
+        where = (f"the sandbox's private {place}" if str(place) in ("/tmp", "/var/tmp")
+                 else f"the sandbox's empty home {place}")
+        shown = ", ".join(str(p) for p in paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
+        lines.append(f"Sandbox: wrote {what} to {where}, which is discarded when the command ends: {shown}.")
+        named += [p for p in paths if _names(display.command, cwd, home, place, p)]
+    if named:
+        reason = (f"it writes {', '.join(str(p) for p in named[:3])}, in a private place of the sandbox that is "
+                  "discarded")
+        lines.append(f"Sandbox: this ran inside the sandbox and what it was run to make was discarded: {reason}. "
+                     f"{_OFFER}")
+    note = "\n".join(lines)
+    llm = result.llm_content + "\n" + note if isinstance(result.llm_content, str) else result.llm_content
+    display = dataclasses.replace(display, output=display.output.rstrip("\n") + "\n" + note + "\n")
+    return dataclasses.replace(result, llm_content=llm, return_display=display)
+
+
+_WORD = re.compile(r"""(?:[0-9]*>>?|<|--?[\w-]+=)?((?:[^\s;&|()<>'"]|'[^']*'|"[^"]*")+)""")
+
+
+def _names(command: str, cwd: Path, home: str | None, place: Path, written: Path) -> bool:
+    """Whether `command` names `written`, or a folder it is in, below `place` (not the place itself: `cd /tmp &&
+    make` is not run to make /tmp): as an absolute path, `~/...`, or a path relative to where it runs or `cd`s."""
+    bases = _bases(cwd, command)
+    for match in _WORD.finditer(command):
+        word = match.group(1).replace("'", "").replace('"', "")
+        if word.startswith("~") and home:
+            word = home + word[1:] if word == "~" or word.startswith("~/") else word
+        paths = [os.path.normpath(word)] if os.path.isabs(word) else [
+            os.path.normpath(os.path.join(base, word)) for base in bases]
+        for path in paths:
+            named = Path(path)
+            if named != place and named.is_relative_to(place) and written.is_relative_to(named):
+                return True
+    return False
 
 
 def _with_changes(result: ToolResult, changes: list[Change]) -> ToolResult:
