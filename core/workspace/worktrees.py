@@ -216,6 +216,7 @@ def open_worktree(folder: Path, name: str | None = None) -> Worktree:
         if not resolved.is_dir():
             raise WorktreeError(f"Worktree {name!r} is registered at {path} but its folder is gone; "
                                 f"`git worktree prune` forgets it, then it can be made again.")
+        keep_out_of_main_checkout(root)  # one made by Gemini CLI, or before this was done
         return Worktree(name, resolved, registered[resolved], root)
     if path.exists() or path.is_symlink():
         raise WorktreeError(f"{path} exists but is not a worktree of this repository; move it away or choose "
@@ -229,7 +230,32 @@ def open_worktree(folder: Path, name: str | None = None) -> Worktree:
     # cannot start with `-`, and the path is absolute
     arguments: Sequence[str] = (str(path), branch) if exists else (str(path), "-b", branch)
     _git(root, "worktree", "add", "--quiet", *arguments)
+    keep_out_of_main_checkout(root)
     return Worktree(name, path.resolve(), branch, root, created=True)
+
+
+EXCLUDE_LINE = "/" + "/".join(WORKTREES_FOLDER) + "/"
+
+
+def keep_out_of_main_checkout(root: Path) -> None:
+    """Adds `/.gemini/worktrees/` to the repository's own exclude file (`.git/info/exclude`, never committed), so
+    the main checkout's `git status` stays clean and `git add -A` there does not record a worktree as an embedded
+    repository. The file's other lines and line endings are kept; it is replaced whole, never half written. A
+    failure only leaves the worktrees visible to `git status`, so it is not an error."""
+    exclude = root / ".git" / "info" / "exclude"
+    try:
+        data = exclude.read_bytes() if exclude.is_file() else b""
+        lines = data.decode("utf-8", errors="surrogateescape").splitlines()
+        if EXCLUDE_LINE in (line.strip() for line in lines):
+            return
+        newline = b"\r\n" if b"\r\n" in data else b"\n"
+        text = data + (newline if data and not data.endswith(b"\n") else b"") + EXCLUDE_LINE.encode() + newline
+        exclude.parent.mkdir(parents=True, exist_ok=True)
+        temporary = exclude.with_name(f".{exclude.name}.{os.getpid()}.tmp")
+        temporary.write_bytes(text)
+        os.replace(temporary, exclude)
+    except OSError:
+        return
 
 
 def leaving_words(state: WorktreeState, session_id: str | None, program: str = "gemini-tui") -> str:

@@ -37,7 +37,7 @@ def test_an_edit_in_a_worktree_is_kept_at_quit_with_the_way_back(tmp_path: Path,
     worktree = (repo / ".gemini" / "worktrees" / "feat").resolve()
     assert (worktree / "app.py").read_text(encoding="utf-8") == "print('feat')\n"
     assert (repo / "app.py").read_text(encoding="utf-8") == "print('main')\n"  # the main checkout untouched
-    assert git(repo, "status", "--porcelain", "--untracked-files=no") == ""
+    assert git(repo, "status", "--porcelain") == ""  # untracked files too: the worktree is excluded
     listed = git(repo, "worktree", "list", "--porcelain")
     assert f"worktree {worktree}\n" in listed and "branch refs/heads/worktree-feat" in listed
     assert "EXITED-0" in screen

@@ -38,7 +38,7 @@ def test_a_headless_run_writes_in_its_worktree_and_leaves_the_main_checkout(gemi
     worktree = (repo / ".gemini" / "worktrees" / "feat").resolve()
     assert (worktree / "app.py").read_text(encoding="utf-8") == "print('feature')\n"
     assert (repo / "app.py").read_text(encoding="utf-8") == "print('main')\n"
-    assert git(repo, "status", "--porcelain", "--untracked-files=no") == ""
+    assert git(repo, "status", "--porcelain") == ""  # untracked files too: the worktree is excluded
     assert {"worktree": str(worktree), "HEAD": git(repo, "rev-parse", "HEAD").strip(),
             "branch": "refs/heads/worktree-feat"} in worktree_list(repo)
     # the model was told it works in the worktree, and the worktree is kept with the way back

@@ -184,3 +184,22 @@ def test_leaving_words_say_how_to_go_on_and_how_to_remove(repo: Path) -> None:
     (made.path / "app.py").write_text("changed\n", encoding="utf-8")
     dirty = leaving_words(state_of(made), None)
     assert "dirty: 1 changed file" in dirty and "--resume" not in dirty and "--force" in dirty
+
+
+@pytest.mark.parametrize("before", [None, b"", b"# mine\n*.log", b"*.tmp\r\n", b"/.gemini/worktrees/\n"])
+def test_the_main_checkout_stays_clean_and_its_exclude_file_keeps_its_lines(repo: Path, before: bytes | None) -> None:
+    exclude = repo / ".git" / "info" / "exclude"
+    if before is None:
+        exclude.unlink()
+    else:
+        exclude.write_bytes(before)
+    open_worktree(repo, "feat")
+    open_worktree(repo, "other")
+    assert git(repo, "status", "--porcelain") == ""  # untracked files shown: the worktrees are not among them
+    after = exclude.read_bytes()
+    assert after.startswith(before or b"")
+    assert after.count(b"/.gemini/worktrees/") == 1
+    if before and b"\r\n" in before:
+        assert after.endswith(b"/.gemini/worktrees/\r\n")
+    (repo / "new.txt").write_text("still seen\n", encoding="utf-8")
+    assert git(repo, "status", "--porcelain") == "?? new.txt\n"
