@@ -12,7 +12,7 @@ from gemini_tui.core.agents.catalog import AgentCatalog
 from gemini_tui.core.agents.definition import AgentDefinition
 from gemini_tui.core.agents.instruction import agents_section
 from gemini_tui.core.agents.subagent import AgentHost, SubagentRun, TerminateReason
-from gemini_tui.core.agents.tool_choice import INVOKE_AGENT, choose_tools
+from gemini_tui.core.agents.tool_choice import INVOKE_AGENT, WAIT_FOR_PREVIOUS, choose_tools
 from gemini_tui.core.ground.abort import AbortSignal
 from gemini_tui.core.ground.display import AgentReport
 from gemini_tui.core.ground.tool_result import ToolError, ToolErrorKind, ToolResult
@@ -22,8 +22,7 @@ from gemini_tui.core.tooling.tool import BaseTool, CallContext, ToolKind, ToolPa
 _AGENT_NAME = "Name of the subagent to invoke"
 _PROMPT = ("The COMPLETE query to send the subagent. MUST be comprehensive and detailed. Include all context, "
            "background, questions, and expected output format. Do NOT send brief or incomplete instructions.")
-_WAIT = ("Set to true to wait for all previously requested tools in this turn to complete before starting. Set to "
-         "false (or omit) to run in parallel. Use true when this tool depends on the output of previous tools.")
+_WAIT = WAIT_FOR_PREVIOUS
 
 
 class InvokeAgentParams(ToolParams):
@@ -45,7 +44,8 @@ class InvokeAgentTool(BaseTool[InvokeAgentParams]):
         self._slots: asyncio.Semaphore | None = None  # agents.maxParallel runs at once (made on first use)
 
     def function_declaration(self) -> dict[str, Any]:
-        return {"name": self.name, "description": self.description, "parameters": {
+        # a JSON schema, as Gemini CLI sends it (lower-case types), not the SDK's Schema
+        return {"name": self.name, "description": self.description, "parametersJsonSchema": {
             "type": "object",
             "properties": {"agent_name": {"type": "string", "description": _AGENT_NAME},
                            "prompt": {"type": "string", "description": _PROMPT},

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from gemini_tui.core.agents.definition import INHERIT, AgentDefinition
-from gemini_tui.core.agents.tool_choice import COMPLETE_TASK, choose_tools
+from gemini_tui.core.agents.tool_choice import COMPLETE_TASK, WAIT_FOR_PREVIOUS, choose_tools
 from gemini_tui.core.approvals.policy import ApprovalMode
 from gemini_tui.core.ground.abort import AbortSignal
 from gemini_tui.core.ground.model_api import (
@@ -97,15 +97,19 @@ def complete_task_declaration(agent: AgentDefinition) -> dict[str, Any]:
     if agent.output is not None:
         description = ("Call this tool to submit your final answer and complete the task. This is the ONLY way to "
                        "finish.")
-        schema = {"type": "object", "properties": {agent.output.name: agent.output.schema},
-                  "required": [agent.output.name]}
+        properties: dict[str, Any] = {agent.output.name: agent.output.schema}
+        required = [agent.output.name]
     else:
         description = ("Call this tool to submit your final findings and complete the task. This is the ONLY way "
                        "to finish.")
-        schema = {"type": "object", "properties": {"result": {"type": "string", "description": (
+        properties = {"result": {"type": "string", "description": (
             "Your final results or findings to return to the orchestrator. Ensure this is comprehensive and "
-            "follows any formatting requested in your instructions.")}}, "required": ["result"]}
-    return {"name": COMPLETE_TASK, "description": description, "parameters": schema}
+            "follows any formatting requested in your instructions.")}}
+        required = ["result"]
+    # every tool of Gemini CLI 0.61 has `wait_for_previous`, this one too; a JSON schema, as it sends it
+    properties["wait_for_previous"] = {"type": "boolean", "description": WAIT_FOR_PREVIOUS}
+    return {"name": COMPLETE_TASK, "description": description,
+            "parametersJsonSchema": {"type": "object", "properties": properties, "required": required}}
 
 
 def submitted(agent: AgentDefinition, args: dict[str, Any]) -> tuple[str | None, str]:

@@ -11,6 +11,10 @@ from gemini_tui.core.tooling.tool import BaseTool
 
 INVOKE_AGENT = "invoke_agent"
 COMPLETE_TASK = "complete_task"
+# the argument Gemini CLI 0.61 declares on every tool (it orders a turn's calls), in its words
+WAIT_FOR_PREVIOUS = ("Set to true to wait for all previously requested tools in this turn to complete before "
+                     "starting. Set to false (or omit) to run in parallel. Use true when this tool depends on the "
+                     "output of previous tools.")
 # never a subagent's: it cannot start another, nor ask the user, nor switch the session's mode
 NEVER = frozenset({INVOKE_AGENT, COMPLETE_TASK, "ask_user", "enter_plan_mode", "exit_plan_mode"})
 # Gemini CLI 0.61's names of tools this project names otherwise
