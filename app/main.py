@@ -66,7 +66,7 @@ class GeminiApp(App[int]):
         Binding("alt+right,ctrl+pagedown", "step_session(1)", "Next session", show=False, priority=True),
         Binding("alt+left,ctrl+pageup", "step_session(-1)", "Previous session", show=False, priority=True),
         Binding("ctrl+o", "pick_session", "Sessions", show=False, priority=True),
-        Binding("f2", "waiting_list", "Waiting on you", show=False, priority=True),
+        Binding("ctrl+g", "waiting_list", "Waiting on you", show=False, priority=True),
     ]
 
     def __init__(self, session: SessionFace | Callable[[], SessionFace], root: Path | None = None, *,
@@ -383,7 +383,7 @@ class GeminiApp(App[int]):
             self.attention.ask(None)
         if reason == "approval" and screen is not self.sessions.current:
             number = self.sessions.number(screen)
-            self.notify(f"Session {number} waits on you: F2 shows what waits.", timeout=4)
+            self.notify(f"Session {number} waits on you: Ctrl+G shows what waits.", timeout=4)
         self.sessions.refresh()
 
 

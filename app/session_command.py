@@ -1,5 +1,5 @@
 """`/session`: several sessions in one window: `list` them, open a `new` one, show one by its number, `close` one.
-The window's own keys do the same (Ctrl+N, Alt+Left/Right, Ctrl+O; F2 for what waits on you)."""
+The window's own keys do the same (Ctrl+N, Alt+Left/Right, Ctrl+O; Ctrl+G for what waits on you)."""
 
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ async def listing(view: CommandView) -> None:
         shown = " (shown)" if screen is sessions.current else ""
         lines.append(f"| {sessions.number(screen)} | {title(screen).replace('|', '/')}{shown} "
                      f"| {STATES[sessions.state(screen)]} | `{screen.root}` |")
-    lines += ["", "Ctrl+N opens another, Alt+Left/Right or `/session N` shows one, F2 lists what waits on you."]
+    lines += ["", "Ctrl+N opens another, Alt+Left/Right or `/session N` shows one, Ctrl+G lists what waits on you."]
     await view.chat.add_markdown("\n".join(lines))
 
 

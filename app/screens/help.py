@@ -55,7 +55,7 @@ KEYS: list[tuple[str, str]] = [
      "command palette / help"),
     ("`Ctrl+N` / `Alt+←` `Alt+→`, `Ctrl+PageUp` `Ctrl+PageDown` / `Ctrl+O`",
      "several sessions in one window (`/session`): open another / the previous, the next / pick one from the list"),
-    ("`F2`",
+    ("`Ctrl+G`",
      "waiting on you: every question a session or subagent waits for; `Enter` goes there and asks it"),
     ("`y` `a` `A` `n` `Esc` `r`",
      "the same in every confirmation (inline, diff review, trust question, rewind, loop question): allow once, "

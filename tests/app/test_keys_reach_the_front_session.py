@@ -80,7 +80,7 @@ async def test_no_key_pressed_on_the_front_session_answers_one_behind_it(kind: s
         assert not (root / "out.txt").exists() and app.sessions.current is shown
         if kind in MODAL:
             assert [type(modal) for modal, _ in back.modals.held] == [MODAL[kind]]
-        await pilot.press("f2")  # still there to answer, from the waiting list
+        await pilot.press("ctrl+g")  # still there to answer, from the waiting list
         await wait_for(pilot, lambda: isinstance(app.screen, PickerScreen))
         await pilot.press("enter")
         await wait_for(pilot, lambda: front(app) is back)

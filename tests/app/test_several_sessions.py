@@ -1,6 +1,6 @@
 """Several sessions in one window, driven through the real app: open one (Ctrl+N, /session new), switch (Alt+Left/
 Right, the Ctrl+O list, /session N), close one (/session close, asked when it works), each with its own approval
-mode, chat and autosave; the "waiting on you" list (F2) jumps to a background session's question."""
+mode, chat and autosave; the "waiting on you" list (Ctrl+G) jumps to a background session's question."""
 
 from __future__ import annotations
 
@@ -144,7 +144,7 @@ async def test_a_background_sessions_command_waits_for_it_and_the_waiting_list_g
         assert second.prompt.input.text == "yna" and app.screen is second
         strip = second.query_one(SessionTabs)
         await wait_for(pilot, lambda: [t.state for t in strip.tabs] == ["waiting", ""])
-        await pilot.press("f2")
+        await pilot.press("ctrl+g")
         await wait_for(pilot, lambda: isinstance(app.screen, PickerScreen))
         assert [str(o.prompt) for o in app.screen.query_one("#picker-list").options] == [  # type: ignore[attr-defined]
             "1 · session · run: echo hi > out.txt"]
@@ -180,7 +180,7 @@ async def test_a_background_sessions_review_and_question_open_only_in_front_of_i
         await pilot.press("y", "A")
         await pilot.pause(0.2)
         assert not (root / "new.txt").exists() and first.prompt.input.text == "yA"
-        await pilot.press("f2")
+        await pilot.press("ctrl+g")
         await wait_for(pilot, lambda: isinstance(app.screen, PickerScreen))
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, DiffReviewScreen))

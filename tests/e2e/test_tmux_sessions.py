@@ -1,5 +1,5 @@
 """Two sessions in one window of a real terminal, against the fake Gemini server: the second session asks to run a
-command while the first is in front; keys typed there stay there; the "waiting on you" list (F2) goes to the
+command while the first is in front; keys typed there stay there; the "waiting on you" list (Ctrl+G) goes to the
 second session, whose confirmation is answered there."""
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def test_a_second_sessions_confirmation_answered_from_the_waiting_list(root: Pat
         terminal.wait_for("yes")
         assert not (root / "two.txt").exists()
         terminal.keys("C-u")
-        terminal.keys("F2")
+        terminal.keys("C-g")
         terminal.wait_for("Waiting on you")
         terminal.wait_for("2 · session · run: echo second > two.txt")
         terminal.keys("Enter")
