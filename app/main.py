@@ -165,7 +165,8 @@ class GeminiApp(App[int]):
                 self.call_from_thread(self.call_later, self.sessions.close, screen)
             return
         mark("session built")
-        self.call_from_thread(screen.attach, session)
+        # queued on the screen itself: attached after its own on_mount, however fast the session was built
+        self.call_from_thread(screen.call_later, screen.attach, session)
 
     def on_unmount(self) -> None:
         if self.window_title is not None:  # before the driver stops: the title the app found, back
@@ -335,11 +336,10 @@ class GeminiApp(App[int]):
 
     def action_pick_session(self) -> None:
         from gemini_tui.app.screens.picker import PickerScreen
-        from gemini_tui.app.sessions import title
 
         sessions = list(self.sessions.open)
         states = {"busy": " (working)", "waiting": " (waiting on you)", "": ""}
-        lines = [f"{self.sessions.number(s)} · {title(s)}{states[self.sessions.state(s)]}"
+        lines = [f"{self.sessions.number(s)} · {self.sessions.title(s)}{states[self.sessions.state(s)]}"
                  f"{'  (shown)' if s is self.sessions.current else ''}" for s in sessions]
 
         async def picked(index: int | None) -> None:

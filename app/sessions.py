@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from gemini_tui.app.widgets.session_tabs import SessionTabs, Tab
 from gemini_tui.core.ground.confirmation import ExecConfirmation, InfoConfirmation
+from gemini_tui.core.workspace.worktrees import worktree_name_of
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -57,6 +58,7 @@ class Sessions:
         self.app = app
         self.open: list[SessionScreen] = []
         self.numbers: dict[int, int] = {}  # id(screen) -> its number
+        self.worktrees: dict[int, str] = {}  # id(screen) -> the name of the worktree it works in
         self._opened = 0
 
     def add(self, screen: SessionScreen) -> None:
@@ -65,6 +67,8 @@ class Sessions:
         self.app.add_mode(mode, lambda: screen)  # type: ignore[arg-type,return-value]
         screen.modals.mode = mode
         self.numbers[id(screen)] = self._opened
+        if (worktree := worktree_name_of(screen.root)) is not None:
+            self.worktrees[id(screen)] = worktree
         self.open.append(screen)
 
     def number(self, screen: SessionScreen) -> int:
@@ -98,6 +102,7 @@ class Sessions:
             await self.show(self.open[index + 1 if index + 1 < len(self.open) else index - 1])
         self.open.remove(screen)
         self.numbers.pop(id(screen), None)
+        self.worktrees.pop(id(screen), None)
         assert screen.modals.mode is not None
         await self.app.remove_mode(screen.modals.mode)
         self.refresh()
@@ -119,12 +124,17 @@ class Sessions:
             return "waiting"
         return "busy" if screen.busy else ""
 
+    def title(self, screen: SessionScreen) -> str:
+        """Its tab's words: the worktree it works in, if any, and its first prompt."""
+        worktree = self.worktrees.get(id(screen))
+        return f"{worktree} · {title(screen)}" if worktree else title(screen)
+
     def refresh(self) -> None:
         """The strip of the session in front says what every session is doing now."""
         current = self.current
         if current is None:
             return
-        tabs = [Tab(self.number(s), title(s), self.state(s), s is current) for s in self.open]
+        tabs = [Tab(self.number(s), self.title(s), self.state(s), s is current) for s in self.open]
         for strip in current.query(SessionTabs):
             strip.show(tabs)
 

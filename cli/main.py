@@ -433,23 +433,32 @@ def _interactive(build: Callable[[], SessionFace], first_prompt: str | None = No
         except ImportError as exc:
             print(f"gemini-tui: the full-screen app is not available ({exc}); use -p PROMPT.", file=sys.stderr)
             return 1
-        built: list[SessionFace] = []
+        built: list[SessionFace] = []  # the window's first session, then each one opened in it
 
         def build_and_keep() -> SessionFace:
-            built.append(build())
+            built.insert(0, build())
+            return built[0]
+
+        def another_and_keep(root: Path) -> SessionFace:
+            assert another is not None
+            built.append(another(root))
             return built[-1]
 
         code = run(build_and_keep, Path.cwd(), first_prompt=first_prompt, ask_trust=ask_trust, early=early,
-                   another=another)
+                   another=another_and_keep if another is not None else None)
     finally:
         if early is not None:
             early.restore()
+    from gemini_tui.cli.worktree_flag import say_goodbye
     from gemini_tui.core.workspace.worktrees import worktree_name_of
 
     if worktree_name_of(Path.cwd()) is not None:  # as Gemini CLI does, in a worktree however it was entered
-        from gemini_tui.cli.worktree_flag import say_goodbye
-
-        say_goodbye(built[-1] if built else None)
+        say_goodbye(built[0] if built else None)
+    said = {Path.cwd().resolve()}
+    for session in built[1:]:  # `/session new -w NAME`: each worktree a session of the window worked in, once
+        if session.root.resolve() not in said and worktree_name_of(session.root) is not None:
+            said.add(session.root.resolve())
+            say_goodbye(session)
     return code
 
 

@@ -1,6 +1,7 @@
-"""Two sessions in one window of a real terminal, against the fake Gemini server: the second session asks to run a
+"""Sessions in one window of a real terminal, against the fake Gemini server: the second session asks to run a
 command while the first is in front; keys typed there stay there; the "waiting on you" list (Ctrl+G) goes to the
-second session, whose confirmation is answered there."""
+second session, whose confirmation is answered there. Two sessions opened with `/session new -w NAME` each edit
+their own git worktree, and quitting keeps both and says how to come back to each."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from tests.app.test_confirmations import GRACE
-from tests.e2e.terminal import send, start_app
+from tests.core.workspace.test_worktrees import git, make_repo
+from tests.e2e.terminal import GEMINI_TUI, Terminal, fake_gemini_env, send, start_app
 from tests.fakes.gemini_server import FakeGeminiServer, call, reply, text
 
 
@@ -49,3 +51,30 @@ def test_a_second_sessions_confirmation_answered_from_the_waiting_list(root: Pat
         terminal.type("y")
         terminal.wait_for("Made two.txt.", timeout=30)
         assert (root / "two.txt").read_text() == "second\n"
+
+
+def test_two_sessions_each_edit_their_own_worktree(tmp_path: Path, server: FakeGeminiServer) -> None:
+    repo = make_repo(tmp_path / "project")
+    home = tmp_path / "home"
+    home.mkdir()
+    server.script(reply(call("write_file", file_path="app.py", content="print('one')\n")), reply(text("EDITED-ONE")),
+                  reply(call("write_file", file_path="app.py", content="print('two')\n")), reply(text("EDITED-TWO")))
+    command = ["sh", "-c", f"{GEMINI_TUI} --approval-mode auto_edit; echo EXITED-$?; sleep 30"]
+    with Terminal(command, repo, fake_gemini_env(server, home), width=220, height=40) as terminal:
+        terminal.wait_for("Ask anything")
+        for name, answer in (("one", "EDITED-ONE"), ("two", "EDITED-TWO")):
+            send(terminal, f"/session new -w {name}")
+            terminal.wait_for(lambda screen, name=name: f"worktree: {name}" in screen and "starting" not in screen)
+            send(terminal, "change app.py")
+            terminal.wait_for(answer)
+        terminal.keys("C-q")
+        screen = terminal.wait_for("EXITED-")
+    assert (repo / "app.py").read_text(encoding="utf-8") == "print('main')\n"  # the main checkout untouched
+    listed = git(repo, "worktree", "list", "--porcelain")
+    for name in ("one", "two"):
+        worktree = (repo / ".gemini" / "worktrees" / name).resolve()
+        assert (worktree / "app.py").read_text(encoding="utf-8") == f"print('{name}')\n"
+        assert f"worktree {worktree}\n" in listed and f"branch refs/heads/worktree-{name}" in listed
+        assert f"Worktree {name} kept at {worktree} (branch worktree-{name}, dirty: 1 changed file)." in screen
+        assert f"To go on working in it: cd {worktree} && gemini-tui --resume " in screen
+    assert "EXITED-0" in screen
