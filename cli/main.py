@@ -230,7 +230,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.worktree is not None:  # stdout is the answer's; the worktree's words go beside it
             from gemini_tui.cli.worktree_flag import say_goodbye
 
-            say_goodbye(session, sys.stderr)
+            say_goodbye([session], sys.stderr)
     except Exception as exc:  # a bug guard: one line on stderr, the traceback in the debug log, a clean exit
         from gemini_tui.core.ground.debug_log import where_details
         from gemini_tui.core.ground.text_boundary import shown_text
@@ -450,15 +450,8 @@ def _interactive(build: Callable[[], SessionFace], first_prompt: str | None = No
         if early is not None:
             early.restore()
     from gemini_tui.cli.worktree_flag import say_goodbye
-    from gemini_tui.core.workspace.worktrees import worktree_name_of
 
-    if worktree_name_of(Path.cwd()) is not None:  # as Gemini CLI does, in a worktree however it was entered
-        say_goodbye(built[0] if built else None)
-    said = {Path.cwd().resolve()}
-    for session in built[1:]:  # `/session new -w NAME`: each worktree a session of the window worked in, once
-        if session.root.resolve() not in said and worktree_name_of(session.root) is not None:
-            said.add(session.root.resolve())
-            say_goodbye(session)
+    say_goodbye(built)  # as Gemini CLI does, in a worktree however it was entered; nothing (no git) otherwise
     return code
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -26,22 +27,22 @@ def enter(name: str) -> Worktree:
     return worktree
 
 
-def say_goodbye(session: SessionFace | None, stream: TextIO | None = None) -> None:
-    """When the session worked in a Gemini worktree (by -w, or started inside one), the worktree is kept: say in
-    what state, how to go on there and how to remove it. A saved conversation is resumed by its id."""
-    from gemini_tui.core.workspace.worktrees import WorktreeError, list_worktrees, worktree_name_of
+def say_goodbye(sessions: Sequence[SessionFace], stream: TextIO | None = None) -> None:
+    """For each Gemini worktree the sessions worked in (by -w, `/session new` in one, or started inside one; the
+    current folder's when no session was built), say that it is kept, in what state, how to go on there (the id
+    of its last session with a saved conversation) and how to remove it. Nothing when none was in a worktree."""
+    from gemini_tui.core.workspace.worktrees import WorktreeError, leaving_words, list_worktrees, worktree_folder_of
 
-    root = session.root if session is not None else Path.cwd()
-    name = worktree_name_of(root)
-    if name is None:
-        return
-    try:
-        state = next((s for s in list_worktrees(root) if s.worktree.name == name), None)
-    except WorktreeError:
-        state = None
-    if state is None:
-        return
-    from gemini_tui.core.workspace.worktrees import leaving_words
-
-    session_id = session.session_id if session is not None and session.history else None
-    print(clean_terminal_text(leaving_words(state, session_id)), file=stream or sys.stdout, flush=True)
+    roots = [session.root for session in sessions] or [Path.cwd()]
+    folders = list(dict.fromkeys(f.resolve() for f in map(worktree_folder_of, roots) if f is not None))
+    for folder in folders:
+        try:
+            state = next((s for s in list_worktrees(folder) if s.worktree.path == folder), None)
+        except WorktreeError:
+            continue
+        if state is None:
+            continue
+        ids = [s.session_id for s in sessions if s.history and (found := worktree_folder_of(s.root)) is not None
+               and found.resolve() == folder]
+        print(clean_terminal_text(leaving_words(state, ids[-1] if ids else None)), file=stream or sys.stdout,
+              flush=True)

@@ -13,14 +13,18 @@ if TYPE_CHECKING:
         Worktree,
         WorktreeError,
         WorktreeState,
+        leaving_words,
         list_worktrees,
         open_worktree,
+        worktree_folder_of,
         worktree_name_of,
     )
 
-__all__ = ["Worktree", "WorktreeError", "WorktreeState", "list_worktrees", "open_worktree", "worktree_name_of"]
+__all__ = ["Worktree", "WorktreeError", "WorktreeState", "leaving_words", "list_worktrees", "open_worktree",
+           "worktree_folder_of", "worktree_name_of"]
 
 __getattr__ = lazy_face(__name__, {
-    "gemini_tui.core.workspace.worktrees": ("Worktree", "WorktreeError", "WorktreeState", "list_worktrees",
-                                            "open_worktree", "worktree_name_of"),
+    "gemini_tui.core.workspace.worktrees": ("Worktree", "WorktreeError", "WorktreeState", "leaving_words",
+                                            "list_worktrees", "open_worktree", "worktree_folder_of",
+                                            "worktree_name_of"),
 })
