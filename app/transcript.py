@@ -10,7 +10,7 @@ from gemini_tui.app.call_log import CallLog, CallRecord
 if TYPE_CHECKING:
     from gemini_tui.app.widgets.chat import ChatPane
     from gemini_tui.core.ground.model_api import Content
-    from gemini_tui.core.persistence.records import LoadedSession
+    from gemini_tui.core.persistence.records import LoadedSession, TranscriptEntry
 
 RESUMED_TURNS_SHOWN = 12  # turns of a resumed session drawn in the chat
 
@@ -18,6 +18,30 @@ RESUMED_TURNS_SHOWN = 12  # turns of a resumed session drawn in the chat
 def compression_mark(before: object, after: object) -> str:
     """The line the chat shows where the conversation was compressed."""
     return f"── conversation compressed here: about {before} → {after} tokens ──"
+
+
+def groups_first(entries: Sequence[TranscriptEntry]) -> list[tuple[int, TranscriptEntry]]:
+    """The entries (with their places) in the order to draw them: a subagent's calls were saved as they ended,
+    before the invoke_agent call they ran under, so each is drawn right after that call, in its group. A call
+    whose invoke_agent call was never saved (the session ended mid-run) stays where it was."""
+    saved = {e.data.get("call_id") for e in entries if e.kind == "call"}
+    held: dict[str, list[tuple[int, TranscriptEntry]]] = {}
+    for index, entry in enumerate(entries):
+        parent = entry.data.get("parent_call_id") if entry.kind == "call" else None
+        if parent and parent in saved:
+            held.setdefault(str(parent), []).append((index, entry))
+    ordered: list[tuple[int, TranscriptEntry]] = []
+
+    def place(index: int, entry: TranscriptEntry) -> None:
+        ordered.append((index, entry))
+        for _, child in held.pop(str(entry.data.get("call_id")), []) if entry.kind == "call" else []:
+            place(index, child)  # drawn with its group (the group's place decides whether it is drawn)
+
+    grouped = {id(entry) for children in held.values() for _, entry in children}
+    for index, entry in enumerate(entries):
+        if id(entry) not in grouped:
+            place(index, entry)
+    return ordered
 
 
 async def show_transcript(chat: ChatPane, calls: CallLog, show_in_history: Callable[[CallRecord], None],
@@ -31,7 +55,7 @@ async def show_transcript(chat: ChatPane, calls: CallLog, show_in_history: Calla
 
     prompts = [i for i, e in enumerate(loaded.transcript) if e.kind == "prompt"]
     first_drawn = prompts[-RESUMED_TURNS_SHOWN] if len(prompts) > RESUMED_TURNS_SHOWN else 0
-    for index, entry in enumerate(loaded.transcript):
+    for index, entry in groups_first(loaded.transcript):
         data = entry.data
         if index < first_drawn and entry.kind != "call":
             continue
@@ -48,7 +72,8 @@ async def show_transcript(chat: ChatPane, calls: CallLog, show_in_history: Calla
                 info = ToolCallInfo(str(data.get("call_id", "")), str(data.get("name", "")),
                                     dict(data.get("args") or {}), state, str(data.get("description", "")),
                                     str(data.get("display_name", "")), float(data.get("started_at") or 0),
-                                    data.get("ended_at"))
+                                    data.get("ended_at"), agent=str(data.get("agent") or ""),
+                                    parent_call_id=str(data.get("parent_call_id") or ""))
                 error = data.get("error")
                 try:
                     kind = ToolErrorKind(error["kind"]) if error else None

@@ -56,6 +56,8 @@ class SessionRecorder:
                     "duration_ms": duration_ms, "display": display_to_json(result.return_display),
                     "error": None if result.error is None else {"kind": result.error.kind.value,
                                                                 "message": result.error.message},
+                    # a subagent's call: which agent, under which invoke_agent call (a resume groups them again)
+                    **({"agent": call.agent, "parent_call_id": call.parent_call_id} if call.agent else {}),
                 })
             case UsageUpdated(model=model, usage=usage) if usage.total_tokens or usage.prompt_tokens:
                 # what the request used, as the model counted it: a resume counts on from these (the context's

@@ -14,6 +14,7 @@ from textual.widgets import Label
 
 from gemini_tui.app import decision_keys as keys
 from gemini_tui.app.screens.diff_review import DiffReviewScreen
+from gemini_tui.app.screens.picker import PickerScreen
 from gemini_tui.app.widgets.chat import ChatPane
 from gemini_tui.app.widgets.confirm_bar import ConfirmBar
 from gemini_tui.app.widgets.history_panel import HistoryPanel
@@ -183,3 +184,37 @@ async def test_a_subagents_confirmation_names_the_agent(root: Path, tmp_path: Pa
         await pilot.press(keys.ALLOW_ONCE)  # answered there, as the session's own calls are
         await wait_for(pilot, lambda: not main_screen(pilot).busy)
     assert (root / ("out.txt" if tool == "run_shell_command" else "new.txt")).read_text() == "hi\n"
+
+
+async def test_a_resumed_session_draws_the_groups_again(root: Path, tmp_path: Path) -> None:
+    model, holds = agents_world(root, tmp_path, 2)
+    for hold in holds:
+        hold.set()
+    app = make_app(root, tmp_path, model)
+    async with app.run_test(size=(140, 44)) as pilot:
+        screen = main_screen(pilot)
+        await type_and_send(pilot, "investigate")
+        await wait_for(pilot, lambda: not screen.busy and len(screen.calls) == 4 and not screen.session.is_running)
+
+    def grouped(chat: ChatPane) -> dict[str, list[str]]:
+        return {card.record.call.args["agent_name"]: [r.call.name for r in card.children_records]
+                for card in chat.cards.values() if card.record.call.name == "invoke_agent"}
+
+    again = make_app(root, tmp_path, RoutedModel())
+    async with again.run_test(size=(140, 44)) as pilot:
+        screen = main_screen(pilot)
+        await wait_for(pilot, lambda: screen.ready)
+        await type_and_send(pilot, "/resume")
+        await wait_for(pilot, lambda: isinstance(again.screen, PickerScreen))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: len(screen.chat.cards) == 4)
+        assert grouped(screen.chat) == {"alpha": ["read_file"], "beta": ["glob"]}
+        for card in screen.chat.cards.values():
+            if card.record.call.name == "invoke_agent":
+                assert "GOAL: " in str(card.ending.render())  # type: ignore[attr-defined]
+        # the history panel filters the resumed calls by agent too
+        await pilot.press("ctrl+b")
+        panel = screen.query_one(HistoryPanel)
+        panel.set_filter("agent:beta")
+        await wait_for(pilot, lambda: sorted(panel.entries[c].call.name for c in panel.visible_ids)
+                       == ["glob", "invoke_agent"])
