@@ -28,6 +28,15 @@ from gemini_tui.core.ground.text_boundary import json_text
 
 log = logging.getLogger(__name__)
 REF = "refs/heads/checkpoints"
+# One lock per shadow repository in this process: several sessions of one window in the same folder, and a
+# session's subagents running at once, share its index; two `git add`/`write-tree` at once fail on index.lock.
+_LOCKS: dict[Path, threading.RLock] = {}
+_LOCKS_GUARD = threading.Lock()
+
+
+def _lock_of(git_dir: Path) -> threading.RLock:
+    with _LOCKS_GUARD:
+        return _LOCKS.setdefault(Path(os.path.abspath(git_dir)), threading.RLock())
 _SAFE_CONFIG = ("-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "core.autocrlf=false",
                 "-c", "core.safecrlf=false", "-c", "core.symlinks=true", "-c", "core.quotePath=false",
                 "-c", "commit.gpgSign=false", "-c", "user.name=gemini-tui", "-c", "user.email=gemini-tui@localhost",
@@ -72,8 +81,11 @@ class ShadowRepo:
 
     root: Path
     git_dir: Path
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _lock: threading.RLock = field(init=False, repr=False)
     _known_files: set[str] | None = field(default=None, repr=False)  # the files of the last snapshot
+
+    def __post_init__(self) -> None:
+        self._lock = _lock_of(self.git_dir)
 
     @staticmethod
     def git_missing() -> str | None:
@@ -122,8 +134,9 @@ class ShadowRepo:
     # -- snapshots -----------------------------------------------------------------------------------------------
     def tree_now(self) -> str:
         """The workspace as a git tree (every file git does not ignore)."""
-        self.git("add", "--all", "--ignore-errors", check=False)
-        return self.git("write-tree").decode().strip()
+        with self._lock:
+            self.git("add", "--all", "--ignore-errors", check=False)
+            return self.git("write-tree").decode().strip()
 
     def snapshot(self, message: dict[str, object]) -> str:
         """Commits the workspace as it is now; returns the commit."""

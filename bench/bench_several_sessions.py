@@ -1,0 +1,118 @@
+"""Benchmark: 8 sessions in one window, each running 4 read-only subagents at once on a scripted model (32 agents
+streaming and calling tools): key-to-frame latency in the session in front while they all work, and the memory an
+idle session costs (headless app, real Sessions, real tools)."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import statistics
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+
+from bench.app_keys import key_latency, main_screen, rss_mb
+from gemini_tui.app.main import GeminiApp
+from tests.core.agents.world import agent_file
+from tests.fakes.scripted_model import RoutedModel, call, scripted_session, text
+
+SESSIONS = 8
+AGENTS = 4
+ROUNDS = 6  # model replies per agent before it completes: each streams, then calls a tool
+CHUNKS = 20  # streamed chunks per reply
+CHUNK_DELAY_S = 0.02
+TARGET_KEY_S = 0.050
+WORDS = "The scheduler runs read-only calls together and edits one at a time; "
+
+
+def world(home: Path) -> None:
+    for n in range(AGENTS):
+        agent_file(home / ".gemini" / "agents", f"scout-{n}", f"You are SCOUT-{n}-BODY.", tools=["glob"])
+
+
+def session_model() -> RoutedModel:
+    """The session's model starts the 4 agents in one turn; each agent streams and globs for ROUNDS replies."""
+    model = RoutedModel(record=False)
+    model.add(*[call("invoke_agent", agent_name=f"scout-{n}", prompt="look around") for n in range(AGENTS)])
+    model.add(text("All four looked."))
+    for n in range(AGENTS):
+        route = model.route(f"SCOUT-{n}-BODY")
+        route.record = False
+        for _ in range(ROUNDS):
+            route.add(text(WORDS * 2, len(WORDS) * 2 // CHUNKS), call("glob", pattern="*.md"), delay_s=CHUNK_DELAY_S)
+        route.add(call("complete_task", result=f"scout-{n} found the entry point"))
+    return model
+
+
+async def until(pilot: Pilot[Any], predicate: Any, timeout: float = 120.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise TimeoutError("the sessions did not get there in time")
+        await pilot.pause(0.05)
+
+
+def settled_rss() -> float:
+    gc.collect()
+    return rss_mb()
+
+
+async def measure() -> dict[str, float]:
+    with tempfile.TemporaryDirectory() as tmp:
+        root, home = Path(tmp) / "project", Path(tmp) / "home"
+        root.mkdir()
+        home.mkdir()
+        (root / "README.md").write_text("# project\n")
+        world(home)
+        models = [session_model() for _ in range(SESSIONS)]
+        later: Iterator[RoutedModel] = iter(models[1:])
+        app = GeminiApp(scripted_session(root, models[0], home), root,
+                        another=lambda where: scripted_session(where, next(later), home))
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until(pilot, lambda: main_screen(pilot).ready)
+            await pilot.pause(1.5)  # past the model SDK's warm-up, which every session shares
+            one = settled_rss()
+            for _ in range(SESSIONS - 1):
+                app.open_session()
+            await until(pilot, lambda: len(app.sessions.open) == SESSIONS and all(s.ready for s in app.sessions.open))
+            await pilot.pause(1.5)
+            eight = settled_rss()
+            idle = [await key_latency(pilot) for _ in range(10)]
+            main_screen(pilot).prompt.input.clear()
+            screens: list[Any] = list(app.sessions.open)
+            started = time.perf_counter()
+            for screen in screens:
+                screen.turns.send("look around the project")
+            await asyncio.sleep(0.3)
+            during: list[float] = []
+            while any(screen.busy for screen in screens):
+                during.append(await key_latency(pilot))
+                await asyncio.sleep(0.05)
+            wall = time.perf_counter() - started
+            finished = sum("All four looked." in screen.chat.query(".answer").last().text  # type: ignore[attr-defined]
+                           for screen in screens)
+    return {"idle_key": statistics.median(idle), "key_median": statistics.median(during), "key_max": max(during),
+            "samples": len(during), "wall": wall, "rss_one": one, "rss_eight": eight,
+            "per_session": (eight - one) / (SESSIONS - 1), "finished": finished}
+
+
+def main() -> None:
+    figures = asyncio.run(measure())
+    print(f"{SESSIONS} sessions in one window, each running {AGENTS} subagents at once ({SESSIONS * AGENTS} agents, "
+          f"{ROUNDS} streamed replies and tool calls each): {figures['wall']:.1f} s wall, "
+          f"{figures['finished']:.0f}/{SESSIONS} turns finished")
+    print(f"key-to-frame latency in the session in front while they work: median "
+          f"{figures['key_median'] * 1000:.1f} ms, max {figures['key_max'] * 1000:.1f} ms over "
+          f"{figures['samples']:.0f} presses; target <= {TARGET_KEY_S * 1000:.0f} ms; ratio "
+          f"{figures['key_max'] / TARGET_KEY_S:.2f} (max)")
+    print(f"key-to-frame latency with 8 idle sessions: median {figures['idle_key'] * 1000:.1f} ms")
+    print(f"memory: {figures['rss_one']:.0f} MB with one session, {figures['rss_eight']:.0f} MB with {SESSIONS} idle; "
+          f"{figures['per_session']:.1f} MB per idle session")
+
+
+if __name__ == "__main__":
+    main()
