@@ -199,3 +199,17 @@ async def test_a_background_sessions_review_and_question_open_only_in_front_of_i
         await wait_for(pilot, lambda: not second.busy)
     assert (root / "new.txt").read_text() == "x\n"
     assert '"Rust"' in str(two.requests[-1].contents[-1].parts)
+
+
+async def test_a_worktree_that_cannot_be_made_opens_no_session(root: Path, tmp_path: Path) -> None:
+    app = window(root, tmp_path, ScriptedModel(), ScriptedModel())
+    async with app.run_test(size=(110, 32)) as pilot:
+        first = front(app)
+        await wait_for(pilot, lambda: first.ready)
+        for line in ("/session new -w ../out", "/session new -w feat"):  # a bad name; a folder that is no repository
+            await send(pilot, first, line)
+            await wait_for(pilot, lambda line=line: any(
+                "No worktree" in str(n.render()) for n in first.chat.query(".notice")))
+            await first.chat.query(".notice").remove()
+        await pilot.pause(0.3)
+        assert len(app.sessions.open) == 1 and not (root / ".gemini" / "worktrees").exists()
