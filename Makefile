@@ -141,7 +141,8 @@ clean:
 # Programs the shell-capability tests run for real (tests/core/shell/test_judge_live.py): Debian
 # packages, installed as root only when one is missing
 CAPABILITY_TOOLS := rg:ripgrep strace:strace zip:zip sqlite3:sqlite3 vim:vim ed:ed ssh:openssh-client \
-	less:less make:make flock:util-linux prlimit:util-linux setarch:util-linux rsync:rsync
+	less:less make:make flock:util-linux prlimit:util-linux setarch:util-linux rsync:rsync \
+	unzip:unzip patch:patch
 .PHONY: system-tools
 system-tools:
 	@missing=""; for pair in $(CAPABILITY_TOOLS); do command -v $${pair%%:*} >/dev/null 2>&1 || \

@@ -67,6 +67,10 @@ class Command:
     wrapper: bool = False
     forms: tuple[Form | None, ...] = field(default=(), compare=False)  # each word's parts, expanded when judged
     prefix: tuple[str | None, ...] = field(default=(), compare=False)  # git's options before its subcommand
+    # what it reads on its standard input when the line says so: a file (`< f`) or a here-doc's or here-string's
+    # literal text; both None: something else (a pipe, a loop's input, an expansion, whatever it was started with)
+    stdin: str | None = field(default=None, compare=False)
+    stdin_text: str | None = field(default=None, compare=False)
 
     @property
     def name(self) -> str | None:
@@ -632,7 +636,8 @@ class _Walker:
         if name_node is None or not words_nodes:
             return
         words = tuple(_plain(w) or literal(w, self.home) for w in words_nodes)
-        self.run(words, text, depth, via, node, tuple(word_form(w) for w in words_nodes))
+        self.run(words, text, depth, via, node, tuple(word_form(w) for w in words_nodes),
+                 _stdin(node, self.home) if not via else (None, None))
 
     def visit_substitutions(self, node: Any, depth: int, via: str) -> None:
         """Commands inside `$(...)`, backticks and `<(...)` run too."""
@@ -646,7 +651,7 @@ class _Walker:
                 self.visit_substitutions(child, depth, via)
 
     def run(self, words: tuple[str | None, ...], text: str, depth: int, via: str, node: Any = None,
-            forms: tuple[Form | None, ...] = ()) -> None:
+            forms: tuple[Form | None, ...] = (), stdin: tuple[str | None, str | None] = (None, None)) -> None:
         """Records `words` as a command and looks into what it runs in turn."""
         name = os.path.basename(words[0]) if words[0] else None
         if len(forms) != len(words):
@@ -667,7 +672,8 @@ class _Walker:
             words = kept
         inner = wrapped_command(program_name(name), words)
         transparent = inner is not None and inner[0] < len(words) and name in TRANSPARENT
-        self.commands.append(Command(words, text, via, wrapper=transparent, forms=forms, prefix=prefix))
+        self.commands.append(Command(words, text, via, wrapper=transparent, forms=forms, prefix=prefix,
+                                     stdin=stdin[0], stdin_text=stdin[1]))
         if name in ("read", "mapfile", "readarray") or (name == "printf" and "-v" in words):
             self.variables_set(name, words, text)
         self.evaluated(name, words, text)
@@ -1011,6 +1017,39 @@ def _is_arithmetic(node: Any) -> bool:
 
 def _informational(args: tuple[str | None, ...]) -> bool:
     return any(w in ("--version", "-V", "--help", "-h", "-version") for w in args)
+
+
+def _stdin(node: Any, home: str) -> tuple[str | None, str | None]:
+    """(file, text) a command's standard input comes from, by its own redirections: the last one counts, as in bash;
+    (None, None) when none of its own says, or it cannot be read now."""
+    redirects = [c for c in node.children if c.type in ("file_redirect", "heredoc_redirect", "herestring_redirect")]
+    parent = node.parent
+    if parent is not None and parent.type == "redirected_statement" and parent.child_by_field_name("body") == node:
+        redirects += [c for c in parent.children if c.type in ("file_redirect", "heredoc_redirect",
+                                                                 "herestring_redirect")]
+    found: tuple[str | None, str | None] = (None, None)
+    for redirect in redirects:
+        descriptor = next((c for c in redirect.children if c.type == "file_descriptor"), None)
+        if descriptor is not None and descriptor.text != b"0":
+            continue
+        if redirect.type == "file_redirect":
+            operator = next((c.type for c in redirect.children if not c.is_named), "")
+            if operator not in ("<", "<>", "<&"):
+                continue
+            destination = redirect.child_by_field_name("destination") or redirect.children[-1]
+            found = (literal(destination, home) if operator != "<&" else None, None)
+        elif redirect.type == "heredoc_redirect":
+            body = next((c for c in redirect.children if c.type == "heredoc_body"), None)
+            quoted = any(c.type == "heredoc_start" and c.text[:1] in (b"'", b'"', b"\\") for c in redirect.children)
+            text = body.text.decode("utf-8", "surrogateescape") if body is not None else ""
+            # unquoted, bash expands it and joins lines ending in a backslash: only plain text is read
+            plain = quoted or not (_has(body, ("simple_expansion", "expansion", "command_substitution"))
+                                   or "\\" in text or "`" in text) if body is not None else True
+            found = (None, text if plain else None)
+        else:
+            value = next((literal(c, home) for c in redirect.children if c.is_named), None)
+            found = (None, value + "\n" if value is not None else None)
+    return found
 
 
 def _command_name(node: Any) -> str | None:

@@ -186,6 +186,7 @@ class _Judge:
         target_dir = False
         only_positional = False
         seen: set[str] = set()  # every option it was given (a copy's -r, -T, -s)
+        given: dict[str, str | None] = {}  # the value of each option that takes one (the last one given)
         target: list[str | None] = []  # -t's folder
         index = 0
         while index < len(tokens):
@@ -233,6 +234,7 @@ class _Judge:
                         kind != "code" or option + "=" in spec.code):
                     value = tokens[index].text
                     index += 1
+                given[option] = value
                 if option in ("-e", "--regexp", "-f", "--file"):
                     patterns_given = True
                 if option in ("-t", "--target-directory"):
@@ -261,9 +263,95 @@ class _Judge:
         self.positional(spec, positional, label, patterns_given, target_dir)
         if spec.copies and (positional or target):
             self.copies(spec, [t.text for t in positional], target, seen, label)
-        if spec.writes_unknown:
+        if spec.lands:
+            self.lands(spec, [t.text for t in positional], given, seen, label)
+        elif spec.writes_unknown:
             self.effects.writes.append((None, f"{label} (writes files it names at run time)"))
         self.finish_spec(spec, label)
+
+    # -- archives and patches: what they write, read from them now ------------------------------------------------
+    def lands(self, spec: Program, operands: list[str | None], given: dict[str, str | None], seen: set[str],
+              label: str) -> None:
+        """`unzip`, `patch`, `git apply` and `git am` write what the archive holds or the patch names."""
+        from gemini_tui.core.shell.unpacked import Unpacked, patch_names, zip_members
+
+        def option(*names: str) -> str | None:
+            return next((given[n] for n in names if n in given), None)
+
+        found: Unpacked | None = None
+        where: str | None = "."
+        what = "the patch"
+        if spec.lands == "zip":
+            if seen & {"-l", "-v", "-t", "-Z", "-z", "-p", "-c"}:
+                return  # lists, tests or prints: writes nothing
+            archive = operands[0] if operands else None
+            what = f"the archive {archive}"
+            where = option("-d") or "."
+            if (path := self._readable(archive)) is not None:
+                found = zip_members(path, junk_paths="-j" in seen)
+        else:
+            git = spec.lands == "apply"
+            if git and seen & {"--check", "--stat", "--numstat", "--summary"} and "--apply" not in seen:
+                return  # tells about the patch, applies nothing
+            if git and seen & {"--continue", "-r", "--resolved", "--skip", "--abort", "--quit"}:
+                self.effects.writes.append((None, f"{label} (goes on with a patch already under way)"))
+                return
+            if git and "--show-current-patch" in seen:
+                return
+            if not git and "--dry-run" in seen:
+                return
+            if not git and operands:
+                return  # `patch FILE [PATCH]` writes FILE only: its positional write
+            sources = [option("-i", "--input")] if not git and option("-i", "--input") else operands
+            texts: list[str | None] = [self._patch_text(source) for source in sources] if sources else [
+                self._stdin_text()]
+            strip_value = option("-p", "--strip")
+            try:
+                strip = int(strip_value) if strip_value is not None else (1 if git else None)
+            except ValueError:
+                texts = [None]
+                strip = None
+            where = (self.git_directory if git else option("-d", "--directory")) or ("." if not git else None)
+            if git and where is not None and (prefix := option("--directory")):
+                where = os.path.join(where, prefix)
+            found = Unpacked()
+            for text in texts:
+                names = patch_names(text, strip) if text is not None else None
+                if names is None:
+                    found = None
+                    break
+                found.names += names.names
+                found.links += names.links
+        if found is None or where is None:
+            self.effects.writes.append((None, f"{label} (writes what {what} holds, which cannot be read now)"))
+            return
+        how = f"{label} (what {what} writes)"
+        for name in found.names:
+            self.write(os.path.normpath(os.path.join(where, name)), how, purpose=True)
+        self.effects.links.extend(os.path.normpath(os.path.join(where, name)) for name in found.links)
+
+    def _readable(self, path: str | None) -> str | None:
+        """A file the command reads, as this process finds it now (None: only known when it runs)."""
+        if path is None or path == "-" or (self.context.changes_directory and not os.path.isabs(path)):
+            return None
+        return os.path.join(self.context.cwd, os.path.expanduser(path))
+
+    def _patch_text(self, source: str | None) -> str | None:
+        from gemini_tui.core.shell.unpacked import read_patch
+
+        if source == "-":
+            return self._stdin_text()
+        path = self._readable(source)
+        return read_patch(path) if path is not None else None
+
+    def _stdin_text(self) -> str | None:
+        """The text on the command's standard input, when its own redirection names a file or holds the text."""
+        from gemini_tui.core.shell.unpacked import read_patch
+
+        if self.command.stdin_text is not None:
+            return self.command.stdin_text
+        path = self._readable(self.command.stdin)
+        return read_patch(path) if path is not None else None
 
     def finish_spec(self, spec: Program, label: str) -> None:
         if spec.runs and not spec.subcommands:
@@ -605,8 +693,11 @@ class _Judge:
         flags = set("cxtruAdvzjJaZpPkmlOoUWShBiMRGn") | {"-"}
         mode = ""
         archive: list[str | None] = []
-        directory: str | None = self.context.cwd
+        directory: str | None = "."  # relative to where it runs (after a cd on the line, the rules cannot see it)
         positional: list[str | None] = []
+        strip: str | None = "0"  # --strip-components
+        renamed = False  # --transform: where members land is only known when it runs
+        absolute = False  # -P: a leading / stays
         index = 0
         first = True
         while index < len(tokens):
@@ -650,6 +741,10 @@ class _Judge:
                         archive.append(value)
                     elif option == "--directory":
                         directory = value
+                    elif option == "--strip-components":
+                        strip = value
+                    elif option in ("--transform", "--xform"):
+                        renamed = True
                     elif option == "--remove-files":
                         pass
                     continue
@@ -666,6 +761,8 @@ class _Judge:
                               "--xattrs", "--no-acls", "--absolute-names", "--touch", "--keep-newer-files",
                               "--unlink-first", "--recursive-unlink", "--ignore-zeros", "--lzma", "--lzip",
                               "--lzop", "--compress", "--uncompress", "--gunzip", "--ungzip"):
+                    absolute = absolute or option == "--absolute-names"
+                    renamed = renamed or option == "--recursive-unlink"  # removes folders it finds in the way
                     continue
                 self.effects.code.append(_UNKNOWN_OPTION.format(label="`tar`", option=option))
                 self.effects.writes.append((None, f"`tar {option}`"))
@@ -674,6 +771,8 @@ class _Judge:
                 letters = text.lstrip("-")
                 pending: list[str] = []
                 for at, letter in enumerate(letters):
+                    absolute = absolute or letter == "P"
+                    renamed = renamed or letter in "Gg"  # incremental: deletes what the archive does not hold
                     if letter in "cxtruAd" and not mode:
                         mode = {"c": "c", "x": "x", "t": "t", "d": "d"}.get(letter, "r")
                     if letter in short_values or letter in short_code:
@@ -706,10 +805,29 @@ class _Judge:
             self.effects.reads.extend(archive)
             if "-O" not in [t.text for t in tokens] and "--to-stdout" not in [t.text for t in tokens] and not (
                     self.effects.visible):
-                self.effects.writes.append((None, f"`tar -x` (writes the archive's files under "
-                                                  f"{directory or 'a folder computed at run time'})"))
+                self.tar_lands(archive, directory, strip, absolute, renamed)
         else:
             self.effects.reads.extend(archive)
+
+    def tar_lands(self, archive: list[str | None], directory: str | None, strip: str | None, absolute: bool,
+                  renamed: bool) -> None:
+        """`tar -x` writes the archive's members under its folder: read them from the archive now."""
+        from gemini_tui.core.shell.unpacked import tar_members
+
+        found = None
+        source = archive[-1] if archive else "-"  # no -f: GNU tar reads its standard input
+        path = self._readable(self.command.stdin if source == "-" else source)
+        if path is not None and directory is not None and not renamed and strip is not None and strip.isdigit():
+            found = tar_members(path, int(strip), absolute)
+        if found is None or directory is None:
+            self.effects.writes.append((None, f"`tar -x` (writes the archive's files under "
+                                              f"{directory or 'a folder computed at run time'}, which cannot be "
+                                              "read now)"))
+            return
+        how = f"`tar -x` (what the archive {source} holds)"
+        for name in found.names:
+            self.write(os.path.normpath(os.path.join(directory, name)), how, purpose=True)
+        self.effects.links.extend(os.path.normpath(os.path.join(directory, name)) for name in found.links)
 
     def tar_value(self, letter: str, value: str, archive: list[str | None], short_code: dict[str, str]) -> None:
         if letter == "f":

@@ -51,6 +51,9 @@ class Program:
     # "rebase", "commits" (cherry-pick, revert: what each commit changes), "stash", "unknown" (pull, clone,
     # bisect: only known once it fetched or chose)
     checks_out: str = ""
+    # it unpacks an archive or applies a patch, whose names are read before it runs (unpacked.py): "zip" (unzip),
+    # "patch", "apply" (git apply, git am: -p1 unless told)
+    lands: str = ""
 
     @property
     def capable(self) -> bool:
@@ -208,8 +211,18 @@ GIT_SUBCOMMANDS: dict[str, Program] = {
     "init": _git_sub("-b --initial-branch --bare --shared -q", values="-b --initial-branch",
                      code={"--template=": "copies hooks from the folder it names",
                            "--separate-git-dir=": "puts the repository elsewhere"}),
-    "apply": _git_sub("--check --stat --numstat --summary --index --cached -R --reverse -3 --3way "
-                      "--whitespace -p --reject -v", values="--whitespace -p", writes_unknown=True),
+    "apply": _git_sub("--check --stat --numstat --summary --index --cached -R --reverse -3 --3way --apply "
+                      "--whitespace -p --reject -v --include --exclude --directory -C --recount --allow-empty "
+                      "--unidiff-zero --ignore-space-change --ignore-whitespace --inaccurate-eof",
+                      values="--whitespace -p --include --exclude --directory -C", positional="read", lands="apply"),
+    "am": _git_sub("-3 --3way --no-3way -s --signoff -k --keep --keep-non-patch --no-keep-cr --keep-cr -c "
+                   "--scissors --no-scissors -m --message-id --no-message-id -u --utf8 --no-utf8 --whitespace -p "
+                   "-C --directory --exclude --include --reject --ignore-space-change --ignore-whitespace "
+                   "--ignore-date --committer-date-is-author-date --empty --patch-format --quoted-cr "
+                   "--continue -r --resolved --skip --abort --quit --show-current-patch --allow-empty -S "
+                   "--gpg-sign --no-gpg-sign --no-verify -n",
+                   values="--whitespace -p -C --directory --exclude --include --empty --patch-format --quoted-cr",
+                   positional="read", lands="apply", hooks=True),
     "format-patch": _git_sub("--stdout -n --numbered --cover-letter -1 --root", writes="-o --output-directory",
                              digits=True),
     "archive": _git_sub("--format --prefix -l --list", values="--format --prefix", writes="-o --output",
@@ -411,15 +424,16 @@ PROGRAMS: dict[str, Program] = {
                code={"--filter=": "runs a command on every piece"}, commands="--filter", positional="write"),
     "csplit": P(values="-b -f -n --suffix-format --prefix --digits", flags="-k -s -z --quiet --silent",
                 positional="write"),
-    "patch": P(values="-p -i --input -d --directory -F --fuzz -r --reject-file -B --prefix -z --suffix -D",
+    "patch": P(values="-p --strip -i --input -d --directory -F --fuzz -r --reject-file -B --prefix -z --suffix -D",
                flags="-R --reverse -N --forward -E --remove-empty-files --dry-run -s --silent -f --force -t -b "
                      "--backup -u -c -n -e --verbose --binary --posix", writes="-o --output",
-               positional="write", writes_unknown=True),
+               positional="write", lands="patch"),
     **{name: P(flags="-d --decompress -c --stdout -k --keep -f --force -l --list -t --test -v -q -r -n -N "
                      "-1 -2 -3 -4 -5 -6 -7 -8 -9 --best --fast -T --threads", values="-S --suffix -T --threads",
                positional="write")
        for name in ("gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd", "unzstd", "lz4", "compress")},
-    "unzip": P(flags="-l -v -t -q -o -n -j -u -f -a", values="-d -x", positional="read", writes_unknown=True),
+    "unzip": P(flags="-l -v -t -q -o -n -j -u -f -a -Z -1 -z -p -c", values="-d -x", positional="read",
+               lands="zip"),
     "zip": P(flags="-r -q -v -j -9 -0 -u -m -d -D -y -X -l -T", values="-x -i -P", positional="last",
              code={"-TT=": "runs the test command it names", "--unzip-command=": "runs the test command it names"},
              commands="-TT --unzip-command"),
@@ -660,6 +674,15 @@ CHECKOUT_EXAMPLES: dict[str, tuple[str, ...]] = {
     "stash": ("git stash pop -q", "git stash apply -q stash@{0}"),
     "pull": ("git pull -q --no-rebase --no-edit . {R}",),
     "clone": ("git clone -q -b {R} . c{N}",),
+}
+# what an archive or a patch lands: each line, run, writes .gemini/s{N}.json, d{N}/deep/GEMINI.md and .husky/h{N}
+# from a{N}.tar, a{N}.tgz, z{N}.zip, p{N}.patch (a git diff) or m{N}.mbox (a mail of it)
+UNPACK_EXAMPLES: dict[str, tuple[str, ...]] = {
+    "tar": ("tar -xf a{N}.tar", "tar xf a{N}.tar", "tar -xzf a{N}.tgz"),
+    "unzip": ("unzip -q z{N}.zip", "unzip -o z{N}.zip"),
+    "patch": ("patch -p1 < p{N}.patch", "patch -p1 -i p{N}.patch"),
+    "git am": ("git am -q m{N}.mbox", "git am -3 -q m{N}.mbox"),
+    "git apply": ("git apply p{N}.patch", "git apply -v --reject p{N}.patch"),
 }
 # a name the line makes and then uses: {N} a fresh number; each line, run, writes into .git/hooks, ~/.ssh,
 # ~/.bashrc or .gemini, or prints ~/.ssh/id_rsa; `x` and `x{N}` are files of the root
