@@ -93,8 +93,8 @@ async def measure() -> dict[str, float]:
                 during.append(await key_latency(pilot))
                 await asyncio.sleep(0.05)
             wall = time.perf_counter() - started
-            finished = sum("All four looked." in screen.chat.query(".answer").last().text  # type: ignore[attr-defined]
-                           for screen in screens)
+            finished = sum(any("All four looked." in getattr(answer, "text", "")
+                               for answer in screen.chat.query(".answer")) for screen in screens)
     return {"idle_key": statistics.median(idle), "key_median": statistics.median(during), "key_max": max(during),
             "samples": len(during), "wall": wall, "rss_one": one, "rss_eight": eight,
             "per_session": (eight - one) / (SESSIONS - 1), "finished": finished}
