@@ -28,6 +28,7 @@ from gemini_tui.core.processes.sandbox_places import (
     create_missing,
     git_identity,
     homes,
+    linked_repository,
     mount_points_between,
     outermost,
     protected_in,
@@ -231,6 +232,9 @@ class Sandbox:
             mounts.append((tools, 1, ["--ro-bind", str(tools), str(tools)]))
         for root in self.writable:
             mounts.append((root, 2, ["--bind", str(root), str(root)]))
+            # a linked worktree's repository, in its main checkout: read-only, so git reads but never changes it
+            mounts += [(place, 1, ["--ro-bind", str(place), str(place)]) for place in linked_repository(root)
+                       if not any(place.is_relative_to(other) for other in self.writable)]
         for _, _, mount in sorted(mounts, key=lambda m: (len(m[0].parts), m[1])):
             args += mount
         for root in self.writable:

@@ -63,6 +63,31 @@ def outermost(paths: Iterable[Path]) -> list[Path]:
     return kept
 
 
+def linked_repository(root: Path) -> list[Path]:
+    """When `root` is a linked worktree (its `.git` a file naming a git dir elsewhere, as `git worktree add`
+    writes it), that git dir and the repository's common dir, so that the sandbox can show them read-only: without
+    them git finds no repository there (they sit in the main checkout, often in a hidden home or /tmp). Only a
+    git dir whose `gitdir` file points back at `root/.git` counts, so a planted `.git` file cannot show any other
+    folder; a submodule's (no such back link) is left as it was."""
+    dotgit = root / ".git"
+    try:
+        if dotgit.is_symlink() or not dotgit.is_file():
+            return []
+        first = dotgit.read_text(encoding="utf-8").partition("\n")[0]
+        if not first.startswith("gitdir:"):
+            return []
+        gitdir = (root / first.removeprefix("gitdir:").strip()).resolve()
+        back = Path(gitdir.joinpath("gitdir").read_text(encoding="utf-8").strip())
+        if back.resolve() != dotgit.resolve():
+            return []
+        common = (gitdir / gitdir.joinpath("commondir").read_text(encoding="utf-8").strip()).resolve()
+    except (OSError, UnicodeDecodeError, ValueError):
+        return []
+    if not (common.joinpath("HEAD").is_file() and common.joinpath("objects").is_dir()):
+        return []
+    return outermost([gitdir, common])
+
+
 _HOOKS_SEEN: dict[Path, tuple[tuple[object, ...], Path | None]] = {}
 
 

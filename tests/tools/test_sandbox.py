@@ -299,3 +299,36 @@ def test_a_project_cannot_turn_the_default_sandbox_off(root: Path, home: Path) -
     settings = load_settings(root, home=home, env={}, trust_flag=True)
     assert settings.sandbox is None and sandbox_request(None, {}, settings.sandbox).wanted
     assert any("cannot turn the sandbox off" in n for n in settings.notices)
+
+
+@needs_bwrap
+async def test_in_a_worktree_git_reads_its_repository_and_never_writes_it(tmp_path: Path) -> None:
+    """A worktree's repository sits in its main checkout (here in /tmp, which the sandbox replaces): shown
+    read-only, so `git status` and `git log` work there; a planted `.git` file cannot show another folder."""
+    from gemini_tui.core.workspace.worktrees import open_worktree
+    from tests.core.workspace.test_worktrees import make_repo
+
+    repo = make_repo(tmp_path / "project")
+    worktree = open_worktree(repo, "feat").path
+    (worktree / "app.py").write_text("changed\n", encoding="utf-8")
+    sandbox = build_sandbox(ON, [worktree])
+    tool = ShellTool(Workspace(worktree), sandbox=sandbox)
+    text = output(await run(tool, "git status --porcelain; git log --format=%s; "
+                                  "git -c user.name=a -c user.email=a@b commit -qam nope; echo rc=$?"))
+    assert " M app.py" in text and "first" in text and "not a git repository" not in text
+    assert "rc=0" not in text and git_log(repo, "worktree-feat") == ["first"]  # the commit could not be written
+    # a root whose .git file names a folder that does not name it back shows nothing of that folder
+    elsewhere = tmp_path / "secret"
+    elsewhere.mkdir()
+    (elsewhere / "key.txt").write_text("hidden\n", encoding="utf-8")
+    planted = tmp_path / "planted"
+    planted.mkdir()
+    (planted / ".git").write_text(f"gitdir: {elsewhere}\n", encoding="utf-8")
+    shown = output(await run(ShellTool(Workspace(planted), sandbox=build_sandbox(ON, [planted])),
+                             f"cat {elsewhere}/key.txt"))
+    assert "hidden" not in shown
+
+
+def git_log(repo: Path, branch: str) -> list[str]:
+    return subprocess.run(["git", "-C", str(repo), "log", "--format=%s", branch], capture_output=True,
+                          text=True).stdout.split()
