@@ -28,6 +28,7 @@ from gemini_tui.core.ground.events import CallState
 
 # rows shown before the rest are folded into "… n more"; the attention-first order decides who is shown
 MAX_ROWS = 7
+QUEUE_LINES = 9  # the queue's box holds 10 lines, its top border one of them (styles/app.tcss)
 GROUP_INDENT = "    "  # a subagent's calls, under its invoke_agent row
 WAITED_SHOWN_S = 0.5  # a call that waited for the user this long says so
 # the order rows are shown in: what needs the user, then what runs, then what failed, then what waits
@@ -68,13 +69,25 @@ def queue_text(entries: list[QueueEntry], now: float, max_rows: int = MAX_ROWS) 
         return min(ORDER[e.call.state] for e in (entry, *children.get(entry.call_id, ())))
 
     shown, hidden, finished = _fold(top, max_rows, rank)
+    groups = sum(1 for entry in shown if is_agent_call(entry.call))
+    # the lines left once the summary, the other rows, the folded counts and each group's own line are drawn,
+    # shared by the groups: several agents at once all stay in view, each with what matters most in it
+    used = 1 + sum(_lines(e) for e in shown if not is_agent_call(e.call)) + bool(hidden) + bool(finished) + groups
+    room = max(1, (QUEUE_LINES - used) // groups) if groups else 0
     for entry in shown:
         if is_agent_call(entry.call):
-            _group(text, entry, children.get(entry.call_id, []), now)
+            _group(text, entry, children.get(entry.call_id, []), now, room)
         else:
             _row(text, entry, now)
     _folded(text, hidden, finished, now, "")
     return text
+
+
+def _lines(entry: QueueEntry) -> int:
+    """The lines a call's row takes: its own, and its live output or its error under it."""
+    call = entry.call
+    return 1 + (call.state is CallState.executing and bool(entry.last_output)) \
+        + (call.state is CallState.error and bool(entry.error))
 
 
 def _fold(entries: list[QueueEntry], limit: int,
@@ -98,14 +111,31 @@ def _folded(text: Text, hidden: list[QueueEntry], finished: list[QueueEntry], no
             text.append(f" in {format_elapsed(tool)}", style="dim")
 
 
-def _group(text: Text, entry: QueueEntry, calls: list[QueueEntry], now: float) -> None:
-    """A subagent at work: its invoke_agent row with its progress, its own calls under it, its result at the end."""
+def _group(text: Text, entry: QueueEntry, calls: list[QueueEntry], now: float, room: int) -> None:
+    """A subagent at work: its invoke_agent row with its progress, its own calls under it (in `room` lines, what
+    needs the user first, the rest in one count when there is a line for it: the group's row counts them all
+    anyway), its result at the end."""
     _row(text, entry, now, live_output=False)
     text.append(f" · {progress(calls)}", style="dim")
-    shown, hidden, finished = _fold(calls, GROUP_ROWS, lambda e: ORDER[e.call.state])
+    ordered = sorted(calls, key=lambda e: ORDER[e.call.state])  # stable: call order within a state
+    budget = min(room, GROUP_ROWS + 1) - bool(outcome(entry))
+    shown: list[QueueEntry] = []
+    for call in ordered:
+        after = len(ordered) - len(shown) - 1  # calls left after this one: counting them takes a line
+        if sum(_lines(e) for e in shown) + _lines(call) + bool(after) <= budget:
+            shown.append(call)
+            continue
+        if not shown and _lines(call) <= budget:  # the most urgent one, even with no line left to count the rest
+            shown.append(call)
+        break
     for call in shown:
         _row(text, call, now, indent=GROUP_INDENT)
-    _folded(text, hidden, finished, now, GROUP_INDENT)
+    if (rest := ordered[len(shown):]) and sum(_lines(e) for e in shown) < budget:
+        counts: dict[str, int] = {}
+        for call in rest:
+            counts[STATE_WORDS[call.call.state]] = counts.get(STATE_WORDS[call.call.state], 0) + 1
+        said = ", ".join(f"{n} {word}" for word, n in counts.items())
+        text.append(f"\n{GROUP_INDENT} … {len(rest)} more ({said})", style="dim")
     if said := outcome(entry):
         text.append(f"\n{GROUP_INDENT} └ {said}", style="dim")
 

@@ -13,12 +13,14 @@ from textual.pilot import Pilot
 from textual.widgets import Label
 
 from gemini_tui.app import decision_keys as keys
+from gemini_tui.app.call_log import CallLog
 from gemini_tui.app.screens.diff_review import DiffReviewScreen
 from gemini_tui.app.screens.picker import PickerScreen
 from gemini_tui.app.widgets.chat import ChatPane
 from gemini_tui.app.widgets.confirm_bar import ConfirmBar
 from gemini_tui.app.widgets.history_panel import HistoryPanel
-from gemini_tui.app.widgets.queue import ToolQueue
+from gemini_tui.app.widgets.queue import QUEUE_LINES, ToolQueue, queue_text
+from gemini_tui.core.ground.events import CallState, ToolCallInfo
 from tests.app.app_driver import main_screen, make_app, type_and_send, wait_for
 from tests.app.test_confirmations import GRACE
 from tests.core.agents.world import agent_file
@@ -218,3 +220,37 @@ async def test_a_resumed_session_draws_the_groups_again(root: Path, tmp_path: Pa
         panel.set_filter("agent:beta")
         await wait_for(pilot, lambda: sorted(panel.entries[c].call.name for c in panel.visible_ids)
                        == ["glob", "invoke_agent"])
+
+
+# each group's own calls, by state: what the queue must show of it when several agents share its lines
+GROUP_CALLS = [CallState.success, CallState.success, CallState.executing, CallState.awaiting_approval,
+               CallState.scheduled]
+
+
+@pytest.mark.parametrize("agents", [1, 2, 3, 4])
+def test_several_groups_share_the_queues_lines(agents: int) -> None:
+    """However many agents run at once (agents.maxParallel is 4 by default), the queue fits its box, every group
+    keeps its own line with its counts, and a call waiting for the user is shown in its group."""
+    log = CallLog()
+    records = []
+    for index in range(agents):
+        name = f"agent{index}"
+        records.append(log.update(ToolCallInfo(f"g{index}", "invoke_agent", {"agent_name": name, "prompt": "go"},
+                                               CallState.executing)))
+        for number, state in enumerate(GROUP_CALLS):
+            record = log.update(ToolCallInfo(f"g{index}-{number}", "read_file", {}, state, f"file{number}",
+                                             "ReadFile", agent=name, parent_call_id=f"g{index}"))
+            if state is CallState.executing:
+                log.add_output(record.call_id, "reading")
+            records.append(record)
+    rendered = queue_text(records, 0.0).plain
+    lines = rendered.splitlines()
+    assert len(lines) <= QUEUE_LINES, rendered
+    shown = groups(rendered)
+    assert sorted(shown) == [f"agent{index}" for index in range(agents)], rendered
+    for index in range(agents):
+        header = next(line for line in lines if f"@agent{index} " in line)
+        assert "5 calls: 2 done, 1 running, 1 awaiting approval, 1 waiting" in header, rendered
+        assert shown[f"agent{index}"][0].startswith("? ReadFile  file3  awaiting approval"), rendered
+    if agents == 1:  # room for all of it: the rows that matter, then the rest counted
+        assert len(shown["agent0"]) == 5 and shown["agent0"][-1].startswith("… "), rendered
