@@ -47,11 +47,14 @@ def test_a_headless_run_writes_in_its_worktree_and_leaves_the_main_checkout(gemi
     assert f"cd {worktree} && gemini-tui --resume " in out.stderr
     assert f"git worktree remove {worktree} --force" in out.stderr
 
-    # the same name again: the same worktree, its change still there, nothing new made
+    # the same name again: the same worktree, its change still there, nothing new made; and the session id the
+    # words gave resumes there (its saved sessions are the worktree's)
+    session_id = out.stderr.split(f"cd {worktree} && gemini-tui --resume ", 1)[1].split()[0]
     gemini_server.script(reply(text("Still here.")))
-    again = run_cli(["-p", "look", "--worktree", "feat"], repo, home, gemini_server)
+    again = run_cli(["-p", "look", "--worktree", "feat", "--resume", session_id], repo, home, gemini_server)
     assert again.returncode == 0, again.stderr
     assert again.stdout == "Still here.\n"
+    assert "change app.py" in json.dumps(gemini_server.requests[-1].contents)
     assert (worktree / "app.py").read_text(encoding="utf-8") == "print('feature')\n"
     assert len(worktree_list(repo)) == 2
 
