@@ -6,6 +6,7 @@ import asyncio
 from pathlib import Path
 
 from gemini_tui.app.screens.diff_review import DiffReviewScreen
+from gemini_tui.app.typing_guard import GRACE_PERIOD
 from gemini_tui.app.widgets.confirm_bar import ConfirmBar
 from tests.app.app_driver import main_screen, make_app, type_and_send, wait_for
 from tests.app.test_confirmations import GRACE
@@ -27,6 +28,8 @@ async def test_typing_through_an_inline_confirmation_answers_nothing(root: Path,
     async with app.run_test(size=(110, 32)) as pilot:
         screen = main_screen(pilot)
         bar = screen.query_one(ConfirmBar)
+        # a long quiet spell while typing: on a loaded machine one key can take longer than the real one
+        bar.guard.grace = 60.0
         await type_and_send(pilot, "first")
         # the user goes on typing the next prompt; the confirmation appears in the middle of it
         await type_slowly(pilot, TYPED)
@@ -34,6 +37,7 @@ async def test_typing_through_an_inline_confirmation_answers_nothing(root: Path,
         assert not bar.listening and screen.prompt.input.has_focus
         assert screen.prompt.input.text == TYPED
         assert not (root / "PWNED").exists() and len(screen.session.grants) == 0
+        bar.guard.grace = GRACE_PERIOD
         await pilot.pause(GRACE)  # typing stops: now it listens
         assert bar.listening and bar.has_focus
         await pilot.press("escape")
