@@ -96,7 +96,7 @@ class GeminiApp(App[int]):
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key):
-            self.last_key_at = time.monotonic()  # before any widget sees it (see app/typing_guard.py)
+            self.last_key_at = event.time  # when it arrived, before any widget sees it (see app/typing_guard.py)
             if self._held_keys is not None and not event.is_forwarded:
                 self._held_keys.append(event)
                 return

@@ -32,11 +32,14 @@ class TypingGuard:
         self.shown_at = time.monotonic()
         self.last_key_at = float("-inf")
 
-    def key(self, answering: bool = True) -> bool:
+    def key(self, answering: bool = True, at: float | None = None) -> bool:
         """A key reached the confirmation: True when it may act on it (`answering`: it is one of its keys, and
         nothing was typed for the grace period); otherwise it re-arms the wait and the caller passes the key
-        on to the prompt. A key that is not the confirmation's ("x" of "xylophone") re-arms it too."""
-        now = time.monotonic()
+        on to the prompt. A key that is not the confirmation's ("x" of "xylophone") re-arms it too.
+
+        `at` is when the key arrived (the event's time, read by the terminal driver): a stalled app handles
+        keys typed in one burst seconds apart, and the gap that counts is the typing's, not the handling's."""
+        now = time.monotonic() if at is None else at
         allowed = answering and now - max(self.shown_at, self.last_key_at) >= self.grace
         if not allowed:
             self.last_key_at = now

@@ -202,7 +202,7 @@ class DiffReviewScreen(ModalScreen[Decision]):
             event.stop()  # (its binding is off the key bar in a page)
             self._say(EDITOR_IN_PAGE)
             return
-        if self.mode == "review" and not self.guard.key(event.key in bound_keys(self.BINDINGS)):
+        if self.mode == "review" and not self.guard.key(event.key in bound_keys(self.BINDINGS), event.time):
             event.stop()
             event.prevent_default()  # no binding: the key was typed for the prompt, and goes there
             if self.on_typed is not None:

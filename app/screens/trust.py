@@ -57,7 +57,7 @@ class TrustScreen(ModalScreen[TrustLevel | None]):
 
     def on_key(self, event: events.Key) -> None:
         # typed for the prompt: it goes there, not to this question
-        if not self.guard.key(event.key in bound_keys(self.BINDINGS)):
+        if not self.guard.key(event.key in bound_keys(self.BINDINGS), event.time):
             event.stop()
             event.prevent_default()
             if self.on_typed is not None:

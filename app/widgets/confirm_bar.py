@@ -253,7 +253,7 @@ class ConfirmBar(Vertical, can_focus=True):
                 event.stop()
                 self._decide(Decision(ConfirmationOutcome.cancel))
             return
-        if not self.listening or not self.guard.key(event.key in bound_keys(self.BINDINGS)):
+        if not self.listening or not self.guard.key(event.key in bound_keys(self.BINDINGS), event.time):
             # typed for the prompt (the focus came here by a click, or typing resumed at once): it goes there
             event.stop()
             event.prevent_default()
