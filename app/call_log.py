@@ -8,9 +8,10 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from gemini_tui.core.ground.events import READ_ONLY_RULE, CallState, ToolCallInfo
+from gemini_tui.core.ground.call_state import READ_ONLY_RULE, CallState
 
 if TYPE_CHECKING:
+    from gemini_tui.core.ground.events import ToolCallInfo
     from gemini_tui.core.ground.tool_result import ToolResult
 
 TAIL_LINES = 20  # live output lines a record keeps (the queue shows the last one)

@@ -55,8 +55,9 @@ class GeminiApp(App[int]):
     """The app around one `Session`; everything it shows comes from the session's event bus."""
 
     TITLE = "gemini-tui"
-    CSS_PATH: ClassVar = [stylesheet(name) for name in (
-        "app.tcss", "chat.tcss", "prompt.tcss", "diff_review.tcss", "history.tcss", "displays.tcss")]
+    CSS_PATH: ClassVar = [stylesheet(name) for name in ("app.tcss", "chat.tcss", "prompt.tcss")]
+    # what the first frame does not show (the history panel, tool displays, the diff review): read once it is drawn
+    LATER_CSS: ClassVar = ("diff_review.tcss", "history.tcss", "displays.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
         # one meaning on every screen (modals included): clear or cancel what is in front; twice quits
@@ -138,9 +139,21 @@ class GeminiApp(App[int]):
         if self.first_prompt:
             screen.queue_prompt(self.first_prompt)
         self.call_after_refresh(mark, "first frame")
+        self.call_after_refresh(self.read_later_css)
         if not built:
             # after the first frame is drawn: a thread building the session would slow that frame down
             self.call_after_refresh(self.build_session, screen, source)
+
+    def read_later_css(self) -> None:
+        """The stylesheets the first frame does not need, added to the app's (a modal that names one in its own
+        CSS_PATH finds it there); only they are parsed, and the widgets restyled once."""
+        paths = [str(stylesheet(name)) for name in self.LATER_CSS]
+        unread = [path for path in paths if not self.stylesheet.has_source(path)]
+        for path in unread:
+            self.stylesheet.read(path)
+        if unread:
+            self.stylesheet.parse()
+            self.stylesheet.update(self)
 
     @work(thread=True, group="session")
     def build_session(self, screen: MainScreen, build: Callable[[], SessionFace], first: bool = True) -> None:

@@ -87,7 +87,11 @@ class PaletteActions(Protocol):
     """What the command palette offers besides the slash commands."""
 
     session: SessionFace
-    results: SlashRunner  # runs a slash command and shows what it returned (`CommandResults`)
+
+    @property
+    def results(self) -> SlashRunner:
+        """Runs a slash command and shows what it returned (`CommandResults`)."""
+        ...
     def action_cycle_mode(self) -> None: ...
     def action_toggle_yolo(self) -> None: ...
     def action_toggle_history(self) -> None: ...
@@ -115,4 +119,6 @@ class ResultView(CommandView, Protocol):
     status: StatusLine
     todos: TodoPanel
     mcp_status: dict[str, McpServerStatusChanged]
-    turns: Turns
+
+    @property
+    def turns(self) -> Turns: ...

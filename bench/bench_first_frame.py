@@ -1,6 +1,7 @@
 """Benchmark: launch to the first frame of the installed `gemini-tui` against a bare Textual app with the same kinds
 of widgets (`bench/bare_app.py`), in turn (A B A B ...) in a real terminal (tmux), with the ratio pair by pair and
-each one's resident memory at that frame; then where the time goes: an import-time profile (`-X importtime`) and
+each one's resident memory and CPU time at that frame (CPU seconds move less with the machine's load than wall
+time); then where the time goes: an import-time profile (`-X importtime`) and
 the app's own timeline (`GEMINI_TUI_START_MARKS`). `python -m bench first_frame`; GEMINI_TUI_BENCH_APP names
 another `gemini-tui` (an installed wheel's), GEMINI_TUI_BENCH_RUNS the pairs (default 9)."""
 
@@ -25,6 +26,13 @@ RUNS = int(os.environ.get("GEMINI_TUI_BENCH_RUNS", "9"))
 TIME_TARGET, MEMORY_TARGET = 1.1, 1.5  # ratios to the bare app
 
 
+def cpu_s(pid: int) -> float:
+    """CPU seconds (user and system) `pid` has used so far."""
+    with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime: fields 14 and 15
+
+
 def rss_mb(pid: int) -> float:
     """Resident memory of `pid` and its children (the app may run helpers), in MB."""
     total = 0
@@ -34,8 +42,9 @@ def rss_mb(pid: int) -> float:
     return total / 1024
 
 
-def launch(command: str, cwd: Path, env: dict[str, str]) -> tuple[float, float]:
-    """(seconds to the first frame, MB resident then) for one launch of `command` in a new tmux window."""
+def launch(command: str, cwd: Path, env: dict[str, str]) -> tuple[float, float, float]:
+    """(seconds to the first frame, MB resident then, CPU seconds used by then) for one launch of `command` in a
+    new tmux window."""
     name = f"gtui-ff-{uuid.uuid4().hex[:8]}"
     exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
     started = time.perf_counter()
@@ -47,11 +56,20 @@ def launch(command: str, cwd: Path, env: dict[str, str]) -> tuple[float, float]:
         while time.perf_counter() - started < 30:
             if READY_TEXT in subprocess.run(["tmux", "capture-pane", "-p", "-t", name], capture_output=True,
                                             text=True).stdout:
-                return time.perf_counter() - started, rss_mb(pid)
+                return time.perf_counter() - started, rss_mb(pid), cpu_s(pid)
             time.sleep(0.004)
         raise RuntimeError(f"no first frame within 30 s: {command}")
     finally:
         subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
+
+
+def compile_bytecode() -> None:
+    """The app's modules compiled ahead, as an installed wheel's are: a launch with PYTHONDONTWRITEBYTECODE set (or
+    a source tree never run) would otherwise compile every module it imports, a cost no user's install pays."""
+    code = ("import importlib.util as u\nfor name in ('app', 'cli', 'core', 'tools', 'styles'):\n"
+            "    print(*u.find_spec('gemini_tui.' + name).submodule_search_locations, sep='\\n')")
+    folders = subprocess.run([str(PYTHON), "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    subprocess.run([str(PYTHON), "-m", "compileall", "-q", *folders], capture_output=True, check=True)
 
 
 def import_profile(top: int = 12) -> list[tuple[int, str]]:
@@ -97,13 +115,16 @@ def measure() -> None:
         env = {"HOME": str(home), "GEMINI_CLI_HOME": str(home), "TERM": "xterm-256color"}
         app = shlex.quote(str(APP))
         bare = f"{shlex.quote(str(PYTHON))} {shlex.quote(str(REPO / 'bench' / 'bare_app.py'))}"
+        compile_bytecode()
         launch(app, root, env)  # warm the file cache for both
         launch(bare, root, env)
         pairs = [(launch(app, root, env), launch(bare, root, env)) for _ in range(RUNS)]
         times = [a[0] / b[0] for a, b in pairs]
         memory = [a[1] / b[1] for a, b in pairs]
+        cpu = [a[2] / b[2] for a, b in pairs]
         print(f"first frame, gemini-tui (offline model) vs a bare Textual app, {RUNS} pairs A B A B:")
-        for label, index, unit in (("time", 0, "s"), ("memory", 1, "MB")):
+        print(f"  load average {os.getloadavg()[0]:.2f} at the end")
+        for label, index, unit in (("time", 0, "s"), ("memory", 1, "MB"), ("CPU", 2, "s")):
             a = [p[0][index] for p in pairs]
             b = [p[1][index] for p in pairs]
             print(f"  {label}: gemini-tui median {statistics.median(a):.3f} {unit} (min {min(a):.3f}, "
@@ -113,6 +134,7 @@ def measure() -> None:
               f" target <= {TIME_TARGET}x")
         print(f"  ratio memory: median {statistics.median(memory):.2f}x (min {min(memory):.2f}, "
               f"max {max(memory):.2f}); target <= {MEMORY_TARGET}x")
+        print(f"  ratio CPU: median {statistics.median(cpu):.2f}x (min {min(cpu):.2f}, max {max(cpu):.2f})")
         print("import time on the way to the first frame (cumulative, the costliest):")
         for micros, name in import_profile():
             print(f"  {micros / 1000:8.1f} ms  {name.strip()}")

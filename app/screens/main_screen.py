@@ -20,16 +20,12 @@ from textual.screen import Screen
 from textual.widgets import Input, TextArea
 
 from gemini_tui.app.call_log import CallLog, CallRecord
-from gemini_tui.app.command_results import CommandResults
-from gemini_tui.app.commands import GeminiCommands
-from gemini_tui.app.event_adapter import EventAdapter
 from gemini_tui.app.held_modals import HeldModals
 from gemini_tui.app.history_side import HistorySide
 from gemini_tui.app.prompt_queue import PromptQueue
-from gemini_tui.app.slash_commands import command_help, session_commands
+from gemini_tui.app.screen_controllers import ScreenControllers, command_help, palette_commands, session_commands
 from gemini_tui.app.startup import apply_theme, root_warning, warm_up_client, warm_up_markdown
 from gemini_tui.app.transcript import show_transcript
-from gemini_tui.app.turns import Turns
 from gemini_tui.app.widgets.chat import ChatPane
 from gemini_tui.app.widgets.confirm_area import ConfirmArea
 from gemini_tui.app.widgets.key_bar import KeyBar
@@ -37,11 +33,11 @@ from gemini_tui.app.widgets.prompt import PromptArea, PromptInput
 from gemini_tui.app.widgets.queue import ToolQueue
 from gemini_tui.app.widgets.status import StatusLine
 from gemini_tui.app.widgets.todo_list import TodoPanel
-from gemini_tui.core.ground.events import Event, McpServerStatusChanged
 
 if TYPE_CHECKING:
     from gemini_tui.app.widgets.answer import AnswerBlock
     from gemini_tui.app.widgets.history_panel import HistoryPanel
+    from gemini_tui.core.ground.events import Event, McpServerStatusChanged
     from gemini_tui.core.persistence.records import LoadedSession
     from gemini_tui.core.session.face import SessionFace
 
@@ -51,8 +47,8 @@ REWIND_WINDOW = 1.0  # seconds: Esc twice within this opens the rewind picker
 WARM_UP_DELAY = 1.0  # seconds after the first frame: the first frame never waits for the model's SDK
 
 
-class MainScreen(Screen[None]):
-    COMMANDS: ClassVar = {GeminiCommands}  # the command palette's entries for this screen
+class MainScreen(ScreenControllers, Screen[None]):  # the controllers are made on first use
+    COMMANDS: ClassVar = {palette_commands}  # the command palette's entries for this screen, loaded when it opens
     # the prompt has the focus as soon as the screen is composed: a key read in the same instant goes to it (with
     # the default, the chat had it until a later focus call, and keys typed at start were dropped on the way)
     AUTO_FOCUS = "#prompt-input"
@@ -85,19 +81,16 @@ class MainScreen(Screen[None]):
         self.chat = ChatPane(id="chat")
         self.queue = ToolQueue(id="queue")
         self.todos = TodoPanel(id="todos")
-        self.prompt = PromptArea(root, command_help(), id="prompt")
+        self.prompt = PromptArea(root, command_help, id="prompt")
         self.calls = CallLog()  # one record per tool call; the chat, the queue and the panel render from it
         self.history = HistorySide(self, self.calls)  # the Ctrl+B panel
-        self.adapter = EventAdapter(self)  # it owns the confirmation queue; the area hands it the bar's decisions
-        self.confirm_area = ConfirmArea(self.adapter.confirmations.resolve, id="confirm-area")
+        self.confirm_area = ConfirmArea(self.resolve, id="confirm-area")  # the bar's decisions, to the adapter
         self.confirm_bar = self.confirm_area.bar
         self.mcp_status: dict[str, McpServerStatusChanged] = {}
-        self.turns = Turns(self)  # the one running turn, and whether there is one (`busy`)
         # what the user did before the session was ready (prompts sent, approval mode changed), done in order then
         self._waiting: list[Callable[[], object]] = []
         self.modals = HeldModals(self)  # while another session is in front, this one's modals wait for it
         self.queued = PromptQueue(id="queued")  # sent while a turn runs: each goes when the turn before it ends
-        self.results = CommandResults(self)  # what a slash command returns, shown
         self._last_escape = 0.0
 
     def compose(self) -> Any:
@@ -127,10 +120,6 @@ class MainScreen(Screen[None]):
     @property
     def ready(self) -> bool:
         return self.session is not None
-
-    @property
-    def busy(self) -> bool:
-        return self.turns.busy
 
     def refresh_session_commands(self) -> None:
         """The session's own commands (custom ones, MCP prompts) and MCP resources, for completion."""

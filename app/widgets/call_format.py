@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from gemini_tui.core.agents.tool_choice import INVOKE_AGENT
-from gemini_tui.core.ground.events import CallState, ToolCallInfo
+from gemini_tui.core.ground.call_state import CallState
+
+if TYPE_CHECKING:
+    from gemini_tui.core.ground.events import ToolCallInfo
 
 STATE_ICONS: dict[CallState, str] = {
     CallState.validating: "○",

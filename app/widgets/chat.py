@@ -25,12 +25,13 @@ from gemini_tui.app.widgets.call_format import (
     short,
     state_word,
 )
-from gemini_tui.core.ground.events import CallState, ToolCallInfo
+from gemini_tui.core.ground.call_state import CallState
 from gemini_tui.core.ground.terminal_text import TerminalTextStream, clean_terminal_text
 
 if TYPE_CHECKING:
     from gemini_tui.app.call_log import CallRecord
     from gemini_tui.app.widgets.answer import AnswerBlock, ThoughtBlock
+    from gemini_tui.core.ground.events import ToolCallInfo
     from gemini_tui.core.ground.tool_result import ToolResult
 
 # Old turns leave the DOM past this many, so a long session stays light; the session keeps the history.

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import on
 from textual.containers import Vertical
 
 from gemini_tui.app.widgets.confirm_bar import ConfirmBar
-from gemini_tui.core.ground.confirmation import Decision
-from gemini_tui.core.ground.events import ConfirmationRequested
 
-Decide = Callable[[ConfirmationRequested, Decision | None], None]
+if TYPE_CHECKING:
+    from gemini_tui.core.ground.confirmation import Decision
+    from gemini_tui.core.ground.events import ConfirmationRequested
+
+Decide = Callable[["ConfirmationRequested", "Decision | None"], None]
 
 
 class ConfirmArea(Vertical):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual import on
@@ -27,8 +27,10 @@ from gemini_tui.core.ground.confirmation import (
     InfoConfirmation,
     McpConfirmation,
 )
-from gemini_tui.core.ground.events import ConfirmationRequested
 from gemini_tui.core.ground.terminal_text import clean_terminal_text
+
+if TYPE_CHECKING:
+    from gemini_tui.core.ground.events import ConfirmationRequested
 
 
 def describe(request: ConfirmationRequested, plan: str | None = None) -> tuple[str, str]:

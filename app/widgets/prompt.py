@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -112,16 +113,25 @@ class CompletionList(OptionList):
 
 
 class PromptArea(Vertical):
-    """The prompt with its completion list; `commands` are the slash commands (name -> one-line help)."""
+    """The prompt with its completion list; `commands` gives the slash commands (name -> one-line help), asked for
+    when first completed: the first frame does not wait for the commands' modules."""
 
-    def __init__(self, root: Path, commands: dict[str, str], *, id: str | None = None) -> None:
+    def __init__(self, root: Path, commands: Callable[[], dict[str, str]], *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.root = root
-        self.commands = commands
+        self._load_commands: Callable[[], dict[str, str]] | None = commands
+        self._commands: dict[str, str] = {}
         self.resources: dict[str, str] = {}  # `server:uri` -> name: MCP resources, completed after `@`
         self.completions = CompletionList(classes="completions")
         self.input = PromptInput(id="prompt-input")
         self.candidates: list[Candidate] = []
+
+    @property
+    def commands(self) -> dict[str, str]:
+        if self._load_commands is not None:
+            load, self._load_commands = self._load_commands, None
+            self._commands = load()
+        return self._commands
 
     def set_session_commands(self, commands: dict[str, str], resources: dict[str, str]) -> None:
         """The session's own commands (`server:prompt`, custom ones) and MCP resources, completed like built-ins;

@@ -24,7 +24,7 @@ from gemini_tui.app.widgets.call_format import (
     is_agent_call,
     short,
 )
-from gemini_tui.core.ground.events import CallState
+from gemini_tui.core.ground.call_state import CallState
 
 # rows shown before the rest are folded into "… n more"; the attention-first order decides who is shown
 MAX_ROWS = 7

@@ -3,10 +3,13 @@ whenever the model writes the list; Ctrl+T hides and shows it."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 from textual.widgets import Static
 
-from gemini_tui.core.ground.display import TodoList
+if TYPE_CHECKING:
+    from gemini_tui.core.ground.display import TodoList
 
 MARKS = {"pending": "○", "in_progress": "◐", "completed": "●", "cancelled": "⊘", "blocked": "✗"}
 

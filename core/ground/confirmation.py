@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
-from gemini_tui.core.ground.display import FileDiff
+if TYPE_CHECKING:  # an annotation only: the display types are not needed to ask
+    from gemini_tui.core.ground.display import FileDiff
 
 
 class ConfirmationOutcome(StrEnum):

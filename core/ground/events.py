@@ -10,26 +10,12 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
+from gemini_tui.core.ground.call_state import READ_ONLY_RULE as READ_ONLY_RULE  # named here as before
+from gemini_tui.core.ground.call_state import CallState
 from gemini_tui.core.ground.confirmation import ConfirmationDetails, Decision
 
 if TYPE_CHECKING:  # only an annotation here; importing core.tool (pydantic) would slow the app's first frame
     from gemini_tui.core.ground.tool_result import ToolResult
-
-READ_ONLY_RULE = "read-only tool"  # the rule that lets a call run because it needs no confirmation at all
-
-
-class CallState(StrEnum):
-    validating = "validating"
-    awaiting_approval = "awaiting_approval"
-    scheduled = "scheduled"
-    executing = "executing"
-    success = "success"
-    error = "error"
-    cancelled = "cancelled"
-
-    @property
-    def is_final(self) -> bool:
-        return self in (CallState.success, CallState.error, CallState.cancelled)
 
 
 @dataclass(frozen=True)

@@ -109,7 +109,8 @@ def test_the_graph_is_read_from_the_real_modules() -> None:
     graph = app_graph()
     # a guard against a walker that finds nothing: these edges exist
     assert MAIN_SCREEN in graph[ENTRY]
-    assert f"{PACKAGE}.event_adapter" in graph[MAIN_SCREEN]
+    assert f"{PACKAGE}.screen_controllers" in graph[MAIN_SCREEN]
+    assert f"{PACKAGE}.event_adapter" in graph[f"{PACKAGE}.screen_controllers"]
     assert f"{PACKAGE}.view" in graph[f"{PACKAGE}.event_adapter"]
 
 

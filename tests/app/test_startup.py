@@ -41,42 +41,86 @@ HEAVY = ("google.genai", "mcp", "tree_sitter_bash", "openai", "pydantic", "tomll
          "gemini_tui.core.persistence.store", "gemini_tui.core.persistence.checkpoints",
          "gemini_tui.core.session.session", "gemini_tui.core.mcp.servers", "gemini_tui.core.models.gemini",
          "gemini_tui.core.tooling.registry", "gemini_tui.core.shell.grammar", "gemini_tui.tools")
+# The app's own modules the first frame does not show: the controllers (made when the session is attached or on
+# first use: a prompt, a slash command, the command palette) and the core's event and display types.
+LATER_APP = ("gemini_tui.app.event_adapter", "gemini_tui.app.confirmations", "gemini_tui.app.command_registry",
+             "gemini_tui.app.slash_commands", "gemini_tui.app.command_results", "gemini_tui.app.commands",
+             "gemini_tui.app.turns",
+             "gemini_tui.core.ground.events", "gemini_tui.core.ground.display")
+# Stylesheets of what the first frame does not show, read after it (app/main.py, LATER_CSS).
+LATER_CSS = ("diff_review.tcss", "displays.tcss", "history.tcss")
 
 FIRST_FRAME_PROBE = r"""
 import asyncio, json, sys, threading
 from pathlib import Path
 import gemini_tui.cli.main
+import gemini_tui.app.main as app_main
 from gemini_tui.app.main import GeminiApp
 
 release = threading.Event()
 heavy = json.loads(sys.argv[3])
+at_first_frame = {}
+
+def loaded():
+    return sorted(m for m in sys.modules if any(m == h or m.startswith(h + ".") for h in heavy))
+
+def mark(step):  # the app marks its first frame right after drawing it: what had been imported and read by then
+    if step == "first frame":
+        at_first_frame["loaded"] = loaded()
+        at_first_frame["css"] = sorted(Path(p).name for p, _ in app.stylesheet.source if p.endswith(".tcss"))
+        at_first_frame["screen"] = type(app.screen).__name__
+
+app_main.mark = mark
 
 def build():
     release.wait(20)
     from gemini_tui.cli.assemble import build_session
     return build_session(sys.argv[1], env={}, home=Path(sys.argv[2]), model="offline")
 
+app = GeminiApp(build, Path(sys.argv[1]), ask_trust=False)
+
 async def main():
-    app = GeminiApp(build, Path(sys.argv[1]), ask_trust=False)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
-        loaded = sorted(m for m in sys.modules if any(m == h or m.startswith(h + ".") for h in heavy))
         release.set()
-        print(json.dumps({"loaded": loaded, "screen": type(app.screen).__name__}))
+        for _ in range(400):  # the session is built and attached after the first frame
+            await pilot.pause(0.05)
+            if app.screen.ready:
+                break
+        # a prompt, a slash command and the command palette: what loads on first use has been used
+        for typed in ("hi", "/about"):
+            await pilot.press(*typed, "enter")
+            for _ in range(100):
+                await pilot.pause(0.05)
+                if not app.screen.busy:
+                    break
+        app.action_command_palette()
+        await pilot.pause(0.3)
+        after = {"loaded": loaded(), "css": sorted(Path(p).name for p, _ in app.stylesheet.source
+                                                   if p.endswith(".tcss"))}
+        print(json.dumps({"first_frame": at_first_frame, "after": after}))
 
 asyncio.run(main())
 """
 
 
 def test_the_first_frame_imports_nothing_it_does_not_show(root: Path, tmp_path: Path) -> None:
+    """Neither the heavy modules nor the app's later ones nor the later stylesheets are there when the first frame
+    is drawn; the app's later modules and stylesheets are once the session is attached (so both lists name real
+    modules and files)."""
     home = tmp_path / "home"
     home.mkdir()
-    result = subprocess.run([sys.executable, "-c", FIRST_FRAME_PROBE, str(root), str(home), json.dumps(HEAVY)],
+    result = subprocess.run([sys.executable, "-c", FIRST_FRAME_PROBE, str(root), str(home),
+                             json.dumps([*HEAVY, *LATER_APP])],
                             cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout.strip().splitlines()[-1])
-    assert report["screen"] == "MainScreen"
-    assert report["loaded"] == []
+    first_frame, after = report["first_frame"], report["after"]
+    assert first_frame["screen"] == "MainScreen"
+    assert first_frame["loaded"] == []
+    assert first_frame["css"] and not set(LATER_CSS) & set(first_frame["css"])
+    assert set(LATER_APP) <= set(after["loaded"])
+    assert set(LATER_CSS) <= set(after["css"])
 
 
 def test_the_heavy_list_names_modules_the_session_does_import(root: Path, tmp_path: Path) -> None:
