@@ -4,7 +4,6 @@ command palette): their modules, and the core's event and display types they bri
 
 from __future__ import annotations
 
-from functools import cached_property
 from typing import TYPE_CHECKING, Protocol, cast
 
 if TYPE_CHECKING:
@@ -24,33 +23,44 @@ if TYPE_CHECKING:
 
 class ScreenControllers:
     """The event adapter, the turns and the slash commands' results, as the main screen's attributes (it is made
-    of this class and Textual's Screen)."""
+    of this class and Textual's Screen). Plain properties that keep what they made: the protocols the screen meets
+    (`app/view.py`, `app/sessions.py`) name them as read-only properties."""
 
-    @cached_property
+    _adapter: EventAdapter | None = None
+    _turns: Turns | None = None
+    _results: CommandResults | None = None
+
+    @property
     def adapter(self) -> EventAdapter:
         """Core events to widget calls; it owns the confirmation queue."""
-        from gemini_tui.app.event_adapter import EventAdapter
+        if self._adapter is None:
+            from gemini_tui.app.event_adapter import EventAdapter
 
-        return EventAdapter(cast("ControlledView", self))
+            self._adapter = EventAdapter(cast("ControlledView", self))
+        return self._adapter
 
-    @cached_property
+    @property
     def turns(self) -> Turns:
         """The one running turn, and whether there is one (`busy`)."""
-        from gemini_tui.app.turns import Turns
+        if self._turns is None:
+            from gemini_tui.app.turns import Turns
 
-        return Turns(cast("ControlledView", self))
+            self._turns = Turns(cast("ControlledView", self))
+        return self._turns
 
-    @cached_property
+    @property
     def results(self) -> CommandResults:
         """What a slash command returns, shown."""
-        from gemini_tui.app.command_results import CommandResults
+        if self._results is None:
+            from gemini_tui.app.command_results import CommandResults
 
-        return CommandResults(cast("ControlledView", self))
+            self._results = CommandResults(cast("ControlledView", self))
+        return self._results
 
     @property
     def busy(self) -> bool:
         """Whether a turn runs (none has before the turns' controller is made)."""
-        return "turns" in self.__dict__ and self.turns.busy
+        return self._turns is not None and self._turns.busy
 
     def resolve(self, request: ConfirmationRequested, decision: Decision | None) -> None:
         """What the user decided in the confirm bar, to the event adapter's confirmation queue."""

@@ -30,8 +30,9 @@ class SessionScreen(Protocol):
     session: SessionFace  # None until the session is built
     root: Path
     modals: HeldModals
-    adapter: EventAdapter
 
+    @property
+    def adapter(self) -> EventAdapter: ...
     @property
     def ready(self) -> bool: ...
     @property

@@ -7,7 +7,6 @@ from collections.abc import Sequence
 
 from gemini_tui.app.call_log import CallRecord
 from gemini_tui.app.widgets.call_format import STATE_WORDS, short
-from gemini_tui.core.ground.display import AgentReport
 
 GROUP_ROWS = 4  # a group's own calls shown before the rest are folded (what needs the user first)
 
@@ -27,6 +26,8 @@ def progress(children: Sequence[CallRecord]) -> str:
 def outcome(record: CallRecord, limit: int = 110) -> str:
     """How the run ended and the first line of its result (`GOAL: …`), or "" while it runs or when it failed
     before running (the card's error line says why)."""
+    from gemini_tui.core.ground.display import AgentReport  # the display types are not the first frame's
+
     display = record.result.return_display if record.result is not None else None
     if not isinstance(display, AgentReport):
         return ""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from gemini_tui.core.agents.tool_choice import INVOKE_AGENT
+from gemini_tui.core.agents.tool_names import INVOKE_AGENT
 from gemini_tui.core.ground.call_state import CallState
 
 if TYPE_CHECKING:

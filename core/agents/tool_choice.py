@@ -6,11 +6,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from gemini_tui.core.agents.tool_names import COMPLETE_TASK, INVOKE_AGENT
 from gemini_tui.core.tooling.registry import ToolRegistry
 from gemini_tui.core.tooling.tool import BaseTool
 
-INVOKE_AGENT = "invoke_agent"
-COMPLETE_TASK = "complete_task"
 # the argument Gemini CLI 0.61 declares on every tool (it orders a turn's calls), in its words
 WAIT_FOR_PREVIOUS = ("Set to true to wait for all previously requested tools in this turn to complete before "
                      "starting. Set to false (or omit) to run in parallel. Use true when this tool depends on the "
