@@ -1,7 +1,9 @@
 """Sessions in one window of a real terminal, against the fake Gemini server: the second session asks to run a
-command while the first is in front; keys typed there stay there; the "waiting on you" list (Ctrl+G) goes to the
-second session, whose confirmation is answered there. Two sessions opened with `/session new -w NAME` each edit
-their own git worktree, and quitting keeps both and says how to come back to each."""
+command (its own, or a subagent's it handed a task to) while the first is in front; keys typed there stay there;
+the "waiting on you" list (Ctrl+G) names who asks and goes to the second session, whose confirmation is answered
+there (a subagent then finishes, and the session's turn ends with its answer). Two sessions opened with
+`/session new -w NAME` each edit their own git worktree, and quitting keeps both and says how to come back to each.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.app.test_confirmations import GRACE
+from tests.core.agents.world import Router, agent_file, response_texts
 from tests.core.workspace.test_worktrees import git, make_repo
 from tests.e2e.terminal import GEMINI_TUI, Terminal, fake_gemini_env, send, start_app
 from tests.fakes.gemini_server import FakeGeminiServer, call, reply, text
@@ -23,12 +26,33 @@ def server() -> Iterator[FakeGeminiServer]:
         yield fake
 
 
+COMMAND = "echo second > two.txt"
+# who asks to run the command in the second session: its own model, or a subagent it hands the task to (whose
+# question the list and the confirmation name by the agent): the row the list shows, and the question's title
+ASKERS = {"session": ("2 · session · run: echo second > two.txt", "⚠ Confirm Shell Command"),
+          "agent": ("2 · agent writer · run: echo second > two.txt", "⚠ Subagent writer: Confirm Shell Command")}
+
+
+def scripted(asker: str, home: Path) -> Router:
+    """The second session's model asks for the command itself, or has the writer agent ask for it and finish."""
+    router = Router()
+    if asker == "session":
+        router.script("parent", reply(call("run_shell_command", command=COMMAND), delay_s=2.0),
+                      reply(text("Made two.txt.")))
+        return router
+    agent_file(home / ".gemini" / "agents", "writer", "You are WRITER-BODY.", tools=["run_shell_command"])
+    router.script("parent", reply(call("invoke_agent", agent_name="writer", prompt="make two"), delay_s=2.0),
+                  reply(text("Made two.txt.")))
+    router.script("WRITER-BODY", reply(call("run_shell_command", command=COMMAND)),
+                  reply(call("complete_task", result="WRITER-FINISHED two.txt")))
+    return router
+
+
+@pytest.mark.parametrize("asker", sorted(ASKERS))
 def test_a_second_sessions_confirmation_answered_from_the_waiting_list(root: Path, tmp_path: Path,
-                                                                      server: FakeGeminiServer) -> None:
-    server.script(
-        reply(call("run_shell_command", command="echo second > two.txt"), delay_s=2.0),
-        reply(text("Made two.txt.")),
-    )
+                                                                      server: FakeGeminiServer,
+                                                                      asker: str) -> None:
+    router = server.responder = scripted(asker, tmp_path / "home")
     with start_app(root, tmp_path, server) as terminal:
         terminal.keys("C-n")
         terminal.wait_for(lambda screen: "1 new   2 new" in screen and "starting" not in screen)
@@ -37,20 +61,26 @@ def test_a_second_sessions_confirmation_answered_from_the_waiting_list(root: Pat
         terminal.keys("M-Left")  # the first session in front before the second one asks
         terminal.wait_for(lambda screen: " 2 make two …" in screen or " 2 make two ✋" in screen)
         screen = terminal.wait_for("Session 2 waits on you", timeout=30)
-        assert "echo second > two.txt" not in screen  # its confirmation is on its own screen
+        assert COMMAND not in screen  # its confirmation is on its own screen
         terminal.type("yes")  # meant for the first session's prompt
         terminal.wait_for("yes")
         assert not (root / "two.txt").exists()
         terminal.keys("C-u")
         terminal.keys("C-g")
         terminal.wait_for("Waiting on you")
-        terminal.wait_for("2 · session · run: echo second > two.txt")
+        row, title = ASKERS[asker]
+        terminal.wait_for(row)
         terminal.keys("Enter")
-        terminal.wait_for("$ echo second > two.txt")
+        terminal.wait_for(lambda screen: f"$ {COMMAND}" in screen and title in screen)
         time.sleep(GRACE)  # a confirmation takes keys after a quiet spell (typing_guard)
         terminal.type("y")
         terminal.wait_for("Made two.txt.", timeout=30)
         assert (root / "two.txt").read_text() == "second\n"
+        if asker == "agent":
+            terminal.wait_for("✓ @writer  make two  done")
+    if asker == "agent":  # the writer finished, and the session's model was handed what it said
+        assert len(router.requests_of("WRITER-BODY")) == 2
+        assert "WRITER-FINISHED two.txt" in " ".join(response_texts(router.requests_of("parent")[-1]))
 
 
 def test_two_sessions_each_edit_their_own_worktree(tmp_path: Path, server: FakeGeminiServer) -> None:
