@@ -7,7 +7,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from gemini_tui.app.widgets.session_tabs import SessionTabs, Tab
 from gemini_tui.core.ground.confirmation import ExecConfirmation, InfoConfirmation
 from gemini_tui.core.workspace.worktrees import worktree_name_of
 
@@ -83,6 +82,8 @@ class Sessions:
         """`screen`'s session in front: its own modals over it (the ones held while it was hidden open now)."""
         assert screen.modals.mode is not None
         await self.app.switch_mode(screen.modals.mode)
+        from gemini_tui.app.widgets.session_tabs import SessionTabs  # the tabs show once a second session opens
+
         if not screen.query(SessionTabs):
             await screen.mount(SessionTabs(), before=0)
         screen.modals.showing()
@@ -133,8 +134,10 @@ class Sessions:
     def refresh(self) -> None:
         """The strip of the session in front says what every session is doing now."""
         current = self.current
-        if current is None:
-            return
+        if current is None or (len(self.open) < 2 and not current.query("SessionTabs")):
+            return  # one session and no strip: nothing to say (the tabs' module loads with a second session)
+        from gemini_tui.app.widgets.session_tabs import SessionTabs, Tab
+
         tabs = [Tab(self.number(s), self.title(s), self.state(s), s is current) for s in self.open]
         for strip in current.query(SessionTabs):
             strip.show(tabs)
