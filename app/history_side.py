@@ -28,12 +28,18 @@ class HistorySide:
         self.panel: HistoryPanel | None = None
 
     async def mount(self) -> None:
+        from textual.widget import MountError
+
         from gemini_tui.app.widgets.history_panel import HistoryPanel
 
         panel = HistoryPanel(id="history")
         panel.display = False
         placeholder, self.widget = self.widget, panel
-        await self.screen.query_one("#body").mount(panel)
+        try:
+            await self.screen.query_one("#body").mount(panel)
+        except MountError:  # the screen is being taken down (a quit right after the start): nothing to show
+            self.widget = placeholder
+            return
         await placeholder.remove()
         self.panel = panel
         for record in self.calls.records():  # calls made before the panel was there
