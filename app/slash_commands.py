@@ -71,7 +71,7 @@ async def _mcp(session: SessionFace, args: str, context: CommandContext) -> Comm
         speaks = f", protocol {status.protocol}" if getattr(status, "protocol", "") else ""
         lines.append(f"- **{server}**: {status.state.value}{speaks}, {status.tool_count} tool(s){detail}")
         lines.extend(f"  - `{name}`" for name in sorted(by_server.get(server, [])))
-        prompts, resources = session.mcp_offers(server)
+        prompts, resources = session.services.mcp_offers(server)
         if prompts:
             lines.append("  - prompts: " + ", ".join(f"`/{server}:{name}`" for name in prompts))
         if resources:

@@ -333,7 +333,7 @@ def build_session(root: Path | str | None = None, *, model: str | None = None,
     command_sandbox = build_command_sandbox(settings, root, env, sandbox, setup.include_dirs)
     policy.sandboxed = command_sandbox.active
     policy.extra_roots = [Path(p) for p in setup.include_dirs]
-    registry = build_registry(settings, workspace, env, lambda: [s.reload_memory() for s in sessions],
+    registry = build_registry(settings, workspace, env, lambda: [s.refresh_memory() for s in sessions],
                               command_sandbox)
     if setup.skills.enabled:  # activating one widens the workspace to its folder
         from gemini_tui.tools.activate_skill import ActivateSkillTool

@@ -124,7 +124,7 @@ class MainScreen(ScreenControllers, Screen[None]):  # the controllers are made o
     def refresh_session_commands(self) -> None:
         """The session's own commands (custom ones, MCP prompts) and MCP resources, for completion."""
         if self.session is not None:
-            self.prompt.set_session_commands(session_commands(self.session), self.session.resource_mentions())
+            self.prompt.set_session_commands(session_commands(self.session), self.session.services.resource_mentions())
 
     def queue_prompt(self, text: str) -> None:
         """Sends `text` as if typed, now or as soon as the session is ready (`-i TEXT`)."""

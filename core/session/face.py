@@ -98,11 +98,9 @@ class SessionFace(Protocol):
     def approval_mode(self, mode: ApprovalMode) -> None: ...
     @property
     def history(self) -> Sequence[Content]: ...
-    def mcp_offers(self, server: str) -> tuple[list[str], list[str]]:
-        """What a connected MCP server offers beside tools: its prompts' names and its resources' URIs."""
-        ...
-    def resource_mentions(self) -> dict[str, str]:
-        """MCP resources a prompt may mention: `server:uri` -> name (for completion after `@`)."""
+    @property
+    def services(self) -> ServicesFace:
+        """MCP servers and command discovery: what a server offers beside tools, resources to mention."""
         ...
     @property
     def tools(self) -> Sequence[BaseTool]:
@@ -165,6 +163,17 @@ class SessionFace(Protocol):
         """Every prompt's text and where it starts in the conversation (for /rewind)."""
         ...
     async def compress(self) -> Compression | None: ...
+
+
+class ServicesFace(Protocol):
+    """The background services as a front end reads them."""
+
+    def mcp_offers(self, server: str) -> tuple[list[str], list[str]]:
+        """What a connected MCP server offers beside tools: its prompts' names and its resources' URIs."""
+        ...
+    def resource_mentions(self) -> dict[str, str]:
+        """MCP resources a prompt may mention: `server:uri` -> name (for completion after `@`)."""
+        ...
 
 
 class RewindFace(Protocol):

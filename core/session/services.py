@@ -43,6 +43,18 @@ class BackgroundServices:
             waits.append(asyncio.wait({self._discovered}, timeout=wait_s))
         await asyncio.gather(*waits)
 
+    def mcp_offers(self, server: str) -> tuple[list[str], list[str]]:
+        """What a connected MCP server offers beside tools: its prompts' names and its resources' URIs."""
+        connection = (getattr(self.mcp, "connections", None) or {}).get(server)
+        if connection is None:
+            return [], []
+        return ([p.name for p in getattr(connection, "prompts", None) or []],
+                [r.uri for r in getattr(connection, "resources", None) or []])
+
+    def resource_mentions(self) -> dict[str, str]:
+        """MCP resources a prompt may mention: `server:uri` -> name (for completion after `@`)."""
+        return self.mcp.resource_mentions() if self.mcp is not None else {}
+
     def connecting(self) -> list[str]:
         """The MCP servers still connecting."""
         return self.mcp.connecting() if self.mcp is not None else []

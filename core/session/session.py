@@ -33,7 +33,7 @@ from gemini_tui.core.ground.model_api import ModelClient
 from gemini_tui.core.ground.parts import Part
 from gemini_tui.core.ground.stats import SessionStats
 from gemini_tui.core.mcp.prompts import mcp_resource_reader
-from gemini_tui.core.models.auto_model import AutoModel, auto_model
+from gemini_tui.core.models.auto_model import AutoModel
 from gemini_tui.core.persistence.records import PromptMark
 from gemini_tui.core.persistence.store import project_dir
 from gemini_tui.core.processes.sandbox import Sandbox
@@ -46,7 +46,7 @@ from gemini_tui.core.session.conversation import Conversation
 from gemini_tui.core.session.directories import Directories, DirectoryGate
 from gemini_tui.core.session.face import McpServers, ToolDiscovery
 from gemini_tui.core.session.hook_points import HookPoints
-from gemini_tui.core.session.model_routing import ModelRouting
+from gemini_tui.core.session.model_routing import ModelChoice
 from gemini_tui.core.session.model_turn import ModelTurn
 from gemini_tui.core.session.plan_instruction import plan_mode_section
 from gemini_tui.core.session.rewind import Rewind
@@ -91,8 +91,8 @@ class Session:
                  auto: AutoModel | None = None) -> None:
         self.settings = settings
         self.registry = registry
-        self.model = model  # `auto`: the alias configured, `model` the client of the model it stands for now
-        self.routing = ModelRouting(auto, settings.plan_model_routing)
+        # the model requests go to (`auto`: the alias configured, routed by mode), and how another is built
+        self.models = ModelChoice(model, auto, settings.plan_model_routing, model_factory)
         self.root = Path(root)
         self.state = state = SessionState(self.root, bus or EventBus())
         self.bus = state.bus
@@ -112,9 +112,7 @@ class Session:
         self.discovery = discovery
         # how commands run: bubblewrap, nothing, or refused (built by the wiring; the status line and /about)
         self.sandbox = sandbox or Sandbox()
-        # how Gemini is reached (a core.auth.Auth, for `/auth`) and how another model is built (for `/model`)
-        self.auth = auth
-        self.model_factory = model_factory
+        self.auth = auth  # how Gemini is reached (a core.auth.Auth, for `/auth`)
         # what the user brings beyond settings.json (core.user_setup.UserSetup): extensions, custom commands by
         # name, the workspace's other directories, and the extensions' context files with the directory their
         # imports may read
@@ -179,18 +177,12 @@ class Session:
         self.policy.set_mode(mode)  # PermissionError when security.disableYoloMode refuses yolo
         if mode is ApprovalMode.plan:
             self.open_plans()
-        self._route()
+        self.models.route(mode)
 
     def plan_approved(self, path: Path) -> None:
         """exit_plan_mode's plan was approved: an `auto` alias carries it out with its Flash model (the mode
         switch that follows routes)."""
-        self.routing.approved_plan = path
-
-    def _route(self) -> None:
-        """Points `model` at the model the configured alias stands for in this mode (nothing without one)."""
-        target = self.routing.target(self.approval_mode)
-        if target is not None and target != self.model.model_name and self.model_factory is not None:
-            self.model, _ = self.model_factory(target)
+        self.models.routing.approved_plan = path
 
     def open_plans(self) -> Path | None:
         """Creates this session's plans folder and lets the tools write there (plan mode's rules allow only a
@@ -216,14 +208,20 @@ class Session:
         return latest_todos(self.state.conversation.snapshot())
 
     @property
+    def model(self) -> ModelClient:
+        return self.models.client
+
+    @property
+    def model_factory(self) -> Callable[[str], tuple[ModelClient, str | None]] | None:
+        return self.models.factory
+
+    @property
     def model_name(self) -> str:
-        return self.model.model_name
+        return self.models.client.model_name
 
     @property
     def model_label(self) -> str:
-        """The model as the status line and /about show it: `auto-gemini-3 → gemini-3-pro-preview` for an alias."""
-        alias = self.routing.alias
-        return f"{alias.alias} → {self.model_name}" if alias is not None else self.model_name
+        return self.models.label
 
     @property
     def is_offline(self) -> bool:
@@ -232,13 +230,7 @@ class Session:
     def set_model(self, name: str) -> str | None:
         """Switches the model for the next request (`/model NAME`); returns the notice the new client came with
         (e.g. the offline model's). The history stays."""
-        if self.model_factory is None:
-            raise RuntimeError("this session cannot switch models")
-        # a model chosen by name replaces the configured alias (no routing after it); another alias routes anew
-        routing = ModelRouting(auto_model(name), self.settings.plan_model_routing, self.routing.approved_plan)
-        self.model, notice = self.model_factory(routing.target(self.approval_mode) or name)
-        self.routing = routing
-        return notice
+        return self.models.switch(name, self.approval_mode)
 
     @property
     def always_allowed(self) -> set[str]:
@@ -257,16 +249,6 @@ class Session:
     @property
     def tools(self) -> Sequence[BaseTool[Any]]:
         return self.registry.tools
-
-    def mcp_offers(self, server: str) -> tuple[list[str], list[str]]:
-        connection = (getattr(self.mcp, "connections", None) or {}).get(server)
-        if connection is None:
-            return [], []
-        return ([p.name for p in getattr(connection, "prompts", None) or []],
-                [r.uri for r in getattr(connection, "resources", None) or []])
-
-    def resource_mentions(self) -> dict[str, str]:
-        return self.mcp.resource_mentions() if self.mcp is not None else {}
 
     def report(self, message: str, level: str = "warning") -> None:
         """A notice from the wiring (a session that could not be resumed, ...), kept for late subscribers."""
@@ -299,8 +281,6 @@ class Session:
 
     def refresh_memory(self) -> Memory:
         return self.context.refresh()
-
-    reload_memory = refresh_memory
 
     def system_instruction(self) -> str:
         prompt = self.context.system_instruction()

@@ -160,3 +160,10 @@ def test_the_main_screen_stays_a_layout() -> None:
     """What it shows and what it does live in the modules it composes; past 400 lines it is relaying again."""
     lines = (APP / "screens" / "main_screen.py").read_text(encoding="utf-8").count("\n")
     assert lines < 400, f"main_screen.py has {lines} lines"
+
+
+def test_the_session_stays_the_place_its_parts_are_wired() -> None:
+    """The work is in the session's parts; past 350 lines the Session is doing theirs again."""
+    path = Path(__file__).parents[2] / "core" / "session" / "session.py"
+    lines = path.read_text(encoding="utf-8").count("\n")
+    assert lines <= 350, f"session.py has {lines} lines"

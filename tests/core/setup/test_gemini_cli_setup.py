@@ -94,7 +94,7 @@ async def test_session_from_the_setup(setup: tuple[Path, Path], monkeypatch: pyt
     assert [e.name for e in session.extensions] == ["notes-ext"]
     assert session.include_dirs == [(project.parent / "shared").resolve()]
     assert not session.settings.mcp_servers["notes"].trust  # an extension cannot trust its own server
-    outline = session.reload_memory().outline()
+    outline = session.refresh_memory().outline()
     assert "./docs/conventions.md" in outline and "naming.md" in outline and "NOTES.md" in outline
     without = build_session(project, env={}, home=home, model="offline", extensions=["none"])
     assert "notes" not in without.settings.mcp_servers and "notes:add" not in without.commands
