@@ -19,7 +19,7 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 
 from gemini_tui.app.attention import Attention
-from gemini_tui.app.sessions import Sessions
+from gemini_tui.app.sessions import FIRST_MODE, Sessions
 from gemini_tui.app.window_title import WindowTitle, printable, tmux_pane_title
 from gemini_tui.core.ground.start_marks import mark
 from gemini_tui.core.ground.text_boundary import shown_text
@@ -55,6 +55,9 @@ class GeminiApp(App[int]):
     """The app around one `Session`; everything it shows comes from the session's event bus."""
 
     TITLE = "gemini-tui"
+    # The first session's screen is the app's first screen (made in __init__, composed as the app starts): no
+    # default screen drawn first and then left for it, which restyled the whole app once more on the way.
+    DEFAULT_MODE: ClassVar[str] = FIRST_MODE
     CSS_PATH: ClassVar = [stylesheet(name) for name in ("app.tcss", "chat.tcss", "prompt.tcss")]
     # what the first frame does not show (the history panel, tool displays, the diff review): read once it is drawn
     LATER_CSS: ClassVar = ("diff_review.tcss", "history.tcss", "displays.tcss")
@@ -92,10 +95,16 @@ class GeminiApp(App[int]):
         self.ending_signal: int | None = None  # the signal that ended the app, if one did
         self.window_title: WindowTitle | None = None  # in a real terminal
         # Keys that come before the main screen is up (typed as the app starts) wait here, in order, and are handed
-        # on as it opens: there is nothing to receive them before (the default screen would drop them).
+        # on as it opens: there is nothing to receive them before.
         self._held_keys: list[events.Key] | None = []
+        from gemini_tui.app.screens.main_screen import MainScreen
+
+        self._first = MainScreen(None if callable(session) else session, self.root)
+        self.sessions.add(self._first)  # in a screen mode of its own, as every later session (app/sessions.py)
 
     async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Compose):  # the first screen is made now: the app's own styles come first, as
+            self.stylesheet.apply(self)  # its widgets' colours derive from them (they were unset, text went unseen)
         if isinstance(event, events.Key):
             self.last_key_at = event.time  # when it arrived, before any widget sees it (see app/typing_guard.py)
             if self._held_keys is not None and not event.is_forwarded:
@@ -125,22 +134,16 @@ class GeminiApp(App[int]):
         if not self.is_headless and self._driver is not None and not self.is_web:  # a page has no title stack
             self.window_title = WindowTitle(self._driver.write, lambda: tmux_pane_title(os.environ))
             self.window_title.save()
-        from gemini_tui.app.screens.main_screen import MainScreen
-
         # A Textual screen holds many objects; with the default thresholds, full collections of them ran every
         # few frames while an answer streamed (100+ ms pauses, half the CPU). Collect far less often.
         gc.set_threshold(*GC_THRESHOLDS)
 
-        source = self._source
-        built = not callable(source)  # a session; otherwise a function that builds one
-        screen = MainScreen(source if built else None, self.root)  # type: ignore[arg-type]
-        self.sessions.add(screen)  # in a screen mode of its own, as every later session (app/sessions.py)
-        self.switch_mode(screen.modals.mode or "")
+        source, screen = self._source, self._first
         if self.first_prompt:
             screen.queue_prompt(self.first_prompt)
         self.call_after_refresh(mark, "first frame")
         self.call_after_refresh(self.read_later_css)
-        if not built:
+        if callable(source):  # a function that builds the session, not a session
             # after the first frame is drawn: a thread building the session would slow that frame down
             self.call_after_refresh(self.build_session, screen, source)
 

@@ -29,6 +29,7 @@ class SessionScreen(Protocol):
     session: SessionFace  # None until the session is built
     root: Path
     modals: HeldModals
+    _css_update_count: int  # Textual's: the stylesheet's version this screen was last styled with
 
     @property
     def adapter(self) -> EventAdapter: ...
@@ -51,6 +52,15 @@ class Waiting:
     line: str
 
 
+def mode_name(number: int) -> str:
+    """The screen mode of the session opened `number`th (the first is the app's first mode: its screen is the
+    first one the app shows)."""
+    return f"session-{number}"
+
+
+FIRST_MODE = mode_name(1)
+
+
 class Sessions:
     """The open sessions in the order they were opened; numbers stay with a session for as long as it is open."""
 
@@ -63,8 +73,12 @@ class Sessions:
 
     def add(self, screen: SessionScreen) -> None:
         self._opened += 1
-        mode = f"session-{self._opened}"
+        mode = mode_name(self._opened)
         self.app.add_mode(mode, lambda: screen)  # type: ignore[arg-type,return-value]
+        # A new screen's widgets are styled as they mount, with the stylesheet as it is now: marked as styled with
+        # it, switching to its mode does not parse every stylesheet again and restyle the app, twice (Textual does
+        # that for a screen it has not styled yet). A later change of theme still restyles it when it is shown.
+        screen._css_update_count = self.app._css_update_count
         screen.modals.mode = mode
         self.numbers[id(screen)] = self._opened
         if (worktree := worktree_name_of(screen.root)) is not None:

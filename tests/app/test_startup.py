@@ -57,9 +57,14 @@ import gemini_tui.cli.main
 import gemini_tui.app.main as app_main
 from gemini_tui.app.main import GeminiApp
 
+from textual.css.stylesheet import Stylesheet
+
 release = threading.Event()
 heavy = json.loads(sys.argv[3])
 at_first_frame = {}
+reparsed = []  # each time every stylesheet was parsed again from scratch (Textual does it on a change of styles)
+_reparse = Stylesheet.reparse
+Stylesheet.reparse = lambda self: (reparsed.append(1), _reparse(self))[1]
 
 def loaded():
     return sorted(m for m in sys.modules if any(m == h or m.startswith(h + ".") for h in heavy))
@@ -69,6 +74,8 @@ def mark(step):  # the app marks its first frame right after drawing it: what ha
         at_first_frame["loaded"] = loaded()
         at_first_frame["css"] = sorted(Path(p).name for p, _ in app.stylesheet.source if p.endswith(".tcss"))
         at_first_frame["screen"] = type(app.screen).__name__
+        at_first_frame["screens"] = [type(s).__name__ for stack in app._screen_stacks.values() for s in stack]
+        at_first_frame["reparsed"] = len(reparsed)
 
 app_main.mark = mark
 
@@ -106,8 +113,8 @@ asyncio.run(main())
 
 def test_the_first_frame_imports_nothing_it_does_not_show(root: Path, tmp_path: Path) -> None:
     """Neither the heavy modules nor the app's later ones nor the later stylesheets are there when the first frame
-    is drawn; the app's later modules and stylesheets are once the session is attached (so both lists name real
-    modules and files)."""
+    is drawn, and nothing was styled twice on the way; the app's later modules and stylesheets are once the session
+    is attached (so both lists name real modules and files)."""
     home = tmp_path / "home"
     home.mkdir()
     result = subprocess.run([sys.executable, "-c", FIRST_FRAME_PROBE, str(root), str(home),
@@ -117,6 +124,9 @@ def test_the_first_frame_imports_nothing_it_does_not_show(root: Path, tmp_path: 
     report = json.loads(result.stdout.strip().splitlines()[-1])
     first_frame, after = report["first_frame"], report["after"]
     assert first_frame["screen"] == "MainScreen"
+    # the main screen is the first one (no default screen drawn and left), and the stylesheets were parsed once
+    assert first_frame["screens"] == ["MainScreen"]
+    assert first_frame["reparsed"] == 0
     assert first_frame["loaded"] == []
     assert first_frame["css"] and not set(LATER_CSS) & set(first_frame["css"])
     assert set(LATER_APP) <= set(after["loaded"])
