@@ -59,8 +59,10 @@ class GeminiApp(App[int]):
     # default screen drawn first and then left for it, which restyled the whole app once more on the way.
     DEFAULT_MODE: ClassVar[str] = FIRST_MODE
     CSS_PATH: ClassVar = [stylesheet(name) for name in ("app.tcss", "chat.tcss", "prompt.tcss")]
-    # what the first frame does not show (the history panel, tool displays, the diff review): read once it is drawn
-    LATER_CSS: ClassVar = ("diff_review.tcss", "history.tcss", "displays.tcss")
+    # what the first frame does not show (the chat's turns, the confirm bar, the screens over the main one, the
+    # history panel, tool displays, the diff review): read once it is drawn, in this order after the first ones
+    LATER_CSS: ClassVar = ("turns.tcss", "confirm.tcss", "screens.tcss", "diff_review.tcss", "history.tcss",
+                           "displays.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
         # one meaning on every screen (modals included): clear or cancel what is in front; twice quits

@@ -48,7 +48,7 @@ LATER_APP = ("gemini_tui.app.event_adapter", "gemini_tui.app.confirmations", "ge
              "gemini_tui.app.turns",
              "gemini_tui.core.ground.events", "gemini_tui.core.ground.display")
 # Stylesheets of what the first frame does not show, read after it (app/main.py, LATER_CSS).
-LATER_CSS = ("diff_review.tcss", "displays.tcss", "history.tcss")
+LATER_CSS = ("turns.tcss", "confirm.tcss", "screens.tcss", "diff_review.tcss", "displays.tcss", "history.tcss")
 
 FIRST_FRAME_PROBE = r"""
 import asyncio, json, sys, threading

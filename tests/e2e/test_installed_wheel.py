@@ -51,7 +51,8 @@ def test_the_wheel_holds_only_gemini_tui(installed: tuple[Path, Path]) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     tops = {name.split("/")[0] for name in names if not name.split("/")[0].endswith((".dist-info", ".data"))}
     assert tops == {"gemini_tui"}
-    for sheet in ("app.tcss", "chat.tcss", "prompt.tcss", "diff_review.tcss", "history.tcss", "displays.tcss"):
+    for sheet in ("app.tcss", "chat.tcss", "prompt.tcss", "turns.tcss", "confirm.tcss", "screens.tcss",
+                  "diff_review.tcss", "history.tcss", "displays.tcss"):
         assert f"gemini_tui/styles/{sheet}" in names
 
 
