@@ -121,18 +121,17 @@ class ConfirmBar(Vertical, can_focus=True):
         self.title_line = Static(classes="confirm-title")
         self.body = Static(classes="confirm-body")
         self.keys_line = Static(classes="confirm-keys")
-        self.reason = Input(placeholder="Why? (optional, goes to the model) Enter sends, Esc skips",
-                            classes="confirm-reason")
+        # the field for a rejection's reason is made the first time one is given: the first frame (where the bar
+        # is hidden) does not style an input field it never shows
+        self.reason: Input | None = None
 
     def compose(self) -> Any:
         yield self.title_line
         yield self.body
         yield self.keys_line
-        yield self.reason
 
     def on_mount(self) -> None:
         self.display = False
-        self.reason.display = False
         self._poll = self.set_interval(self.POLL_S, self._listen_when_quiet, pause=True)
 
     def show(self, request: ConfirmationRequested, waiting: int) -> None:
@@ -145,8 +144,7 @@ class ConfirmBar(Vertical, can_focus=True):
         self.title_line.update(Text(clean_terminal_text(f"⚠ {title}{count}"), style="bold"))
         self.body.update(Text(clean_terminal_text(body)))
         self.keys_line.update(Text("(your typing stays in the prompt; this takes keys once you pause)"))
-        self.reason.display = False
-        self.reason.value = ""
+        self._put_reason_away()
         self.display = True
         self._poll.resume()
 
@@ -234,9 +232,18 @@ class ConfirmBar(Vertical, can_focus=True):
             self.body.update(Text(clean_terminal_text(describe(request, text)[1])))
         self.focus()
 
+    def _put_reason_away(self) -> None:
+        if self.reason is not None:
+            self.reason.display = False
+            self.reason.value = ""
+
     def action_reject(self) -> None:
         if self.request is None or self._in_grace():
             return
+        if self.reason is None:
+            self.reason = Input(placeholder="Why? (optional, goes to the model) Enter sends, Esc skips",
+                                classes="confirm-reason")
+            self.mount(self.reason)
         self.reason.display = True
         self.reason.focus()
 
@@ -249,7 +256,7 @@ class ConfirmBar(Vertical, can_focus=True):
     def on_key(self, event: Any) -> None:
         if self.request is None:
             return
-        if self.reason.display:
+        if self.reason is not None and self.reason.display:
             # Esc in the reason field means "no reason": reject without one
             if event.key == "escape" and self.reason.has_focus:
                 event.stop()

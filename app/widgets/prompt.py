@@ -123,6 +123,7 @@ class PromptArea(Vertical):
         self._commands: dict[str, str] = {}
         self.resources: dict[str, str] = {}  # `server:uri` -> name: MCP resources, completed after `@`
         self.completions = CompletionList(classes="completions")
+        self.completions.display = False
         self.input = PromptInput(id="prompt-input")
         self.candidates: list[Candidate] = []
 
@@ -142,11 +143,7 @@ class PromptArea(Vertical):
         self.resources = resources
 
     def compose(self) -> Any:
-        yield self.completions
-        yield self.input
-
-    def on_mount(self) -> None:
-        self.completions.display = False
+        yield self.input  # the completion list is mounted above it when it first has something to show
 
     @property
     def completing(self) -> bool:
@@ -183,6 +180,8 @@ class PromptArea(Vertical):
         if not candidates and not self.candidates and not self.completions.display:
             return  # plain typing: the hidden list is left alone (clearing it would cost every key a second frame)
         self.candidates = candidates
+        if self.completions.parent is None:  # the first frame does not style a list it never shows
+            self.mount(self.completions, before=self.input)
         self.completions.clear_options()
         if candidates:
             self.completions.add_options([Option(c.label) for c in candidates])

@@ -69,6 +69,9 @@ Stylesheet.reparse = lambda self: (reparsed.append(1), _reparse(self))[1]
 def loaded():
     return sorted(m for m in sys.modules if any(m == h or m.startswith(h + ".") for h in heavy))
 
+def fields():  # the input fields and lists built so far (hidden ones too): each brings its own styles
+    return sorted(type(w).__name__ for w in app.screen.query("Input, OptionList"))
+
 def mark(step):  # the app marks its first frame right after drawing it: what had been imported and read by then
     if step == "first frame":
         at_first_frame["loaded"] = loaded()
@@ -76,6 +79,7 @@ def mark(step):  # the app marks its first frame right after drawing it: what ha
         at_first_frame["screen"] = type(app.screen).__name__
         at_first_frame["screens"] = [type(s).__name__ for stack in app._screen_stacks.values() for s in stack]
         at_first_frame["reparsed"] = len(reparsed)
+        at_first_frame["fields"] = fields()
 
 app_main.mark = mark
 
@@ -101,10 +105,11 @@ async def main():
                 await pilot.pause(0.05)
                 if not app.screen.busy:
                     break
+        built = fields()  # on the main screen, before the palette opens over it
         app.action_command_palette()
         await pilot.pause(0.3)
         after = {"loaded": loaded(), "css": sorted(Path(p).name for p, _ in app.stylesheet.source
-                                                   if p.endswith(".tcss"))}
+                                                   if p.endswith(".tcss")), "fields": built}
         print(json.dumps({"first_frame": at_first_frame, "after": after}))
 
 asyncio.run(main())
@@ -127,6 +132,9 @@ def test_the_first_frame_imports_nothing_it_does_not_show(root: Path, tmp_path: 
     # the main screen is the first one (no default screen drawn and left), and the stylesheets were parsed once
     assert first_frame["screens"] == ["MainScreen"]
     assert first_frame["reparsed"] == 0
+    # hidden fields (the completion list, a rejection's reason) are built when first shown, not before
+    assert first_frame["fields"] == []
+    assert "CompletionList" in after["fields"]  # "/about" was completed
     assert first_frame["loaded"] == []
     assert first_frame["css"] and not set(LATER_CSS) & set(first_frame["css"])
     assert set(LATER_APP) <= set(after["loaded"])
