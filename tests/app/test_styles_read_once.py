@@ -9,7 +9,7 @@ import pytest
 from textual.css.stylesheet import Stylesheet
 
 from tests.app.app_driver import wait_for
-from tests.app.test_several_sessions import front, opened, window
+from tests.app.test_several_sessions import opened, window
 from tests.fakes.scripted_model import ScriptedModel
 
 
