@@ -1,6 +1,6 @@
 """A session's modals (a diff review, an ask_user question) while another session is shown: held until its own
 session shows, so no key meant for the session in front can answer them; one withdrawn while its session was hidden
-is taken off when the session shows again."""
+is taken off when the session shows again. Its views' updates (`HeldUpdates`) are held the same way."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ from collections.abc import Callable
 from typing import Any
 
 from textual.screen import Screen
+
+from gemini_tui.app.held_updates import HeldUpdates
 
 
 class HeldModals:
@@ -18,6 +20,13 @@ class HeldModals:
         self.mode: str | None = None
         self.held: list[tuple[Screen[Any], Callable[[Any], None]]] = []
         self.stale: list[Screen[Any]] = []  # withdrawn while hidden, still on the session's own stack
+        self.views: list[HeldUpdates] = []
+
+    def hold(self, *views: HeldUpdates) -> None:
+        """`views` (the chat, the queue, the history panel) keep their updates while the session is hidden."""
+        for view in views:
+            view.shown = lambda: self.shown
+        self.views.extend(views)
 
     @property
     def shown(self) -> bool:
@@ -48,3 +57,10 @@ class HeldModals:
         held, self.held = self.held, []
         for modal, callback in held:
             app.push_screen(modal, callback=callback)
+        self.screen.call_later(self._apply_views)
+
+    async def _apply_views(self) -> None:
+        """What the views kept is drawn in one go: one layout at the end, not one per card."""
+        with self.screen.app.batch_update():
+            for view in self.views:
+                await view.apply()

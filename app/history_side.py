@@ -9,6 +9,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from gemini_tui.app.call_log import CallLog, CallRecord
+from gemini_tui.app.held_updates import HeldUpdates
 
 if TYPE_CHECKING:
     from gemini_tui.app.widgets.history_panel import HistoryPanel
@@ -26,6 +27,7 @@ class HistorySide:
         self.widget: Widget = Static(id="history-placeholder")
         self.widget.display = False
         self.panel: HistoryPanel | None = None
+        self.held = HeldUpdates()  # the panel's, once it is mounted
 
     async def mount(self) -> None:
         from textual.widget import MountError
@@ -34,6 +36,7 @@ class HistorySide:
 
         panel = HistoryPanel(id="history")
         panel.display = False
+        panel.held = self.held
         placeholder, self.widget = self.widget, panel
         try:
             await self.screen.query_one("#body").mount(panel)

@@ -89,7 +89,8 @@ class MainScreen(ScreenControllers, Screen[None]):  # the controllers are made o
         self.mcp_status: dict[str, McpServerStatusChanged] = {}
         # what the user did before the session was ready (prompts sent, approval mode changed), done in order then
         self._waiting: list[Callable[[], object]] = []
-        self.modals = HeldModals(self)  # while another session is in front, this one's modals wait for it
+        self.modals = HeldModals(self)  # while another session is in front, its modals and views' updates wait
+        self.modals.hold(self.chat.held, self.queue.held, self.history.held)
         self.queued = PromptQueue(id="queued")  # sent while a turn runs: each goes when the turn before it ends
         self._last_escape = 0.0
 

@@ -14,6 +14,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
 
+from gemini_tui.app.held_updates import HeldUpdates, held
 from gemini_tui.app.widgets.agent_group import outcome, progress
 from gemini_tui.app.widgets.call_format import (
     STATE_ICONS,
@@ -25,6 +26,7 @@ from gemini_tui.app.widgets.call_format import (
     short,
     state_word,
 )
+from gemini_tui.app.widgets.redraws import Throttled, update_text
 from gemini_tui.core.ground.call_state import CallState
 from gemini_tui.core.ground.terminal_text import TerminalTextStream, clean_terminal_text
 
@@ -67,9 +69,11 @@ class ToolCallCard(Vertical, can_focus=True):
     """One line per call (state, description, elapsed); Enter or a click expands it to its display widget."""
 
     BINDINGS: ClassVar[list[BindingType]] = [("enter", "expand", "Expand/collapse")]
+    group_progress: Throttled | None = None  # an agent's group: its header follows its calls, a few times a second
 
     def __init__(self, record: CallRecord) -> None:
-        super().__init__(classes="call-card")
+        # its state's class from the start: setting it on mount would restyle the card once more
+        super().__init__(classes=f"call-card -{record.call.state.value}")
         self.record = record
         self.expanded = False
         self.header = Static(classes="call-header")
@@ -123,7 +127,7 @@ class ToolCallCard(Vertical, can_focus=True):
                 text.append(f"\n  └ {short(error[0], 140)}", style="bold")
 
     def refresh_header(self) -> None:
-        self.header.update(self.header_text())
+        update_text(self.header, self.header_text())
         for state in CallState:
             self.set_class(self.call.state is state, f"-{state.value}")
 
@@ -154,6 +158,7 @@ class AgentCard(ToolCallCard):
         self.calls = Vertical(classes="agent-calls")
         self.ending = Static(classes="agent-outcome")
         self.children_records: list[CallRecord] = []
+        self.group_progress = Throttled(self, self.refresh_header)
 
     def compose(self) -> Any:
         yield self.header
@@ -163,7 +168,13 @@ class AgentCard(ToolCallCard):
     async def add_call(self, card: ToolCallCard) -> None:
         self.children_records.append(card.record)
         await self.calls.mount(card)
-        self.refresh_header()
+        self.call_changed()
+
+    def call_changed(self) -> None:
+        """One of its calls appeared or changed: the progress is redrawn at most every `EVERY_S` (32 agents at work
+        are hundreds of call events a second)."""
+        assert self.group_progress is not None
+        self.group_progress()
 
     def header_text(self) -> Text:
         text = self._head()
@@ -175,7 +186,7 @@ class AgentCard(ToolCallCard):
         super().refresh_header()
         said = outcome(self.record, 140)
         self.ending.display = bool(said)
-        self.ending.update(Text(f"└ {said}", no_wrap=True, overflow="ellipsis"))
+        update_text(self.ending, Text(f"└ {said}", no_wrap=True, overflow="ellipsis"))
 
 
 class TurnBlock(Vertical):
@@ -206,6 +217,7 @@ class ChatPane(VerticalScroll):
         self._thought_text = TerminalTextStream()
         self._pruned_note = Static(classes="pruned-note")
         self._welcome_for: tuple[str, bool, str] | None = None  # (model, offline, root) the welcome speaks of
+        self.held = HeldUpdates()  # while its session is hidden, what it is to show waits here
 
     def compose(self) -> Any:
         yield self.welcome
@@ -294,6 +306,8 @@ class ChatPane(VerticalScroll):
                 self.follow()
 
     def _tick_running(self) -> None:
+        if self.held.holding():
+            return
         for card in self.cards.values():
             if card.call.state is CallState.executing:
                 card.refresh_header()
@@ -308,7 +322,8 @@ class ChatPane(VerticalScroll):
         assert self.current_turn is not None
         return self.current_turn
 
-    async def start_turn(self, prompt: str | None = None) -> TurnBlock:
+    @held()
+    async def start_turn(self, prompt: str | None = None) -> None:
         if prompt is not None:
             self.welcome.display = False  # the first prompt ends the welcome (startup notices do not)
         await self.close_streams()
@@ -318,7 +333,6 @@ class ChatPane(VerticalScroll):
         if prompt is not None:
             await turn.mount(Static(Text(clean_terminal_text(folded_prompt(prompt))), classes="user-prompt"))
         await self._prune()
-        return turn
 
     async def _prune(self) -> None:
         excess = len(self.turns) - MAX_TURNS_SHOWN
@@ -337,6 +351,7 @@ class ChatPane(VerticalScroll):
         self._pruned_note.update(f"{self.hidden_turns} earlier turn(s) hidden; the session still holds them.")
         self._pruned_note.display = True
 
+    @held(merges=True)
     async def add_text(self, delta: str) -> None:
         """More of the model's answer, as it came (raw): cleaned here, as it streams."""
         if self._thought is not None:
@@ -352,6 +367,7 @@ class ChatPane(VerticalScroll):
             await self._answer.write(shown)
         self._output_added()
 
+    @held(merges=True)
     async def add_thought(self, delta: str) -> None:
         """More of the model's thoughts, as they came (raw)."""
         if self._answer is not None:
@@ -365,6 +381,7 @@ class ChatPane(VerticalScroll):
             await self._thought.write(shown)
         self._output_added()
 
+    @held()
     async def close_streams(self) -> None:
         """End the answer and thought being streamed: the next text starts a new block."""
         answer, thought, self._answer, self._thought = self._answer, self._thought, None, None
@@ -381,6 +398,7 @@ class ChatPane(VerticalScroll):
             await block.write(tail)
         await block.finish()
 
+    @held()
     async def discard_partial(self) -> None:
         """The stream broke and will be retried: drop the text shown for it."""
         answer, self._answer = self._answer, None
@@ -389,7 +407,8 @@ class ChatPane(VerticalScroll):
             await answer.finish()
             await answer.remove()
 
-    async def show_call(self, record: CallRecord) -> ToolCallCard:
+    @held(call_id=lambda record: record.call_id)
+    async def show_call(self, record: CallRecord) -> None:
         """The card of a call that appeared or changed; a new one goes at the end of the current turn, or (a
         subagent's call) at the end of its invoke_agent call's group."""
         card = self.cards.get(record.call_id)
@@ -406,11 +425,10 @@ class ChatPane(VerticalScroll):
         else:
             card.refresh_header()
             if isinstance(group, AgentCard):  # its group's progress counts it
-                group.refresh_header()
+                group.call_changed()
         # a command the user typed (`!ls`, `/memory add`) is run to see its output: its card opens on its own
         if record.result is not None and record.call.requested_by == "user" and not card.expanded:
             await card.action_expand()
-        return card
 
     async def _append(self, widget: Widget) -> None:
         """A finished piece of output at the end of the current turn (the blocks being streamed end first)."""
@@ -418,23 +436,27 @@ class ChatPane(VerticalScroll):
         await (await self._turn()).mount(widget)
         self._output_added()
 
+    @held()
     async def add_notice(self, message: str, level: str = "info") -> None:
         await self._append(Static(Text(clean_terminal_text(message)), classes=f"notice -{level}"))
         if self.welcome.display:  # a startup notice under the welcome: the welcome's beginning stays in view
             self.call_after_refresh(self.show_welcome_top)
 
+    @held()
     async def add_answer(self, markdown: str) -> None:
         """A whole answer of the model's (a resumed or restored conversation), drawn as a streamed one is."""
         from gemini_tui.app.widgets.answer import AnswerBlock
 
         await self._append(AnswerBlock(clean_terminal_text(markdown)))
 
+    @held()
     async def add_markdown(self, markdown: str) -> None:
         """Output of a slash command: Markdown that is not part of the conversation, drawn as answers are."""
         from gemini_tui.app.widgets.answer import MarkdownText
 
         await self._append(MarkdownText(clean_terminal_text(markdown), classes="command-output"))
 
+    @held(resets=True)
     async def clear(self) -> None:
         await self.close_streams()
         await self.remove_children(self.turns)

@@ -22,6 +22,7 @@ from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
 from gemini_tui.app.call_log import CallRecord
+from gemini_tui.app.held_updates import HeldUpdates
 from gemini_tui.app.widgets.call_format import (
     STATE_ICONS,
     STATE_STYLES,
@@ -180,6 +181,7 @@ class HistoryPanel(Vertical):
         self._changed: set[str] = set()
         self._full_rebuild = True
         self._refiltered = False  # the filter changed: the first match is highlighted, not the row before
+        self.held = HeldUpdates()  # while its session is hidden, the rows are drawn once it shows
 
     def compose(self) -> ComposeResult:
         yield Label("Tool history", id="history-title")
@@ -225,8 +227,10 @@ class HistoryPanel(Vertical):
     # --- rendering -------------------------------------------------------------------------------------
 
     def _schedule(self) -> None:
-        # many events in one burst cost one rebuild
-        if not self._rebuild_pending and self.is_mounted:
+        # many events in one burst cost one rebuild; none while the session is hidden, one when it shows
+        if not self.held.shown():
+            self.held.redraw_later(self._schedule)
+        elif not self._rebuild_pending and self.is_mounted:
             self._rebuild_pending = True
             self.call_later(self._rebuild)
 

@@ -14,6 +14,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from gemini_tui.app.call_log import CallRecord
+from gemini_tui.app.held_updates import HeldUpdates
 from gemini_tui.app.widgets.agent_group import GROUP_ROWS, outcome, progress
 from gemini_tui.app.widgets.call_format import (
     STATE_ICONS,
@@ -24,6 +25,7 @@ from gemini_tui.app.widgets.call_format import (
     is_agent_call,
     short,
 )
+from gemini_tui.app.widgets.redraws import Throttled, update_text
 from gemini_tui.core.ground.call_state import CallState
 
 # rows shown before the rest are folded into "… n more"; the attention-first order decides who is shown
@@ -160,20 +162,23 @@ def _row(text: Text, entry: QueueEntry, now: float, indent: str = "", live_outpu
 
 
 class ToolQueue(Static):
-    """One Static that renders every line at once: cheap to update many times a second."""
+    """One Static that renders every line at once. Its model is `entries`: while its session is hidden only they
+    change, and the lines are drawn once when it shows; a subagent's calls redraw it a few times a second at most."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.entries: dict[str, CallRecord] = {}  # the current turn's calls
         self.closed = False  # its turn ended: late events of its calls update it without showing it again
+        self.held = HeldUpdates()
+        self._subagents_changed = Throttled(self, self.refresh_lines)
 
     def on_mount(self) -> None:
         self.display = False
         self.set_interval(0.5, self._tick)
 
     def _tick(self) -> None:
-        if self.display and any(entry.call.state in (CallState.executing, CallState.awaiting_approval)
-                                for entry in self.entries.values()):
+        live = (CallState.executing, CallState.awaiting_approval)
+        if self.display and self.held.shown() and any(entry.call.state in live for entry in self.entries.values()):
             self.refresh_lines()
 
     def start_turn(self) -> None:
@@ -184,7 +189,7 @@ class ToolQueue(Static):
     def end_turn(self) -> None:
         """The turn is over: its calls stay in the chat as cards, so the queue steps aside."""
         self.closed = True
-        self.display = False
+        self.refresh_lines()
 
     def show(self, record: CallRecord) -> None:
         """A call appeared or changed (state, result)."""
@@ -193,11 +198,18 @@ class ToolQueue(Static):
             self.entries.clear()
             self.closed = False
         self.entries[record.call_id] = record
-        self.refresh_lines()
+        self._changed(record)
 
     def output_changed(self, record: CallRecord) -> None:
-        """New live output of a call: shown when the call is one of this turn's."""
-        if record.call_id in self.entries:
+        """New live output of a call: shown when the call is one of this turn's (a group's row shows its calls,
+        not its agent's progress lines)."""
+        if record.call_id in self.entries and not is_agent_call(record.call):
+            self._changed(record)
+
+    def _changed(self, record: CallRecord) -> None:
+        if record.call.parent_call_id and self.held.shown():
+            self._subagents_changed()
+        else:
             self.refresh_lines()
 
     def counts(self) -> dict[str, int]:
@@ -211,6 +223,9 @@ class ToolQueue(Static):
         return queue_text(list(self.entries.values()), time.monotonic())
 
     def refresh_lines(self) -> None:
+        if not self.held.shown():
+            self.held.redraw_later(self.refresh_lines)
+            return
         self.display = bool(self.entries) and not self.closed
         if self.display:
-            self.update(self.queue_text())
+            update_text(self, self.queue_text())
