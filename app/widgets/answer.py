@@ -176,14 +176,17 @@ class MarkdownText(Widget):
             self._schedule(0)
 
     def on_mount(self) -> None:
-        self.watch(self.app, "theme", self._theme_changed, init=False)
+        # a signal, not a watch of app.theme: the app keeps a watcher until the theme next changes, so every block
+        # of a long session's pruned turns stayed alive with its lines; this subscription ends with the block
+        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
 
-    def _theme_changed(self) -> None:
+    def _theme_changed(self, _theme: object = None) -> None:
         """The colours are in the lines kept: a new theme draws them again (in slices, as a new width does)."""
         self._key = None
         self.refresh(layout=True)
 
     def on_unmount(self) -> None:
+        self.app.theme_changed_signal.unsubscribe(self)
         if self._handle is not None:  # removed (a retried stream, a cleared chat): nothing left to draw
             self._handle.cancel()
             self._handle = None
