@@ -7,7 +7,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from gemini_tui.core.ground.confirmation import ExecConfirmation, InfoConfirmation
 from gemini_tui.core.workspace.worktrees import worktree_name_of
 
 if TYPE_CHECKING:
@@ -168,6 +167,8 @@ def title(screen: SessionScreen) -> str:
 
 def waiting_line(number: int, request: ConfirmationRequested) -> str:
     """`2 · agent codebase_investigator · Shell: rm -rf build`"""
+    from gemini_tui.core.ground.confirmation import ExecConfirmation, InfoConfirmation  # not before one is asked
+
     who = f"agent {request.call.agent}" if request.call.agent else "session"
     details = request.details
     if isinstance(details, ExecConfirmation):

@@ -20,17 +20,14 @@ from gemini_tui.app import decision_keys as keys
 from gemini_tui.app.external_editor import editor_command, run_editor
 from gemini_tui.app.typing_guard import GRACE_PERIOD, TypingGuard, bound_keys
 from gemini_tui.app.widgets.call_format import asked_by
-from gemini_tui.core.ground.confirmation import (
-    ConfirmationOutcome,
-    Decision,
-    ExecConfirmation,
-    InfoConfirmation,
-    McpConfirmation,
-)
 from gemini_tui.core.ground.terminal_text import clean_terminal_text
 
 if TYPE_CHECKING:
+    from gemini_tui.core.ground.confirmation import Decision
     from gemini_tui.core.ground.events import ConfirmationRequested
+
+# The confirmation types are imported where a confirmation is shown or answered: the bar is there, hidden, at the
+# first frame, which waits for none of them.
 
 
 def describe(request: ConfirmationRequested, plan: str | None = None) -> tuple[str, str]:
@@ -48,6 +45,8 @@ def asked_because(request: ConfirmationRequested) -> str:
 
 
 def _describe(request: ConfirmationRequested, plan: str | None = None) -> tuple[str, str]:
+    from gemini_tui.core.ground.confirmation import ExecConfirmation, InfoConfirmation, McpConfirmation
+
     match request.details:
         case ExecConfirmation(title=title, command=command, directory=directory):
             where = f"  (in {directory})" if directory else ""
@@ -67,6 +66,8 @@ def _describe(request: ConfirmationRequested, plan: str | None = None) -> tuple[
 
 def grant_subject(request: ConfirmationRequested) -> str:
     """What "for the session" / "always" would allow, in words: the commands, the MCP tool, or ""."""
+    from gemini_tui.core.ground.confirmation import ExecConfirmation, McpConfirmation
+
     match request.details:
         case ExecConfirmation(root_commands=roots) if roots:
             return ", ".join(roots)
@@ -149,6 +150,8 @@ class ConfirmBar(Vertical, can_focus=True):
         self._poll.resume()
 
     def _keys_text(self, request: ConfirmationRequested) -> str:
+        from gemini_tui.core.ground.confirmation import McpConfirmation
+
         text = f"y allow once · a {always_label(request)}"
         if self.allow_saving:
             text += f" · A {saved_label(request)}"
@@ -183,6 +186,8 @@ class ConfirmBar(Vertical, can_focus=True):
         return not (self.listening and self.guard.ready())
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        from gemini_tui.core.ground.confirmation import McpConfirmation
+
         if action == "decide" and parameters and parameters[0] == "proceed_always_server":
             return isinstance(self.request and self.request.details, McpConfirmation)
         if action == "edit_plan":
@@ -192,6 +197,8 @@ class ConfirmBar(Vertical, can_focus=True):
         return self.request is not None
 
     def action_decide(self, outcome: str) -> None:
+        from gemini_tui.core.ground.confirmation import ConfirmationOutcome, Decision, McpConfirmation
+
         if self.request is None or self._in_grace():
             return
         chosen = ConfirmationOutcome(outcome)
@@ -201,6 +208,8 @@ class ConfirmBar(Vertical, can_focus=True):
         self._decide(Decision(chosen, new_content=edited))  # an edited plan: the model is told its new text
 
     def _plan_path(self) -> str | None:
+        from gemini_tui.core.ground.confirmation import InfoConfirmation
+
         request = self.request
         if request is not None and isinstance(request.details, InfoConfirmation) and request.details.plan_path:
             return request.details.plan_path
@@ -209,6 +218,8 @@ class ConfirmBar(Vertical, can_focus=True):
     async def action_edit_plan(self) -> None:
         """Ctrl+X: the plan file itself in $VISUAL/$EDITOR (as Gemini CLI edits it); the bar then shows what the
         editor saved, and approving tells the model that text."""
+        from gemini_tui.core.ground.confirmation import InfoConfirmation
+
         request, path = self.request, self._plan_path()
         if request is None or path is None or self._in_grace():
             return
@@ -249,11 +260,15 @@ class ConfirmBar(Vertical, can_focus=True):
 
     @on(Input.Submitted, ".confirm-reason")
     def reason_given(self, event: Input.Submitted) -> None:
+        from gemini_tui.core.ground.confirmation import ConfirmationOutcome, Decision
+
         event.stop()
         reason = event.value.strip() or None
         self._decide(Decision(ConfirmationOutcome.cancel, feedback=reason))
 
     def on_key(self, event: Any) -> None:
+        from gemini_tui.core.ground.confirmation import ConfirmationOutcome, Decision
+
         if self.request is None:
             return
         if self.reason is not None and self.reason.display:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import re
-import secrets
 import shlex
 import string
 import subprocess
@@ -89,6 +88,8 @@ def check_name(name: str) -> str:
 def new_name(now: datetime | None = None) -> str:
     """A name for a worktree asked for without one, in Gemini CLI's form: the UTC time to the millisecond and four
     random letters or digits (`2026-11-27-19-15-56-123-k3x9`), so two started together still differ."""
+    import secrets  # (with hashlib and hmac: not for the app's first frame, whose status line names a worktree)
+
     now = now or datetime.now(UTC)
     stamp = now.astimezone(UTC).strftime("%Y-%m-%d-%H-%M-%S-") + f"{now.microsecond // 1000:03d}"
     alphabet = string.ascii_lowercase + string.digits
