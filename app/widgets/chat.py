@@ -49,6 +49,17 @@ def display_widget(display: object) -> Widget:
     return widget_for(display)
 
 
+def release_render_caches() -> None:
+    """Let widgets just removed go with their drawn lines. Textual memoises a colour pair per widget's line cache
+    (an lru_cache on a method, so the cache object is in the key): the last 1,024 caches stayed alive, each with
+    its lines, long after their widgets went; in a long session that was most of what the pruned turns left."""
+    from textual._styles_cache import StylesCache
+
+    memo = getattr(StylesCache, "get_inner_outer", None)
+    if memo is not None and hasattr(memo, "cache_clear"):  # a pure cache: emptied, it fills again as lines are drawn
+        memo.cache_clear()
+
+
 PROMPT_FOLD_LINES = 12  # a prompt longer than this (a paste, mostly) is shown folded; the model gets all of it
 PROMPT_FOLD_CHARS = 2000
 PROMPT_SHOWN_LINES = 3
@@ -343,6 +354,7 @@ class ChatPane(VerticalScroll):
         self.cards = {cid: card for cid, card in self.cards.items()  # a subagent's cards sit in their group's
                       if not any(id(node) in gone for node in card.ancestors)}
         await self.remove_children(old)
+        release_render_caches()
         self.note_hidden(excess)
 
     def note_hidden(self, count: int) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual._styles_cache import StylesCache
 from textual.pilot import Pilot
 from textual.widget import Widget
 
@@ -19,7 +20,8 @@ from tests.fakes.scripted_model import ScriptedModel, call, text
 
 SHOWN = 4  # turns the chat keeps, lowered from the app's figure so a test runs past it in a few seconds
 BATCH = 3 * SHOWN  # turns run between two counts; even, so each batch has as many calls as the other
-KINDS: tuple[type[Any], ...] = (Widget, TurnBlock, MarkdownText, AnswerBlock, ToolCallCard)
+# a widget's line cache holds the lines it drew: it must go with its widget
+KINDS: tuple[type[Any], ...] = (Widget, TurnBlock, MarkdownText, AnswerBlock, ToolCallCard, StylesCache)
 
 
 def script(turns: int) -> ScriptedModel:
