@@ -2,7 +2,8 @@
 of widgets (`bench/bare_app.py`), in turn (A B A B ...) in a real terminal (tmux), with the ratio pair by pair and
 each one's resident memory and CPU time at that frame (CPU seconds move less with the machine's load than wall
 time); then where the time goes: an import-time profile (`-X importtime`) and
-the app's own timeline (`GEMINI_TUI_START_MARKS`). `python -m bench first_frame`; GEMINI_TUI_BENCH_APP names
+the app's own timeline (`GEMINI_TUI_START_MARKS`), and the Python function calls each makes to its first frame (a
+count the load hardly moves). `python -m bench first_frame`; GEMINI_TUI_BENCH_APP names
 another `gemini-tui` (an installed wheel's), GEMINI_TUI_BENCH_RUNS the pairs (default 9)."""
 
 from __future__ import annotations
@@ -86,6 +87,62 @@ def import_profile(top: int = 12) -> list[tuple[int, str]]:
     return sorted(rows, reverse=True)[:top]
 
 
+# Python function calls to the first frame, counted by cProfile in each program: unlike seconds, the count hardly
+# moves with the machine's load, so a change's effect shows even on a busy machine. Each script writes the count to
+# the file in argv[1] once the first frame is drawn, and ends.
+APP_CALLS = """
+import cProfile, os, sys
+import gemini_tui.core.ground.start_marks as marks
+profile = cProfile.Profile()
+out = sys.argv[1]
+def mark(step):
+    if step == "first frame":
+        profile.disable()
+        open(out, "w").write(str(sum(s[1] for s in profile.getstats())))
+        os._exit(0)
+marks.mark = mark  # before the app's modules import it by name
+profile.enable()
+from gemini_tui.cli.main import main
+sys.argv = ["gemini-tui"]
+main()
+"""
+BARE_CALLS = """
+import cProfile, os, sys
+profile = cProfile.Profile()
+profile.enable()
+sys.path.insert(0, sys.argv[2])
+from bare_app import BareApp
+class Counted(BareApp):
+    def on_mount(self):
+        self.call_after_refresh(self.counted)
+    def counted(self):
+        profile.disable()
+        open(sys.argv[1], "w").write(str(sum(s[1] for s in profile.getstats())))
+        os._exit(0)
+Counted().run()
+"""
+
+
+def python_calls(script: str, cwd: Path, env: dict[str, str], *extra: str) -> int:
+    """Python function calls to the first frame of the program `script` starts, in a new tmux window."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "calls"
+        name = f"gtui-ff-{uuid.uuid4().hex[:8]}"
+        exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
+        command = shlex.join([str(PYTHON), "-c", script, str(out), *extra])
+        subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", "120", "-y", "40",
+                        f"cd {shlex.quote(str(cwd))} && exec env {exports} {command}"], check=True)
+        try:
+            deadline = time.perf_counter() + 60
+            while time.perf_counter() < deadline:
+                if out.exists() and (text := out.read_text()):
+                    return int(text)
+                time.sleep(0.05)
+            raise RuntimeError("no first frame within 60 s (counting calls)")
+        finally:
+            subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
+
+
 def timeline(cwd: Path, env: dict[str, str]) -> list[dict[str, object]]:
     with tempfile.NamedTemporaryFile(suffix=".jsonl", delete=False) as marks:
         path = Path(marks.name)
@@ -135,6 +192,10 @@ def measure() -> None:
         print(f"  ratio memory: median {statistics.median(memory):.2f}x (min {min(memory):.2f}, "
               f"max {max(memory):.2f}); target <= {MEMORY_TARGET}x")
         print(f"  ratio CPU: median {statistics.median(cpu):.2f}x (min {min(cpu):.2f}, max {max(cpu):.2f})")
+        app_calls = python_calls(APP_CALLS, root, env)
+        bare_calls = python_calls(BARE_CALLS, root, env, str(REPO / "bench"))
+        print(f"  Python calls to the first frame (cProfile; hardly moves with the load): gemini-tui {app_calls}, "
+              f"bare {bare_calls}, ratio {app_calls / bare_calls:.2f}x")
         print("import time on the way to the first frame (cumulative, the costliest):")
         for micros, name in import_profile():
             print(f"  {micros / 1000:8.1f} ms  {name.strip()}")
