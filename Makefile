@@ -4,6 +4,11 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
+# Python keeps compiled modules (__pycache__), even where the environment says not to (PYTHONDONTWRITEBYTECODE):
+# the suite starts the app and its agents in hundreds of processes, and each compiled every module of gemini-tui
+# (and Textual) from source again, 0.7 s of CPU a start
+unexport PYTHONDONTWRITEBYTECODE
+
 .PHONY: run test check lint typecheck bench screenshots clean test-local-model node-deps test-browser debs-sandbox
 
 # A first run says what it is doing, step by step: the app's own dependencies for `make run`, the test tools on top
