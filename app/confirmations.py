@@ -1,9 +1,9 @@
 """The queue of pending questions to the user: one shown at a time, edits in the diff modal, the rest inline in
-the confirm bar, and a suspected loop's keep-going question. The event adapter owns it."""
+the confirm bar, and a suspected loop's keep-going question (its own modal, beside them). The event adapter owns
+it; the "waiting on you" list reads every question still open here."""
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 from collections import deque
 from typing import TYPE_CHECKING, Any
@@ -12,7 +12,7 @@ from textual.screen import Screen
 
 from gemini_tui.app.widgets.call_format import asked_by
 from gemini_tui.core.ground.confirmation import ConfirmationOutcome, Decision, EditConfirmation, InfoConfirmation
-from gemini_tui.core.ground.events import ConfirmationRequested
+from gemini_tui.core.ground.events import ConfirmationRequested, LoopSuspected
 
 if TYPE_CHECKING:
     from gemini_tui.app.view import ConfirmationView
@@ -26,9 +26,10 @@ class ConfirmationQueue:
         self.pending: deque[ConfirmationRequested] = deque()
         self.showing: ConfirmationRequested | None = None
         self._modal: Screen[Any] | None = None
+        self.loops: list[LoopSuspected] = []  # keep-going questions not answered yet
 
     def __len__(self) -> int:
-        return len(self.pending) + (1 if self.showing is not None else 0)
+        return len(self.pending) + (1 if self.showing is not None else 0) + len(self.loops)
 
     def add(self, request: ConfirmationRequested) -> None:
         request.future.add_done_callback(lambda _future: self._withdrawn(request))
@@ -118,17 +119,35 @@ class ConfirmationQueue:
             self.view.confirm_bar.hide()
             self.show_next()
 
-    def ask_to_keep_going(self, future: asyncio.Future[bool]) -> None:
-        """A suspected loop: the core waits on `future` for whether the answer may go on."""
+    def ask_to_keep_going(self, question: LoopSuspected) -> None:
+        """A suspected loop: the core waits on the question's future for whether the answer may go on. It waits
+        on the user like a confirmation (the waiting list names it); answered elsewhere or given up on, its modal
+        goes."""
         from gemini_tui.app.screens.loop_question import LoopQuestion
+
+        future = question.future
+        modal = LoopQuestion()
 
         def answer(keep_going: bool | None) -> None:
             if not future.done():
                 future.set_result(bool(keep_going))
 
-        self.view.push_modal(LoopQuestion(), answer)
+        def ended(_future: object) -> None:
+            if question in self.loops:
+                self.loops.remove(question)
+            self.view.pop_modal(modal)
+            if not len(self):
+                self.view.attention(None)
+
+        self.loops.append(question)
+        future.add_done_callback(ended)
+        self.view.attention("approval")
+        self.view.push_modal(modal, answer)
 
     def cancel_all(self) -> None:
         for request in [*self.pending, *([self.showing] if self.showing else [])]:
             if not request.future.done():
                 request.future.set_result(Decision(ConfirmationOutcome.cancel))
+        for question in list(self.loops):  # the turn stops: so does its answer
+            if not question.future.done():
+                question.future.set_result(False)

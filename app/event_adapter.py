@@ -113,8 +113,8 @@ class EventAdapter:
                     view.todos.show(result.return_display)
             case ConfirmationRequested():
                 self.confirmations.add(event)
-            case LoopSuspected(future=future):
-                self.confirmations.ask_to_keep_going(future)
+            case LoopSuspected():
+                self.confirmations.ask_to_keep_going(event)
             case UsageUpdated(session_total=total):
                 status.tokens = total
             case ContextUsed() as used:

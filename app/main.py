@@ -382,8 +382,11 @@ class GeminiApp(App[int]):
                 return
             chosen = waiting[index]
             if chosen.screen in self.sessions.open:
-                await self.sessions.show(chosen.screen)
-                chosen.screen.adapter.confirmations.bring_forward(chosen.request)
+                await self.sessions.show(chosen.screen)  # a loop's question, held meanwhile, opens with it
+                from gemini_tui.core.ground.events import ConfirmationRequested
+
+                if isinstance(chosen.request, ConfirmationRequested):
+                    chosen.screen.adapter.confirmations.bring_forward(chosen.request)
 
         if not isinstance(self.screen, PickerScreen):
             self.push_screen(PickerScreen("Waiting on you (Enter goes there)", [w.line for w in waiting],

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
     from gemini_tui.app.event_adapter import EventAdapter
     from gemini_tui.app.held_modals import HeldModals
-    from gemini_tui.core.ground.events import ConfirmationRequested
+    from gemini_tui.core.ground.events import ConfirmationRequested, LoopSuspected
     from gemini_tui.core.session.face import SessionFace
 
 TITLE_CELLS = 18  # of a session's first prompt, in its tab
@@ -47,7 +47,7 @@ class Waiting:
 
     number: int
     screen: SessionScreen
-    request: ConfirmationRequested
+    request: ConfirmationRequested | LoopSuspected  # a loop's keep-going question opens when its session shows
     line: str
 
 
@@ -127,7 +127,9 @@ class Sessions:
         found: list[Waiting] = []
         for screen in self.open:
             queue = screen.adapter.confirmations
-            for request in [*([queue.showing] if queue.showing else []), *queue.pending]:
+            requests: list[ConfirmationRequested | LoopSuspected] = [*([queue.showing] if queue.showing else []),
+                                                                      *queue.pending, *queue.loops]
+            for request in requests:
                 if not request.future.done():
                     number = self.number(screen)
                     found.append(Waiting(number, screen, request, waiting_line(number, request)))
@@ -165,10 +167,13 @@ def title(screen: SessionScreen) -> str:
     return first if len(first) <= TITLE_CELLS else first[:TITLE_CELLS - 1] + "…"
 
 
-def waiting_line(number: int, request: ConfirmationRequested) -> str:
+def waiting_line(number: int, request: ConfirmationRequested | LoopSuspected) -> str:
     """`2 · agent codebase_investigator · Shell: rm -rf build`"""
     from gemini_tui.core.ground.confirmation import ExecConfirmation, InfoConfirmation  # not before one is asked
+    from gemini_tui.core.ground.events import LoopSuspected
 
+    if isinstance(request, LoopSuspected):
+        return f"{number} · session · {' '.join(request.message.split())} Stop or keep going?"
     who = f"agent {request.call.agent}" if request.call.agent else "session"
     details = request.details
     if isinstance(details, ExecConfirmation):

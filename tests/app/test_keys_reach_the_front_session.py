@@ -1,8 +1,8 @@
 """Keys go only to the session in front: while a session behind it waits on a question of each kind (an inline
-command confirmation, a diff review, an ask_user question), every key any confirmation answers to is pressed on the
-session in front, and none of them answers, closes or shows the one behind; afterwards the question is still there
-to be answered from the "waiting on you" list. The keys come from the confirmations' own bindings and key map, so a
-key added to a confirmation is tried here too."""
+command confirmation, a diff review, an ask_user question, a suspected loop's keep-going question), every key any
+confirmation answers to is pressed on the session in front, and none of them answers, closes or shows the one
+behind; afterwards the question is still there to be answered from the "waiting on you" list. The keys come from
+the confirmations' own bindings and key map, so a key added to a confirmation is tried here too."""
 
 from __future__ import annotations
 
@@ -14,8 +14,11 @@ import pytest
 from gemini_tui.app import decision_keys as keys
 from gemini_tui.app.screens.ask_user import AskUserScreen
 from gemini_tui.app.screens.diff_review import DiffReviewScreen
+from gemini_tui.app.screens.loop_question import LoopQuestion
 from gemini_tui.app.screens.picker import PickerScreen
+from gemini_tui.app.widgets.answer import AnswerBlock
 from gemini_tui.app.widgets.confirm_bar import ConfirmBar
+from gemini_tui.app.widgets.session_tabs import SessionTabs
 from tests.app.app_driver import wait_for
 from tests.app.test_confirmations import GRACE
 from tests.app.test_several_sessions import QUESTION, front, opened, send, window
@@ -34,7 +37,7 @@ def answering_keys() -> list[str]:
     """Every key a confirmation answers or moves with: the key map's, each confirmation's bindings, the digits and
     Enter an ask_user question takes, and space (a hunk)."""
     found = {*keys.DECISIONS, *keys.MOVES, keys.EDIT_PLAN, "enter", "space", "tab", *"123456789o"}
-    for owner in (ConfirmBar, DiffReviewScreen, AskUserScreen):
+    for owner in (ConfirmBar, DiffReviewScreen, AskUserScreen, LoopQuestion):
         for binding in owner.BINDINGS:
             found.update(key.strip() for key in binding.key.split(","))  # type: ignore[union-attr]
     return sorted(found)
@@ -93,3 +96,49 @@ async def test_no_key_pressed_on_the_front_session_answers_one_behind_it(kind: s
         assert (root / "out.txt").read_text() == "hi\n"
     else:
         assert '"Python"' in str(behind.requests[-1].contents[-1].parts)
+
+
+LOOP = "I will check the file again now, to be sure of it. " * 30
+
+
+@pytest.mark.parametrize(("key", "keeps_going"), [("y", True), ("n", False)])
+async def test_a_loop_question_behind_waits_for_its_session_and_is_answered_from_the_waiting_list(
+        root: Path, tmp_path: Path, key: str, keeps_going: bool) -> None:
+    hold = asyncio.Event()
+    behind = ScriptedModel().add(call("glob", pattern="*.md"), wait=hold).add(text(LOOP + "Finished.", 40))
+    app = window(root, tmp_path, behind, ScriptedModel())
+    async with app.run_test(size=(120, 40)) as pilot:
+        back = front(app)
+        await wait_for(pilot, lambda: back.ready)
+        await send(pilot, back, "check it")
+        await wait_for(pilot, lambda: back.busy)
+        await pilot.press("ctrl+n")
+        shown = await opened(pilot, app, 2)
+        hold.set()  # the answer starts repeating itself while the second session is in front
+        await wait_for(pilot, lambda: back.modals.held)
+        assert [type(modal) for modal, _ in back.modals.held] == [LoopQuestion]  # held, not over the front one
+        await pilot.pause(GRACE)
+        for each in answering_keys():
+            shown.prompt.input.clear()
+            await pilot.press(each)
+            await pilot.pause(0.05)
+            if app.screen is not shown:
+                app.pop_screen()
+                await pilot.pause(0.05)
+            assert back.busy and back.modals.held, f"{each} answered the session behind"
+        strip = shown.query_one(SessionTabs)
+        await wait_for(pilot, lambda: [t.state for t in strip.tabs] == ["waiting", ""])
+        await pilot.press("ctrl+g")
+        await wait_for(pilot, lambda: isinstance(app.screen, PickerScreen))
+        assert [str(o.prompt) for o in app.screen.query_one("#picker-list").options] == [  # type: ignore[attr-defined]
+            "1 · session · The model seems to repeat itself. Stop or keep going?"]
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: front(app) is back and isinstance(app.screen, LoopQuestion))
+        await pilot.press(key)
+        await wait_for(pilot, lambda: not back.busy)
+        assert not back.adapter.confirmations.loops and app.screen is back
+        answer = back.chat.query(AnswerBlock).filter(".answer").last()
+        assert answer.text.endswith("Finished.") is keeps_going
+        await pilot.press("ctrl+g")  # nothing waits any more
+        await pilot.pause(0.2)
+        assert not isinstance(app.screen, PickerScreen)
