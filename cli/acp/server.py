@@ -8,8 +8,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import os
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -19,11 +17,11 @@ from acp.agent.connection import AgentSideConnection
 from acp.schema import AuthMethodAgent
 
 from gemini_tui.cli.acp.agent import GeminiAcpAgent, SessionRequest
+from gemini_tui.cli.acp.stdio import flush_copies, private_stdio
 from gemini_tui.core.setup.config import McpServerConfig
 
 log = logging.getLogger(__name__)
 
-STDIO_LIMIT = 50 * 1024 * 1024  # images travel base64 in one line
 
 
 class StdioTransport:
@@ -116,23 +114,6 @@ def _not_jsonrpc(message: Any) -> str | None:
     return None
 
 
-async def _private_stdio() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-    """The protocol's streams, on copies of fd 0 and 1; fd 0 then reads /dev/null and fd 1 goes to stderr."""
-    loop = asyncio.get_running_loop()
-    sys.stdout.flush()
-    protocol_in, protocol_out = os.dup(0), os.dup(1)
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(devnull, 0)
-    os.close(devnull)
-    os.dup2(2, 1)
-    reader = asyncio.StreamReader(limit=STDIO_LIMIT)
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(protocol_in, "rb", 0))
-    transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin,
-                                                        os.fdopen(protocol_out, "wb", 0))
-    writer = asyncio.StreamWriter(transport, protocol, None, loop)
-    return reader, writer
-
-
 # -- the composition: a core session per ACP session ------------------------------------------------------------------
 def client_servers(servers: Sequence[Any], root: Path) -> dict[str, McpServerConfig]:
     """The client's `mcpServers` (stdio, http, sse) as settings entries."""
@@ -210,13 +191,15 @@ def run(model: str | None, approval_mode: str | None, wiring: dict[str, Any]) ->
     agent = GeminiAcpAgent(composer.build, composer.saved, auth_methods=AUTH_METHODS, disabled_modes=disabled)
 
     async def main() -> None:
-        reader, writer = await _private_stdio()
+        reader, writer = await private_stdio()
         await serve(agent, reader, writer)
 
     try:
         asyncio.run(main())
     except KeyboardInterrupt:
         return 130
+    finally:
+        flush_copies()
     return 0
 
 
