@@ -449,8 +449,10 @@ def _interactive(build: Callable[[], SessionFace], first_prompt: str | None = No
     finally:
         if early is not None:
             early.restore()
+    from gemini_tui.cli.sessions import say_how_to_resume
     from gemini_tui.cli.worktree_flag import say_goodbye
 
+    say_how_to_resume(built)  # several sessions: the way back to each (one alone: --resume finds it as ever)
     say_goodbye(built)  # as Gemini CLI does, in a worktree however it was entered; nothing (no git) otherwise
     return code
 

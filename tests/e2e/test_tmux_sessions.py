@@ -107,4 +107,6 @@ def test_two_sessions_each_edit_their_own_worktree(tmp_path: Path, server: FakeG
         assert f"worktree {worktree}\n" in listed and f"branch refs/heads/worktree-{name}" in listed
         assert f"Worktree {name} kept at {worktree} (branch worktree-{name}, dirty: 1 changed file)." in screen
         assert f"To go on working in it: cd {worktree} && gemini-tui --resume " in screen
+        assert f"  change app.py: cd {worktree} && gemini-tui --resume " in screen  # each session's way back
+    assert "This window's sessions are saved; to go on with one:" in screen
     assert "EXITED-0" in screen
