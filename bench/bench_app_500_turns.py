@@ -16,7 +16,7 @@ from gemini_tui.app.main import GeminiApp
 from tests.fakes.scripted_model import ScriptedModel, call, scripted_session, text
 
 TURNS = 500
-TARGET_RSS_MB = 200.0
+TARGET_RSS_MB = 120.0
 ANSWER = ("Here is what I found in **turn {n}**:\n\n- the entry point is `cli/main.py`\n- the app lives in `app/`\n\n"
           "```python\nprint({n})\n```\n")
 
