@@ -170,6 +170,10 @@ class AgentCard(ToolCallCard):
         self.ending = Static(classes="agent-outcome")
         self.children_records: list[CallRecord] = []
         self.group_progress = Throttled(self, self.refresh_header)
+        # its new calls' cards, mounted together a few times a second: each mount lays the whole screen out again,
+        # and 32 agents at work add cards many times a second
+        self.arriving: list[ToolCallCard] = []
+        self.arrivals = Throttled(self, self.mount_arrived)
 
     def compose(self) -> Any:
         yield self.header
@@ -177,9 +181,17 @@ class AgentCard(ToolCallCard):
         yield self.ending
 
     async def add_call(self, card: ToolCallCard) -> None:
+        """`card` goes at the end of its group with the others that arrive within `EVERY_S`, in one mount (its
+        updates meanwhile are in its record, which it draws when mounted)."""
         self.children_records.append(card.record)
-        await self.calls.mount(card)
+        self.arriving.append(card)
+        self.arrivals()
         self.call_changed()
+
+    def mount_arrived(self) -> None:
+        cards, self.arriving = self.arriving, []
+        if cards and self.calls.is_attached:
+            self.calls.mount(*cards)
 
     def call_changed(self) -> None:
         """One of its calls appeared or changed: the progress is redrawn at most every `EVERY_S` (32 agents at work
@@ -320,7 +332,7 @@ class ChatPane(VerticalScroll):
         if self.held.holding():
             return
         for card in self.cards.values():
-            if card.call.state is CallState.executing:
+            if card.call.state is CallState.executing and card.is_mounted:
                 card.refresh_header()
 
     @property
@@ -435,7 +447,8 @@ class ChatPane(VerticalScroll):
                 await (await self._turn()).mount(card)
             self._output_added()
         else:
-            card.refresh_header()
+            if card.is_mounted:  # one still waiting for its group's next mount draws its record when mounted
+                card.refresh_header()
             if isinstance(group, AgentCard):  # its group's progress counts it
                 group.call_changed()
         # a command the user typed (`!ls`, `/memory add`) is run to see its output: its card opens on its own

@@ -289,3 +289,44 @@ async def test_in_front_a_group_header_is_redrawn_a_few_times_a_second_not_per_e
         for name, times in drawn.items():
             gaps = [later - earlier for earlier, later in itertools.pairwise(times)]
             assert times and min(gaps, default=1.0) >= 0.12, (name, len(times), gaps)
+
+
+@pytest.mark.parametrize("burst", [8, 30])
+async def test_in_front_a_burst_of_a_groups_new_cards_is_mounted_in_a_few_batches_not_one_by_one(
+        root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, burst: int) -> None:
+    """`burst` calls of one agent arriving together (each through its states): its group's cards are mounted in
+    a few batches (each mount lays the screen out again), all there in the end, in order, each showing its last
+    state."""
+    from gemini_tui.app.widgets.chat import AgentCard
+
+    app = window(root, tmp_path, ScriptedModel())
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = front(app)
+        await wait_for(pilot, lambda: screen.ready)
+        bus = screen.session.bus
+        bus.publish(TurnStarted("p1", "go"))
+        agent = ToolCallInfo("a", "invoke_agent", {"agent_name": "scout", "prompt": "look"}, CallState.executing)
+        bus.publish(CallStateChanged(agent))
+        await wait_for(pilot, lambda: "a" in screen.chat.cards)
+        group = screen.chat.cards["a"]
+        assert isinstance(group, AgentCard)
+        await pilot.pause(0.2)
+        mounts: list[int] = []
+        original = Widget.mount
+        monkeypatch.setattr(Widget, "mount", lambda self, *widgets, **kwargs: (
+            mounts.append(len(widgets)) if self is group.calls else None, original(self, *widgets, **kwargs))[1])
+        for n in range(burst):
+            child = ToolCallInfo(f"g{n}", "glob", {"pattern": f"*{n}"}, CallState.scheduled, f"*{n}", "Glob",
+                                 agent="scout", parent_call_id="a")
+            bus.publish(CallStateChanged(child))
+            bus.publish(CallStateChanged(dataclasses.replace(child, state=CallState.executing)))
+            bus.publish(CallFinished(dataclasses.replace(child, state=CallState.success), ToolResult("ok", "ok"), 5))
+        await wait_for(pilot, lambda: len(screen.calls) == burst + 1
+                       and screen.calls.children("a")[-1].result is not None)
+        await pilot.pause(0.4)
+        cards = list(group.calls.children)
+        assert [card.record.call_id for card in cards] == [f"g{n}" for n in range(burst)]  # type: ignore[attr-defined]
+        assert all("-success" in card.classes and "*" in plain(card.header.content)  # type: ignore[attr-defined]
+                   for card in cards)
+        assert sum(mounts) == burst
+        assert len(mounts) <= 3, mounts
