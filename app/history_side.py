@@ -28,6 +28,7 @@ class HistorySide:
         self.widget.display = False
         self.panel: HistoryPanel | None = None
         self.held = HeldUpdates()  # the panel's, once it is mounted
+        self.asked_open = False  # Ctrl+B before the panel is there: kept (the placeholder is never shown)
 
     async def mount(self) -> None:
         from textual.widget import MountError
@@ -35,9 +36,10 @@ class HistorySide:
         from gemini_tui.app.widgets.history_panel import HistoryPanel
 
         panel = HistoryPanel(id="history")
-        panel.display = False
+        panel.display = self.asked_open  # Ctrl+B pressed before the panel was there: it opens as asked
         panel.held = self.held
         placeholder, self.widget = self.widget, panel
+        self.fit()  # opening narrow, it must take the whole body from its first layout (a 0-wide prompt crashes)
         try:
             await self.screen.query_one("#body").mount(panel)
         except MountError:  # the screen is being taken down (a quit right after the start): nothing to show
@@ -45,8 +47,12 @@ class HistorySide:
             return
         await placeholder.remove()
         self.panel = panel
+        panel.display = self.asked_open  # a Ctrl+B while it was being mounted counts too
+        self.fit()
         for record in self.calls.records():  # calls made before the panel was there
             panel.show(record)
+        if self.is_open:
+            self._focus()
 
     def show(self, record: CallRecord) -> None:
         if self.panel is not None:
@@ -66,9 +72,15 @@ class HistorySide:
 
     def toggle(self) -> bool:
         """Opens the panel (its filter takes the focus) or closes it; True when it is open now."""
+        if self.panel is None:
+            self.asked_open = not self.asked_open
+            return self.asked_open
         self.widget.display = not self.widget.display
         self.fit()
         if self.is_open:
-            filters = self.widget.query("Input")
-            (filters.first() if filters else self.widget).focus()
+            self._focus()
         return self.is_open
+
+    def _focus(self) -> None:
+        filters = self.widget.query("Input")
+        (filters.first() if filters else self.widget).focus()

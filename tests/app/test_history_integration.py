@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
 from textual.widgets import OptionList
 
 from gemini_tui.app.screens.history_details import HistoryDetailsScreen
@@ -108,3 +109,37 @@ async def test_escape_in_the_panel_during_a_turn_closes_it_and_the_next_escape_c
         await pilot.press("escape")  # the panel is closed: Esc cancels the turn
         await wait_for(pilot, lambda: not screen.busy)
         assert not held.is_set()
+
+
+@pytest.mark.parametrize("width", [40, 120])
+@pytest.mark.parametrize("presses", [1, 2, 3])
+async def test_ctrl_b_before_the_session_is_ready_is_kept(root: Path, tmp_path: Path, presses: int,
+                                                          width: int) -> None:
+    """The panel is mounted once the session is attached; Ctrl+B pressed before that still opens (or closes) it."""
+    import threading
+
+    from gemini_tui.app.main import GeminiApp
+    from tests.fakes.scripted_model import scripted_session
+
+    release = threading.Event()
+    home = tmp_path / "home"
+    home.mkdir()
+
+    def build() -> object:
+        release.wait(10)
+        return scripted_session(root, ScriptedModel(), home)
+
+    app = GeminiApp(build, root)  # type: ignore[arg-type]
+    async with app.run_test(size=(width, 24)) as pilot:
+        screen = main_screen(pilot)
+        assert not screen.ready
+        for _ in range(presses):
+            await pilot.press("ctrl+b")
+        release.set()
+        await wait_for(pilot, lambda: screen.history.panel is not None)
+        await pilot.pause()
+        panel = screen.query_one(HistoryPanel)
+        assert panel.display is (presses % 2 == 1)
+        assert screen.has_class("-history-full") is (presses % 2 == 1 and width < 80)
+        if presses % 2 == 1:
+            assert panel in (app.focused.ancestors_with_self if app.focused else [])
