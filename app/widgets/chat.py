@@ -80,7 +80,6 @@ class ToolCallCard(Vertical, can_focus=True):
     """One line per call (state, description, elapsed); Enter or a click expands it to its display widget."""
 
     BINDINGS: ClassVar[list[BindingType]] = [("enter", "expand", "Expand/collapse")]
-    group_progress: Throttled | None = None  # an agent's group: its header follows its calls, a few times a second
 
     def __init__(self, record: CallRecord) -> None:
         # its state's class from the start: setting it on mount would restyle the card once more
@@ -169,7 +168,7 @@ class AgentCard(ToolCallCard):
         self.calls = Vertical(classes="agent-calls")
         self.ending = Static(classes="agent-outcome")
         self.children_records: list[CallRecord] = []
-        self.group_progress = Throttled(self, self.refresh_header)
+        self.group_progress = Throttled(self, self.refresh_header)  # its header follows its calls, a few times a second
         # its new calls' cards, mounted together a few times a second: each mount lays the whole screen out again,
         # and 32 agents at work add cards many times a second
         self.arriving: list[ToolCallCard] = []
@@ -196,7 +195,6 @@ class AgentCard(ToolCallCard):
     def call_changed(self) -> None:
         """One of its calls appeared or changed: the progress is redrawn at most every `EVERY_S` (32 agents at work
         are hundreds of call events a second)."""
-        assert self.group_progress is not None
         self.group_progress()
 
     def header_text(self) -> Text:

@@ -20,9 +20,9 @@ EVERY_S = 0.15  # a subagent group's progress: several of its calls a second are
 
 def update_text(widget: Static, text: Text) -> None:
     """`widget` shows `text` now; its size is worked out again only when its number of lines changed (the widgets
-    given here fill their width, and their lines do not wrap)."""
+    given here fill their width). Text that may wrap is always laid out: its height is not its count of lines."""
     old = widget.content
-    same = isinstance(old, Text) and old.plain.count("\n") == text.plain.count("\n")
+    same = bool(text.no_wrap) and isinstance(old, Text) and old.plain.count("\n") == text.plain.count("\n")
     widget.update(text, layout=not same)
 
 

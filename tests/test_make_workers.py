@@ -1,0 +1,29 @@
+"""`make test` (and so CI) runs the suite on at least two workers, whatever PYTEST_WORKERS or PYTEST_ARGS say."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def workers(target: str, **env: str) -> list[int]:
+    """The `-n` values pytest is given by `make -n TARGET` (the last one is the one pytest keeps)."""
+    printed = subprocess.run(["make", "-n", target], cwd=REPO, env={**os.environ, **env}, capture_output=True,
+                             text=True, timeout=60, check=True).stdout
+    line = next(line for line in printed.splitlines() if "pytest" in line and "-n" in line)
+    return [int(n) for n in re.findall(r"(?:^|\s)-n\s+(\d+)", line)]
+
+
+@pytest.mark.parametrize("asked", ["", "0", "1", "-3", "two", "1.9", "2", "3"])
+@pytest.mark.parametrize("target", ["test", "check"])
+def test_the_suite_never_runs_on_fewer_than_two_workers(target: str, asked: str) -> None:
+    given = workers(target, PYTEST_WORKERS=asked, PYTEST_ARGS="-n 0")
+    assert given[-1] >= 2
+    if asked.isdigit() and int(asked) > 2:
+        assert given[-1] == int(asked)
