@@ -99,7 +99,7 @@ async def running_queue(pilot: Pilot[Any]) -> None:
 
 async def diff_modal(pilot: Pilot[Any]) -> None:
     await send(pilot, "Make handler_3 return 201")
-    await until(pilot, lambda: len(pilot.app.screen_stack) > 2)
+    await until(pilot, lambda: not isinstance(pilot.app.screen, MainScreen))  # the review is over it
     await pilot.pause(0.5)
 
 
@@ -111,7 +111,7 @@ async def diff_side_by_side(pilot: Pilot[Any]) -> None:
 
 async def diff_long_line(pilot: Pilot[Any]) -> None:
     await send(pilot, "Turn on caching for item 77")
-    await until(pilot, lambda: len(pilot.app.screen_stack) > 2)
+    await until(pilot, lambda: not isinstance(pilot.app.screen, MainScreen))  # the review is over it
     await pilot.pause(0.5)
     await pilot.press("right_square_bracket")  # wrapped: from the removed line's change to the added one's
     await pilot.pause(0.2)
