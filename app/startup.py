@@ -30,10 +30,10 @@ def apply_theme(app: Any, settings: Any) -> str | None:
 
 def warm_up_client() -> None:
     """Imports google-genai (run in a thread once the screen is up), so the first prompt does not freeze the app."""
-    import importlib
+    from gemini_tui.core.models.genai_sdk import genai_sdk
 
     try:
-        importlib.import_module("google.genai")
+        genai_sdk()
     except ImportError:  # the client reports this itself when it is used
         pass
 

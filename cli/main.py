@@ -289,6 +289,9 @@ def _set_up_logging(debug: bool) -> None:
 
 
 def _import_genai() -> None:
+    from gemini_tui.core.models.genai_sdk import genai_sdk
+
+    genai_sdk()
     import google.genai.types  # noqa: F401
 
 

@@ -10,6 +10,7 @@ from pydantic import Field
 from gemini_tui.core.ground.abort import AbortSignal, finished_unless_aborted
 from gemini_tui.core.ground.display import SearchAnswer, SearchSource
 from gemini_tui.core.ground.tool_result import ToolError, ToolErrorKind, ToolResult
+from gemini_tui.core.models.genai_sdk import genai_sdk
 from gemini_tui.core.tooling.tool import BaseTool, CallContext, ToolKind, ToolParams
 
 DEFAULT_SEARCH_MODEL = "gemini-2.5-flash"
@@ -100,7 +101,7 @@ class WebSearchTool(BaseTool[WebSearchParams]):
 
     def _sdk(self) -> Any:
         if self._client is None:
-            from google import genai
+            genai = genai_sdk()
             from google.genai import types
 
             options = types.HttpOptions(base_url=self.base_url, api_version=API_VERSION,
@@ -109,6 +110,7 @@ class WebSearchTool(BaseTool[WebSearchParams]):
         return self._client
 
     async def _search(self, query: str) -> Any:
+        genai_sdk()
         from google.genai import types
 
         config = types.GenerateContentConfig(tools=[types.Tool(google_search=types.GoogleSearch())])

@@ -8,6 +8,7 @@ import contextlib
 import itertools
 import json
 import logging
+import sys
 import threading
 import time
 from collections.abc import AsyncIterator
@@ -33,6 +34,7 @@ from gemini_tui.core.ground.model_api import (
 )
 from gemini_tui.core.ground.parts import InlineDataPart, TextPart
 from gemini_tui.core.ground.wording import sentences
+from gemini_tui.core.models.genai_sdk import genai_sdk
 from gemini_tui.core.models.response_reader import ReadCall, UnreadableResponse, read_response
 from gemini_tui.core.models.retry import LONGEST_HONOURED_DELAY_S, RetryPolicy, is_retryable_status, server_retry_delay
 
@@ -50,18 +52,23 @@ class BrokenStream(Exception):
 
 
 def _transient_errors() -> tuple[type[BaseException], ...]:
-    """Network failures from whichever HTTP stack google-genai uses here (httpx2, httpx or aiohttp)."""
+    """Network failures from the HTTP stack google-genai uses here (httpx2 or httpx; aiohttp never, see
+    `genai_sdk`, but its errors count too if something else loaded it)."""
+    genai_sdk()
     from google.genai import errors
 
     # RecursionError: a chunk nested too deep for the JSON parser; UnknownApiResponseError: a body or SSE line
     # that is not JSON (an HTML proxy page, a truncated line)
     found: list[type[BaseException]] = [ConnectionError, TimeoutError, asyncio.IncompleteReadError, BrokenStream,
                                         json.JSONDecodeError, RecursionError, errors.UnknownApiResponseError]
-    for module, name in (("httpx2", "TransportError"), ("httpx", "TransportError"), ("aiohttp", "ClientError")):
+    for module, name in (("httpx2", "TransportError"), ("httpx", "TransportError")):
         try:
             found.append(getattr(__import__(module), name))
         except (ImportError, AttributeError):
             continue
+    aiohttp = sys.modules.get("aiohttp")
+    if aiohttp is not None and isinstance(getattr(aiohttp, "ClientError", None), type):
+        found.append(aiohttp.ClientError)
     return tuple(found)
 
 
@@ -89,6 +96,7 @@ def _part_to_dict(part: Any) -> list[dict[str, Any]]:
 def contents_to_sdk(contents: tuple[Content, ...]) -> list[Any]:
     """Our history as google-genai `Content` models (models, not dicts: the SDK renames nested fields of
     models only, and base64-encodes their bytes)."""
+    genai_sdk()
     from google.genai import types
 
     sdk = []
@@ -145,13 +153,8 @@ class GeminiModel:
 
     def _build_sdk(self) -> Any:
         if self._client is None:
-            from google import genai
-            from google.genai import _api_client, types
-
-            # aiohttp is installed for `gemini-tui serve` (textual-serve), and the SDK switches its async requests
-            # to it when it can import it; a stream broken part-way then fails before the chunks already received
-            # are handed over. Keep the httpx stack the retries (and their void-partial notices) are built on.
-            _api_client.has_aiohttp = False
+            genai = genai_sdk()  # on the httpx stack the retries (and their void-partial notices) are built on
+            from google.genai import types
 
             options = types.HttpOptions(
                 base_url=self.base_url, api_version=VERTEX_API_VERSION if self.vertex else API_VERSION,
@@ -167,6 +170,7 @@ class GeminiModel:
         return self._client
 
     def _config(self, request: ModelRequest) -> Any:
+        genai_sdk()
         from google.genai import types
 
         config: dict[str, Any] = {}
@@ -186,6 +190,7 @@ class GeminiModel:
         return types.GenerateContentConfig.model_validate(config)
 
     async def stream(self, request: ModelRequest, abort_signal: AbortSignal) -> AsyncIterator[ModelChunk]:
+        genai_sdk()
         from google.auth import exceptions as auth_errors
         from google.genai import errors
 
@@ -280,6 +285,7 @@ class GeminiModel:
         """The response chunks as parsed JSON, through google-genai's transport (auth, base URL, API version)
         but not its response models, which fail the whole stream on one odd field. No chunk for
         `idle_timeout_s` is a broken stream."""
+        genai_sdk()
         from google.genai import _common, types
         from google.genai import models as sdk_models
 
@@ -316,6 +322,7 @@ class GeminiModel:
                             timeout_s: float = 8.0) -> tuple[Any, Usage | None]:
         """One request, not streamed and without tools, whose answer is JSON of `schema`; raises ModelError
         (or TimeoutError) when it fails. Returns the parsed answer and its usage."""
+        genai_sdk()
         from google.genai import errors, types
 
         config = types.GenerateContentConfig(
