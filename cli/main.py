@@ -177,8 +177,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.acp:
         if args.prompt is not None or args.prompt_interactive is not None or args.resume is not None:
             parser.error("--acp serves a client on stdio; it cannot be combined with -p, -i or --resume")
-        if args.model != "offline":  # google-genai imports on a thread while the protocol starts
-            threading.Thread(target=_import_genai, daemon=True).start()
+        # google-genai is not imported here: `session/new` warms the model client on a thread (the session's
+        # prewarm), so a client that only initializes, lists or fails never pays for it, and a prompt still finds it
         from gemini_tui.cli.acp.server import run as run_acp
 
         code = run_acp(args.model, mode, wiring)
