@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.fakes.gemini_cli import gemini_cli_bundle
+from tests.fakes.gemini_cli import WITHOUT_RELAUNCH, gemini_cli_bundle
 from tests.fakes.gemini_server import FakeGeminiServer, RecordedRequest, Reply, call, reply, text
 
 pytestmark = pytest.mark.timeout(400)
@@ -108,7 +108,7 @@ def run(program: list[str], base: Path) -> dict[str, Any]:
         server.responder = responder(root)
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "GEMINI_CLI_HOME": str(home),
                "GEMINI_API_KEY": "test-key", "GOOGLE_GEMINI_BASE_URL": server.base_url,
-               "GEMINI_CLI_TRUST_WORKSPACE": "true", "NO_COLOR": "1"}
+               "GEMINI_CLI_TRUST_WORKSPACE": "true", "NO_COLOR": "1", **WITHOUT_RELAUNCH}
         done = subprocess.run([*program, "-p", "what do the notes say?", "-m", MODEL, "--output-format", "json"],
                               cwd=root, env=env, capture_output=True, text=True, timeout=300)
         chat = [r for r in server.requests if ":streamGenerateContent" in r.path]

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.fakes.gemini_cli import gemini_cli_bundle
+from tests.fakes.gemini_cli import WITHOUT_RELAUNCH, gemini_cli_bundle
 from tests.fakes.gemini_server import FakeGeminiServer, Reply, call, reply, text
 
 
@@ -114,7 +114,7 @@ def run(program: list[str], scenario: Scenario, base: Path) -> dict[str, Any]:
                 "hooks": {scenario.event: [group]}, **scenario.extra}
     (home / ".gemini" / "settings.json").write_text(json.dumps(settings))
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "GEMINI_CLI_HOME": str(home),
-           "GEMINI_API_KEY": "test-key", "GEMINI_CLI_TRUST_WORKSPACE": "true", "NO_COLOR": "1"}
+           "GEMINI_API_KEY": "test-key", "GEMINI_CLI_TRUST_WORKSPACE": "true", "NO_COLOR": "1", **WITHOUT_RELAUNCH}
     with FakeGeminiServer() as server:
         server.script(*scenario.replies)
         env["GOOGLE_GEMINI_BASE_URL"] = server.base_url

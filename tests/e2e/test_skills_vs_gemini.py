@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tests.fakes.gemini_cli import gemini_cli_bundle
+from tests.fakes.gemini_cli import WITHOUT_RELAUNCH, gemini_cli_bundle
 from tests.fakes.gemini_server import FakeGeminiServer, call, reply, text
 
 MODEL = "gemini-2.5-flash"
@@ -46,7 +46,7 @@ def world(base: Path) -> tuple[Path, Path]:
 def run(program: list[str], home: Path, root: Path, server: FakeGeminiServer) -> subprocess.CompletedProcess[str]:
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "GEMINI_CLI_HOME": str(home),
            "GEMINI_API_KEY": "test-key", "GOOGLE_GEMINI_BASE_URL": server.base_url,
-           "GEMINI_CLI_TRUST_WORKSPACE": "true", "NO_COLOR": "1"}
+           "GEMINI_CLI_TRUST_WORKSPACE": "true", "NO_COLOR": "1", **WITHOUT_RELAUNCH}
     return subprocess.run([*program, "-p", "use the review skill", "-m", MODEL, "--yolo", "--output-format",
                            "json"], cwd=root, env=env, capture_output=True, text=True, timeout=180)
 

@@ -7,6 +7,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 GEMINI_CLI_VERSION = "0.61.0"
+# Gemini CLI starts itself a second time, in a child with a larger heap, unless told not to (it tells its child the
+# same way): a side-by-side run needs neither the heap nor the second start (~1.5 s of CPU each)
+WITHOUT_RELAUNCH = {"GEMINI_CLI_NO_RELAUNCH": "true"}
 
 
 def gemini_cli_package() -> Path:

@@ -13,7 +13,7 @@ import pytest
 
 from gemini_tui.core.approvals.policy import ApprovalMode
 from gemini_tui.core.tooling.needs import CallNeeds
-from tests.fakes.gemini_cli import gemini_cli_bundle
+from tests.fakes.gemini_cli import WITHOUT_RELAUNCH, gemini_cli_bundle
 from tests.fakes.scripted_model import ScriptedModel, scripted_session
 
 ORACLE = Path(__file__).resolve().parents[2] / "fakes" / "gemini_policy_oracle.mjs"
@@ -88,7 +88,7 @@ def gemini(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str, boo
          "calls": [{"name": n, "args": a, "server": s} for n, a, s in batch]}
         for scenario, mode, interactive in runs()]}
     done = subprocess.run(["node", str(ORACLE)], input=json.dumps(payload), capture_output=True, text=True,
-                          env={**os.environ}, timeout=300, check=True)
+                          env={**os.environ, **WITHOUT_RELAUNCH}, timeout=300, check=True)
     return dict(zip(runs(), json.loads(done.stdout.strip().splitlines()[-1]), strict=True))
 
 
