@@ -123,6 +123,14 @@ class FakeGeminiServer(ScriptedServer[Reply]):
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
+    def reset(self) -> None:
+        """As if new (the same port): for a test that shares the server, and the agent using it, with others."""
+        self.forget_script()
+        self.requests.clear()
+        self.token_requests.clear()
+        self.responder = None
+        self.request_arrived.clear()
+
     def function_responses(self, index: int) -> list[dict[str, Any]]:
         return self.requests[index].function_responses()
 

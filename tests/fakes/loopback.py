@@ -122,6 +122,10 @@ class ScriptedServer(Generic[ReplyT]):
         with self._lock:
             self._script.extend(replies)
 
+    def forget_script(self) -> None:
+        with self._lock:
+            self._script.clear()
+
     @property
     def pending(self) -> int:
         with self._lock:

@@ -30,6 +30,8 @@ from acp.schema import (
     WriteTextFileResponse,
 )
 
+from tests.fakes.gemini_server import FakeGeminiServer
+
 MODEL = "gemini-2.5-flash"
 # A choice: an option id, "cancelled" (the client's own cancel), or "never" (the question stays unanswered)
 Chooser = Callable[[Any, list[Any]], str]
@@ -182,6 +184,98 @@ async def running_agent(root: Path, base_url: str, home: Path, client: Recording
         await asyncio.wait_for(conn.initialize(protocol_version=1, client_capabilities=caps or ClientCapabilities()),
                                30)
         yield conn, client, process
+
+
+# -- one agent process for a module's tests ---------------------------------------------------------------------------
+@dataclass
+class SessionRouter:
+    """The client side of a shared connection: each session's updates and requests go to the RecordingClient of the
+    test that opened it (`current` when its first message comes, which may precede the session's own answer)."""
+
+    current: RecordingClient = field(default_factory=RecordingClient)
+    owners: dict[str, RecordingClient] = field(default_factory=dict)
+
+    def owner(self, session_id: str) -> RecordingClient:
+        return self.owners.setdefault(session_id, self.current)
+
+    async def session_update(self, session_id: str, update: Any, **rest: Any) -> None:
+        await self.owner(session_id).session_update(session_id, update, **rest)
+
+    async def request_permission(self, session_id: str, tool_call: Any, options: list[Any],
+                                 **rest: Any) -> RequestPermissionResponse:
+        return await self.owner(session_id).request_permission(session_id, tool_call, options, **rest)
+
+    async def read_text_file(self, session_id: str, path: str, **rest: Any) -> ReadTextFileResponse:
+        return await self.owner(session_id).read_text_file(session_id, path, **rest)
+
+    async def write_text_file(self, session_id: str, path: str, content: str, **rest: Any) -> WriteTextFileResponse:
+        return await self.owner(session_id).write_text_file(session_id, path, content, **rest)
+
+    async def create_terminal(self, session_id: str, command: str, **rest: Any) -> CreateTerminalResponse:
+        return await self.owner(session_id).create_terminal(session_id, command, **rest)
+
+    async def wait_for_terminal_exit(self, session_id: str, terminal_id: str,
+                                     **rest: Any) -> WaitForTerminalExitResponse:
+        return await self.owner(session_id).wait_for_terminal_exit(session_id, terminal_id, **rest)
+
+    async def terminal_output(self, session_id: str, terminal_id: str, **rest: Any) -> TerminalOutputResponse:
+        return await self.owner(session_id).terminal_output(session_id, terminal_id, **rest)
+
+    async def kill_terminal(self, session_id: str, terminal_id: str, **rest: Any) -> KillTerminalResponse:
+        return await self.owner(session_id).kill_terminal(session_id, terminal_id, **rest)
+
+    async def release_terminal(self, session_id: str, terminal_id: str, **rest: Any) -> ReleaseTerminalResponse:
+        return await self.owner(session_id).release_terminal(session_id, terminal_id, **rest)
+
+    def on_connect(self, conn: Any) -> None:
+        pass
+
+
+@dataclass
+class SharedAgent:
+    """One initialized agent process, its fake Gemini server and its home, for the tests of a module that need a
+    fresh session (each in its own folder, with its own client) rather than a fresh process. What the agent writes
+    on stderr is kept in `stderr`."""
+
+    conn: Any
+    process: asyncio.subprocess.Process
+    router: SessionRouter
+    server: FakeGeminiServer
+    home: Path
+    init: Any
+    stderr: list[str] = field(default_factory=list)
+
+    def serving(self, client: RecordingClient | None = None) -> tuple[Any, RecordingClient]:
+        """The connection, the sessions opened from now on answered by `client`."""
+        self.router.current = client = client or RecordingClient()
+        return self.conn, client
+
+
+@contextlib.asynccontextmanager
+async def shared_agent(base: Path, *, caps: ClientCapabilities | None = None, extra_args: tuple[str, ...] = (),
+                       env: dict[str, str] | None = None) -> AsyncIterator[SharedAgent]:
+    """An agent process for many sessions, started in a folder of its own under `base`."""
+    home, start = base / "home", base / "start"
+    home.mkdir()
+    start.mkdir()
+    router = SessionRouter()
+    with FakeGeminiServer() as server:
+        async with acp.spawn_agent_process(router, *agent_command(*extra_args), cwd=str(start),
+                                           env={**agent_env(server.base_url, home), **(env or {})}) as (conn, process):
+            init = await asyncio.wait_for(conn.initialize(protocol_version=1,
+                                                          client_capabilities=caps or ClientCapabilities()), 30)
+            agent = SharedAgent(conn, process, router, server, home, init)
+
+            async def keep_stderr() -> None:  # drained all along: a full pipe would stop the agent
+                assert process.stderr is not None
+                while line := await process.stderr.readline():
+                    agent.stderr.append(line.decode(errors="replace"))
+
+            reader = asyncio.ensure_future(keep_stderr())
+            try:
+                yield agent
+            finally:
+                reader.cancel()
 
 
 async def until(predicate: Callable[[], bool], timeout_s: float = 10.0) -> None:

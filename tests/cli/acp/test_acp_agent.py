@@ -10,10 +10,11 @@ import acp
 import pytest
 from acp import RequestError
 
-from tests.cli.acp.harness import RecordingClient, agent_command, agent_env, running_agent, until
-from tests.fakes.gemini_server import FakeGeminiServer, call, error_reply, reply, text, thought
+from tests.cli.acp.harness import RecordingClient, SharedAgent, until
+from tests.fakes.gemini_server import call, error_reply, reply, text, thought
 
-pytestmark = pytest.mark.timeout(90)
+# one agent process for the module (conftest.py): each test a session of its own, in its own folder
+pytestmark = [pytest.mark.timeout(90), pytest.mark.asyncio(loop_scope="module"), pytest.mark.xdist_group("acp-agent")]
 
 
 def edits_and_command(root: Path) -> tuple:
@@ -24,38 +25,34 @@ def edits_and_command(root: Path) -> tuple:
             reply(text("All done.")))
 
 
-async def test_initialize_and_new_session_advertise_what_exists(root: Path, home: Path,
-                                                                gemini_server: FakeGeminiServer) -> None:
+async def test_initialize_and_new_session_advertise_what_exists(root: Path, agent: SharedAgent) -> None:
     commands = root / ".gemini" / "commands"
     commands.mkdir(parents=True)
     (commands / "greet.toml").write_text('description = "Says hello"\nprompt = "Say hello to {{args}}"\n')
-    client = RecordingClient()
-    async with acp.spawn_agent_process(client, *agent_command(), cwd=str(root),
-                                       env=agent_env(gemini_server.base_url, home)) as (conn, _):
-        init = await conn.initialize(protocol_version=1)
-        caps = init.agent_capabilities
-        assert init.protocol_version == 1
-        assert caps.load_session and caps.prompt_capabilities.image and caps.prompt_capabilities.embedded_context
-        assert caps.mcp_capabilities.http and caps.mcp_capabilities.sse
-        assert caps.session_capabilities.list is not None
-        assert [m.id for m in init.auth_methods] == ["gemini-api-key"]
-        session = await conn.new_session(cwd=str(root), mcp_servers=[])
-        assert [m.id for m in session.modes.available_modes] == ["default", "autoEdit", "yolo", "plan"]
-        assert session.modes.current_mode_id == "default"
-        model = session.config_options[0]
-        assert model.id == "model" and model.current_value == "gemini-2.5-flash"
-        await until(lambda: bool(client.of("available_commands_update")))
-        offered = client.of("available_commands_update")[-1]["availableCommands"]
-        assert {"name": "greet", "description": "Says hello"}.items() <= offered[0].items()
+    init = agent.init  # the process's answer to initialize
+    caps = init.agent_capabilities
+    assert init.protocol_version == 1
+    assert caps.load_session and caps.prompt_capabilities.image and caps.prompt_capabilities.embedded_context
+    assert caps.mcp_capabilities.http and caps.mcp_capabilities.sse
+    assert caps.session_capabilities.list is not None
+    assert [m.id for m in init.auth_methods] == ["gemini-api-key"]
+    conn, client = agent.serving()
+    session = await conn.new_session(cwd=str(root), mcp_servers=[])
+    assert [m.id for m in session.modes.available_modes] == ["default", "autoEdit", "yolo", "plan"]
+    assert session.modes.current_mode_id == "default"
+    model = session.config_options[0]
+    assert model.id == "model" and model.current_value == "gemini-2.5-flash"
+    await until(lambda: bool(client.of("available_commands_update")))
+    offered = client.of("available_commands_update")[-1]["availableCommands"]
+    assert {"name": "greet", "description": "Says hello"}.items() <= offered[0].items()
 
 
-async def test_a_turn_sends_every_update_kind_and_asks_before_changes(root: Path, home: Path,
-                                                                     gemini_server: FakeGeminiServer) -> None:
+async def test_a_turn_sends_every_update_kind_and_asks_before_changes(root: Path, agent: SharedAgent) -> None:
     (root / "a.txt").write_text("hello\n")
-    gemini_server.script(*edits_and_command(root))
-    async with running_agent(root, gemini_server.base_url, home) as (conn, client, _):
-        session = await conn.new_session(cwd=str(root), mcp_servers=[])
-        answer = await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("go")])
+    agent.server.script(*edits_and_command(root))
+    conn, client = agent.serving()
+    session = await conn.new_session(cwd=str(root), mcp_servers=[])
+    answer = await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("go")])
     assert answer.stop_reason == "end_turn"
     assert client.text("agent_thought_chunk") == "Let me look."
     assert client.text() == "Reading first.All done."
@@ -81,114 +78,109 @@ async def test_a_turn_sends_every_update_kind_and_asks_before_changes(root: Path
 
 
 @pytest.mark.parametrize("answer", ["cancel", "cancelled"])
-async def test_a_rejected_or_cancelled_question_changes_nothing(root: Path, home: Path, answer: str,
-                                                               gemini_server: FakeGeminiServer) -> None:
-    gemini_server.script(reply(call("write_file", file_path=str(root / "b.txt"), content="x")), reply(text("Ok.")))
+async def test_a_rejected_or_cancelled_question_changes_nothing(root: Path, agent: SharedAgent,
+                                                               answer: str) -> None:
+    agent.server.script(reply(call("write_file", file_path=str(root / "b.txt"), content="x")), reply(text("Ok.")))
     client = RecordingClient(choose=lambda _c, _o: answer)
-    async with running_agent(root, gemini_server.base_url, home, client) as (conn, _, _p):
-        session = await conn.new_session(cwd=str(root), mcp_servers=[])
-        result = await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("write")])
+    conn, client = agent.serving(client)
+    session = await conn.new_session(cwd=str(root), mcp_servers=[])
+    result = await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("write")])
     assert not (root / "b.txt").exists()
     assert list(client.call_statuses().values()) == [["pending", "failed"]]
     assert result.stop_reason in ("end_turn", "cancelled")
 
 
-async def test_session_cancel_ends_an_unanswered_question(root: Path, home: Path,
-                                                         gemini_server: FakeGeminiServer) -> None:
-    gemini_server.script(reply(call("write_file", file_path=str(root / "b.txt"), content="x")), reply(text("Ok.")))
+async def test_session_cancel_ends_an_unanswered_question(root: Path, agent: SharedAgent) -> None:
+    agent.server.script(reply(call("write_file", file_path=str(root / "b.txt"), content="x")), reply(text("Ok.")))
     client = RecordingClient(choose=lambda _c, _o: "never")
-    async with running_agent(root, gemini_server.base_url, home, client) as (conn, _, _p):
-        session = await conn.new_session(cwd=str(root), mcp_servers=[])
-        turn = asyncio.ensure_future(conn.prompt(session_id=session.session_id, prompt=[acp.text_block("write")]))
-        await asyncio.wait_for(client.asked.wait(), 30)
-        await conn.cancel(session_id=session.session_id)
-        result = await asyncio.wait_for(turn, 20)
+    conn, client = agent.serving(client)
+    session = await conn.new_session(cwd=str(root), mcp_servers=[])
+    turn = asyncio.ensure_future(conn.prompt(session_id=session.session_id, prompt=[acp.text_block("write")]))
+    await asyncio.wait_for(client.asked.wait(), 30)
+    await conn.cancel(session_id=session.session_id)
+    result = await asyncio.wait_for(turn, 20)
     assert result.stop_reason == "cancelled"
     assert not (root / "b.txt").exists()
 
 
-async def test_allow_for_the_session_is_not_asked_again(root: Path, home: Path,
-                                                       gemini_server: FakeGeminiServer) -> None:
-    gemini_server.script(reply(call("write_file", file_path=str(root / "b.txt"), content="1")),
-                         reply(call("write_file", file_path=str(root / "c.txt"), content="2")), reply(text("Ok.")))
+async def test_allow_for_the_session_is_not_asked_again(root: Path, agent: SharedAgent) -> None:
+    agent.server.script(reply(call("write_file", file_path=str(root / "b.txt"), content="1")),
+                        reply(call("write_file", file_path=str(root / "c.txt"), content="2")), reply(text("Ok.")))
     client = RecordingClient(choose=lambda _c, _o: "proceed_always")
-    async with running_agent(root, gemini_server.base_url, home, client) as (conn, _, _p):
-        session = await conn.new_session(cwd=str(root), mcp_servers=[])
-        await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("write")])
+    conn, client = agent.serving(client)
+    session = await conn.new_session(cwd=str(root), mcp_servers=[])
+    await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("write")])
     assert len(client.questions) == 1
     assert (root / "b.txt").read_text() == "1" and (root / "c.txt").read_text() == "2"
 
 
-async def test_modes_switch_what_asks(root: Path, home: Path, gemini_server: FakeGeminiServer) -> None:
-    gemini_server.script(reply(call("write_file", file_path=str(root / "plan.txt"), content="p")), reply(text("a")),
-                         reply(call("write_file", file_path=str(root / "yolo.txt"), content="y")), reply(text("b")))
-    async with running_agent(root, gemini_server.base_url, home) as (conn, client, _):
-        session = await conn.new_session(cwd=str(root), mcp_servers=[])
-        sid = session.session_id
-        await conn.set_session_mode(session_id=sid, mode_id="plan")
-        await conn.prompt(session_id=sid, prompt=[acp.text_block("one")])
-        assert not (root / "plan.txt").exists() and not client.questions  # plan refuses without asking
-        await conn.set_session_mode(session_id=sid, mode_id="yolo")
-        await conn.prompt(session_id=sid, prompt=[acp.text_block("two")])
-        assert (root / "yolo.txt").read_text() == "y" and not client.questions
-        with pytest.raises(RequestError):
-            await conn.set_session_mode(session_id=sid, mode_id="auto_edit")  # ours, not Gemini CLI's id
+async def test_modes_switch_what_asks(root: Path, agent: SharedAgent) -> None:
+    agent.server.script(reply(call("write_file", file_path=str(root / "plan.txt"), content="p")), reply(text("a")),
+                        reply(call("write_file", file_path=str(root / "yolo.txt"), content="y")), reply(text("b")))
+    conn, client = agent.serving()
+    session = await conn.new_session(cwd=str(root), mcp_servers=[])
+    sid = session.session_id
+    await conn.set_session_mode(session_id=sid, mode_id="plan")
+    await conn.prompt(session_id=sid, prompt=[acp.text_block("one")])
+    assert not (root / "plan.txt").exists() and not client.questions  # plan refuses without asking
+    await conn.set_session_mode(session_id=sid, mode_id="yolo")
+    await conn.prompt(session_id=sid, prompt=[acp.text_block("two")])
+    assert (root / "yolo.txt").read_text() == "y" and not client.questions
+    with pytest.raises(RequestError):
+        await conn.set_session_mode(session_id=sid, mode_id="auto_edit")  # ours, not Gemini CLI's id
     assert [u["currentModeId"] for u in client.of("current_mode_update")] == ["plan", "yolo"]
     assert [s[-1] for s in client.call_statuses().values()] == ["failed", "completed"]
 
 
-async def test_the_model_option_switches_the_model(root: Path, home: Path, gemini_server: FakeGeminiServer) -> None:
-    async with running_agent(root, gemini_server.base_url, home) as (conn, _, _p):
-        session = await conn.new_session(cwd=str(root), mcp_servers=[])
-        changed = await conn.set_config_option(config_id="model", session_id=session.session_id,
-                                               value="gemini-2.5-pro")
-        assert changed.config_options[0].current_value == "gemini-2.5-pro"
-        await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("hi")])
-    assert gemini_server.requests[-1].model == "gemini-2.5-pro"
+async def test_the_model_option_switches_the_model(root: Path, agent: SharedAgent) -> None:
+    conn, _ = agent.serving()
+    session = await conn.new_session(cwd=str(root), mcp_servers=[])
+    changed = await conn.set_config_option(config_id="model", session_id=session.session_id,
+                                           value="gemini-2.5-pro")
+    assert changed.config_options[0].current_value == "gemini-2.5-pro"
+    await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("hi")])
+    assert agent.server.requests[-1].model == "gemini-2.5-pro"
 
 
-async def test_prompt_content_blocks_reach_the_model(root: Path, home: Path, gemini_server: FakeGeminiServer) -> None:
+async def test_prompt_content_blocks_reach_the_model(root: Path, agent: SharedAgent) -> None:
     (root / "notes.md").write_text("linked file body\n")
     pixel = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
-    async with running_agent(root, gemini_server.base_url, home) as (conn, _, _p):
-        session = await conn.new_session(cwd=str(root), mcp_servers=[])
-        await conn.prompt(session_id=session.session_id, prompt=[
-            acp.text_block("look at"), acp.resource_link_block("notes.md", (root / "notes.md").as_uri()),
-            acp.resource_block(acp.embedded_text_resource("file:///x/y.txt", "embedded body"))])
-        await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("and"),
-                                                                 acp.image_block(pixel, "image/png")])
-    first = str(gemini_server.requests[0].contents[-1])
+    conn, _ = agent.serving()
+    session = await conn.new_session(cwd=str(root), mcp_servers=[])
+    await conn.prompt(session_id=session.session_id, prompt=[
+        acp.text_block("look at"), acp.resource_link_block("notes.md", (root / "notes.md").as_uri()),
+        acp.resource_block(acp.embedded_text_resource("file:///x/y.txt", "embedded body"))])
+    await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("and"),
+                                                             acp.image_block(pixel, "image/png")])
+    first = str(agent.server.requests[0].contents[-1])
     assert "linked file body" in first and "embedded body" in first
-    parts = gemini_server.requests[-1].contents[-1]["parts"]
+    parts = agent.server.requests[-1].contents[-1]["parts"]
     images = [p["inlineData"] for p in parts if "inlineData" in p]  # google-genai sends it url-safe
     assert [base64.urlsafe_b64decode(i["data"]) for i in images] == [base64.b64decode(pixel)]
     assert images[0].get("mimeType", images[0].get("mime_type")) == "image/png"
 
 
-async def test_a_refusal_and_the_turn_limit_are_stop_reasons(root: Path, home: Path,
-                                                            gemini_server: FakeGeminiServer) -> None:
-    settings = home / ".gemini"
-    settings.mkdir(parents=True, exist_ok=True)
-    (settings / "settings.json").write_text('{"model": {"maxSessionTurns": 1}}')
-    gemini_server.script(reply(text("I can"), finish="SAFETY"),
-                         reply(call("list_directory", dir_path=str(root))), reply(text("never reached")))
-    async with running_agent(root, gemini_server.base_url, home) as (conn, _, _p):
-        session = await conn.new_session(cwd=str(root), mcp_servers=[])
-        refused = await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("bad")])
-        limited = await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("loop")])
+async def test_a_refusal_and_the_turn_limit_are_stop_reasons(root: Path, agent: SharedAgent) -> None:
+    (root / ".gemini").mkdir()  # the folder's own settings: the agent's home is the other tests' too
+    (root / ".gemini" / "settings.json").write_text('{"model": {"maxSessionTurns": 1}}')
+    agent.server.script(reply(text("I can"), finish="SAFETY"),
+                        reply(call("list_directory", dir_path=str(root))), reply(text("never reached")))
+    conn, _ = agent.serving()
+    session = await conn.new_session(cwd=str(root), mcp_servers=[])
+    refused = await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("bad")])
+    limited = await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("loop")])
     assert refused.stop_reason == "refusal"
     assert limited.stop_reason == "max_turn_requests"
 
 
-async def test_a_failed_turn_is_a_json_rpc_error_and_the_session_goes_on(root: Path, home: Path,
-                                                                        gemini_server: FakeGeminiServer) -> None:
-    gemini_server.script(error_reply(400, "the request was malformed upstream"), reply(text("Fine now.")))
-    async with running_agent(root, gemini_server.base_url, home) as (conn, client, _p):
-        session = await conn.new_session(cwd=str(root), mcp_servers=[])
-        with pytest.raises(RequestError) as failed:
-            await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("one")])
-        assert "malformed upstream" in str(failed.value.data)
-        again = await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("two")])
+async def test_a_failed_turn_is_a_json_rpc_error_and_the_session_goes_on(root: Path, agent: SharedAgent) -> None:
+    agent.server.script(error_reply(400, "the request was malformed upstream"), reply(text("Fine now.")))
+    conn, client = agent.serving()
+    session = await conn.new_session(cwd=str(root), mcp_servers=[])
+    with pytest.raises(RequestError) as failed:
+        await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("one")])
+    assert "malformed upstream" in str(failed.value.data)
+    again = await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("two")])
     assert again.stop_reason == "end_turn" and client.text() == "Fine now."
 
 
@@ -208,8 +200,7 @@ KINDS_AND_CALLS = [
 ]
 
 
-async def test_every_finished_call_carries_what_the_model_received(root: Path, home: Path,
-                                                                   gemini_server: FakeGeminiServer) -> None:
+async def test_every_finished_call_carries_what_the_model_received(root: Path, agent: SharedAgent) -> None:
     """A harness (Harbor's ACP runner) records each call's final update as its observation: `content` and
     `rawOutput.output` hold the text the model got, for every tool and for failures; commands add stdout and
     exit_code. Kinds are Gemini CLI's."""
@@ -218,19 +209,19 @@ async def test_every_finished_call_carries_what_the_model_received(root: Path, h
     def absolute(args: dict[str, object]) -> dict[str, object]:
         return {k: str(root / v) if k in ("file_path", "dir_path") else v for k, v in args.items()}
 
-    gemini_server.script(*(reply(call(name, absolute(args))) for _, name, args, _ in KINDS_AND_CALLS),
-                         reply(text("Done.")))
-    async with running_agent(root, gemini_server.base_url, home, extra_args=("--approval-mode", "yolo")) as (
-            conn, client, _):
-        session = await conn.new_session(cwd=str(root), mcp_servers=[])
-        answer = await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("go")])
+    agent.server.script(*(reply(call(name, absolute(args))) for _, name, args, _ in KINDS_AND_CALLS),
+                        reply(text("Done.")))
+    conn, client = agent.serving()
+    session = await conn.new_session(cwd=str(root), mcp_servers=[])
+    await conn.set_session_mode(session_id=session.session_id, mode_id="yolo")
+    answer = await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("go")])
     assert answer.stop_reason == "end_turn"
     starts = client.of("tool_call")
     finals = [u for u in client.of("tool_call_update") if u.get("status") in ("completed", "failed")]
     assert len(starts) == len(finals) == len(KINDS_AND_CALLS)
     for index, ((kind, name, _, status), start, final) in enumerate(zip(KINDS_AND_CALLS, starts, finals,
                                                                         strict=True)):
-        [response] = gemini_server.function_responses(index + 1)
+        [response] = agent.server.function_responses(index + 1)
         received = response["response"].get("output", response["response"].get("error"))
         assert (start["kind"], final["status"]) == (kind, status), name
         assert received and final["rawOutput"]["output"] == received, name

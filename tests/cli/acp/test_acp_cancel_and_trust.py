@@ -7,18 +7,22 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import acp
 import pytest
+import pytest_asyncio
 from acp.schema import AllowedOutcome, ClientCapabilities, RequestPermissionResponse
 
-from tests.cli.acp.harness import RecordingClient, running_agent
+from tests.cli.acp.harness import RecordingClient, SharedAgent, running_agent, shared_agent, until
 from tests.fakes.gemini_server import FakeGeminiServer, call, reply, text
 
-pytestmark = pytest.mark.timeout(120)
+# the tests that need a fresh session, not a process, share the module's agent processes (conftest.py, below)
+pytestmark = [pytest.mark.timeout(120), pytest.mark.asyncio(loop_scope="module"),
+              pytest.mark.xdist_group("acp-cancel-and-trust")]
 
 
 @dataclass
@@ -55,28 +59,27 @@ ALLOWS = ["proceed_once", "proceed_always", "proceed_always_and_save"]
 
 @pytest.mark.parametrize(("moment", "allow"), list(itertools.product(MOMENTS, ALLOWS)))
 async def test_after_session_cancel_no_question_is_asked_and_no_answer_runs_anything(
-        root: Path, home: Path, gemini_server: FakeGeminiServer, moment: str, allow: str) -> None:
-    gemini_server.script(*two_changes(root))
-    client = CancellingClient(allow=allow)
-    async with running_agent(root, gemini_server.base_url, home, client) as (conn, _, _p):
-        session = await conn.new_session(cwd=str(root), mcp_servers=[])
-        client.conn, client.session_id = conn, session.session_id
-        if moment == "with the prompt":  # the cancel right behind the prompt: it may overtake the turn's start
-            turn = asyncio.ensure_future(conn.prompt(session_id=session.session_id, prompt=[acp.text_block("go")]))
-            await asyncio.sleep(0)
-            client.cancelled_at = 0
-            await conn.cancel(session_id=session.session_id)
-        else:
-            turn = asyncio.ensure_future(conn.prompt(session_id=session.session_id, prompt=[acp.text_block("go")]))
-        result = await asyncio.wait_for(turn, 60)
-        changed = [name for name in ("written.txt", "ran.txt", "later.txt") if (root / name).exists()]
-        asked_before = len(client.questions)
-        # the next prompt opens the questions again (whatever the model asks now is put to the client)
-        gemini_server.responder = lambda _request: reply(call("write_file", file_path=str(root / "next.txt"),
-                                                              content="n\n")) if asked_before == len(
-            client.questions) else reply(text("Ok."))
-        again = await asyncio.wait_for(conn.prompt(session_id=session.session_id, prompt=[acp.text_block("next")]),
-                                       60)
+        root: Path, agent: SharedAgent, moment: str, allow: str) -> None:
+    agent.server.script(*two_changes(root))
+    conn, client = agent.serving(CancellingClient(allow=allow))
+    assert isinstance(client, CancellingClient)
+    session = await conn.new_session(cwd=str(root), mcp_servers=[])
+    client.conn, client.session_id = conn, session.session_id
+    if moment == "with the prompt":  # the cancel right behind the prompt: it may overtake the turn's start
+        turn = asyncio.ensure_future(conn.prompt(session_id=session.session_id, prompt=[acp.text_block("go")]))
+        await asyncio.sleep(0)
+        client.cancelled_at = 0
+        await conn.cancel(session_id=session.session_id)
+    else:
+        turn = asyncio.ensure_future(conn.prompt(session_id=session.session_id, prompt=[acp.text_block("go")]))
+    result = await asyncio.wait_for(turn, 60)
+    changed = [name for name in ("written.txt", "ran.txt", "later.txt") if (root / name).exists()]
+    asked_before = len(client.questions)
+    # the next prompt opens the questions again (whatever the model asks now is put to the client)
+    agent.server.responder = lambda _request: reply(call("write_file", file_path=str(root / "next.txt"),
+                                                         content="n\n")) if asked_before == len(
+        client.questions) else reply(text("Ok."))
+    again = await asyncio.wait_for(conn.prompt(session_id=session.session_id, prompt=[acp.text_block("next")]), 60)
     assert result.stop_reason == "cancelled"
     assert changed == []
     assert client.cancelled_at is not None and asked_before <= client.cancelled_at  # none asked after the cancel
@@ -121,35 +124,35 @@ HOSTILE = [
 ]
 
 
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def untrusted_agent(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[SharedAgent]:
+    """An agent process whose folders are trusted only by trustedFolders.json (none is): one per module, a
+    session per test."""
+    async with shared_agent(tmp_path_factory.mktemp("untrusted"), env={"GEMINI_CLI_TRUST_WORKSPACE": ""}) as shared:
+        yield shared
+
+
 @pytest.mark.parametrize(("data", "named"), HOSTILE, ids=[named for _, named in HOSTILE])
 async def test_an_untrusted_folders_withheld_settings_are_told_to_the_client_and_on_stderr(
-        root: Path, home: Path, gemini_server: FakeGeminiServer, data: dict[str, Any], named: str) -> None:
+        root: Path, untrusted_agent: SharedAgent, data: dict[str, Any], named: str) -> None:
     (root / ".gemini").mkdir()
     (root / ".gemini" / "settings.json").write_text(json.dumps(data))
-    async with running_agent(root, gemini_server.base_url, home, env={"GEMINI_CLI_TRUST_WORKSPACE": ""}
-                             ) as (conn, client, process):
-        await conn.new_session(cwd=str(root), mcp_servers=[])
-        told = ""
-        for _ in range(500):
-            told = client.text()
-            if told:
-                break
-            await asyncio.sleep(0.02)
-        assert process.stderr is not None
-        stderr = ""
-        while named not in stderr:
-            line = await asyncio.wait_for(process.stderr.readline(), 30)
-            assert line, f"stderr ended without naming {named}: {stderr}"
-            stderr += line.decode()
+    conn, client = untrusted_agent.serving()
+    said_before = len(untrusted_agent.stderr)
+    await conn.new_session(cwd=str(root), mcp_servers=[])
+    await until(lambda: bool(client.text()), 10)
+    told = client.text()
+    await until(lambda: named in "".join(untrusted_agent.stderr[said_before:]), 30)
+    stderr = "".join(untrusted_agent.stderr[said_before:])
     assert named in told and str(root / ".gemini" / "settings.json") in told
+    assert str(root) in stderr
     assert "test-key" not in told and "test-key" not in stderr  # the agent's GEMINI_API_KEY, never expanded here
 
 
-async def test_a_trusted_folder_tells_the_client_nothing(root: Path, home: Path,
-                                                        gemini_server: FakeGeminiServer) -> None:
+async def test_a_trusted_folder_tells_the_client_nothing(root: Path, agent: SharedAgent) -> None:
     (root / ".gemini").mkdir()
     (root / ".gemini" / "settings.json").write_text(json.dumps(HOSTILE[3][0]))
-    async with running_agent(root, gemini_server.base_url, home) as (conn, client, _p):  # trusted by the env
-        await conn.new_session(cwd=str(root), mcp_servers=[])
-        await asyncio.sleep(0.5)
+    conn, client = agent.serving()  # trusted by the env
+    await conn.new_session(cwd=str(root), mcp_servers=[])
+    await asyncio.sleep(0.5)
     assert client.text() == ""

@@ -4,16 +4,20 @@ still behind the roots, the protected paths and the policy."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import acp
 import pytest
+import pytest_asyncio
 from acp.schema import ClientCapabilities, FileSystemCapabilities
 
-from tests.cli.acp.harness import RecordingClient, running_agent
+from tests.cli.acp.harness import RecordingClient, SharedAgent, running_agent, shared_agent
 from tests.fakes.gemini_server import FakeGeminiServer, call, reply, text
 
-pytestmark = pytest.mark.timeout(90)
+# the tests of a client with a terminal share one agent process (below), each with a session of its own
+pytestmark = [pytest.mark.timeout(90), pytest.mark.asyncio(loop_scope="module"),
+              pytest.mark.xdist_group("acp-client-side")]
 
 EDITOR = ClientCapabilities(fs=FileSystemCapabilities(read_text_file=True, write_text_file=True))
 
@@ -52,28 +56,39 @@ async def test_reads_and_writes_go_through_the_editors_buffers(root: Path, home:
     assert statuses == ["completed", "completed", "completed", "failed", "failed"]
 
 
-async def test_without_fs_the_disk_is_used(root: Path, home: Path, gemini_server: FakeGeminiServer) -> None:
-    gemini_server.script(reply(call("write_file", file_path=str(root / "new.txt"), content="disk\n")),
-                         reply(text("Done.")))
-    client = RecordingClient()
-    async with running_agent(root, gemini_server.base_url, home, client) as (conn, _, _p):
-        session = await conn.new_session(cwd=str(root), mcp_servers=[])
-        await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("work")])
-    assert (root / "new.txt").read_text() == "disk\n" and not client.file_requests
-
-
 TERMINAL = ClientCapabilities(terminal=True)
 
 
-async def test_commands_run_in_the_clients_terminal_after_the_policy(root: Path, home: Path,
-                                                                    gemini_server: FakeGeminiServer) -> None:
-    gemini_server.script(reply(call("run_shell_command", command="echo in-$((6*7)); exit 3")),
-                         reply(call("run_shell_command", command="touch refused.txt")),
-                         reply(text("Done.")))
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def terminal_process(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[SharedAgent]:
+    """One agent process for the module's client with a terminal (and no fs)."""
+    async with shared_agent(tmp_path_factory.mktemp("terminal"), caps=TERMINAL) as shared:
+        yield shared
+
+
+@pytest.fixture
+def terminal_agent(terminal_process: SharedAgent) -> SharedAgent:
+    terminal_process.server.reset()
+    return terminal_process
+
+
+async def test_without_fs_the_disk_is_used(root: Path, terminal_agent: SharedAgent) -> None:
+    terminal_agent.server.script(reply(call("write_file", file_path=str(root / "new.txt"), content="disk\n")),
+                                 reply(text("Done.")))
+    conn, client = terminal_agent.serving()  # a client without fs (its terminal plays no part here)
+    session = await conn.new_session(cwd=str(root), mcp_servers=[])
+    await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("work")])
+    assert (root / "new.txt").read_text() == "disk\n" and not client.file_requests
+
+
+async def test_commands_run_in_the_clients_terminal_after_the_policy(root: Path, terminal_agent: SharedAgent) -> None:
+    terminal_agent.server.script(reply(call("run_shell_command", command="echo in-$((6*7)); exit 3")),
+                                 reply(call("run_shell_command", command="touch refused.txt")),
+                                 reply(text("Done.")))
     client = RecordingClient(choose=lambda call, _o: "cancel" if "touch" in str(call.raw_input) else "proceed_once")
-    async with running_agent(root, gemini_server.base_url, home, client, caps=TERMINAL) as (conn, _, _p):
-        session = await conn.new_session(cwd=str(root), mcp_servers=[])
-        await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("run")])
+    conn, client = terminal_agent.serving(client)
+    session = await conn.new_session(cwd=str(root), mcp_servers=[])
+    await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("run")])
     created = [r for kind, r in client.terminal_requests if kind == "create"]
     assert len(created) == 1  # the refused command never reached the terminal
     argv = created[0]["argv"]
@@ -83,7 +98,7 @@ async def test_commands_run_in_the_clients_terminal_after_the_policy(root: Path,
     assert created[0]["cwd"] == str(root) and created[0]["env"]["GEMINI_CLI"] == "1"
     assert [kind for kind, _ in client.terminal_requests] == ["create", "wait", "output", "release"]
     # the model saw the terminal's output and exit code; the running call showed the terminal
-    answer = str(gemini_server.function_responses(1))
+    answer = str(terminal_agent.server.function_responses(1))
     assert "in-42" in answer and "Exit Code: 3" in answer
     updates = [u for u in client.of("tool_call_update")
                if any(c.get("type") == "terminal" for c in u.get("content", []))]
@@ -91,17 +106,17 @@ async def test_commands_run_in_the_clients_terminal_after_the_policy(root: Path,
     assert not (root / "refused.txt").exists()
 
 
-async def test_cancel_kills_the_clients_terminal(root: Path, home: Path, gemini_server: FakeGeminiServer) -> None:
-    gemini_server.script(reply(call("run_shell_command", command="sleep 60")), reply(text("Stopped.")))
-    async with running_agent(root, gemini_server.base_url, home, caps=TERMINAL,
-                             extra_args=("--approval-mode", "yolo")) as (conn, client, _p):
-        session = await conn.new_session(cwd=str(root), mcp_servers=[])
-        turn = asyncio.ensure_future(conn.prompt(session_id=session.session_id, prompt=[acp.text_block("wait")]))
-        for _ in range(500):
-            if client.terminals:
-                break
-            await asyncio.sleep(0.02)
-        await conn.cancel(session_id=session.session_id)
-        assert (await asyncio.wait_for(turn, 30)).stop_reason == "cancelled"
+async def test_cancel_kills_the_clients_terminal(root: Path, terminal_agent: SharedAgent) -> None:
+    terminal_agent.server.script(reply(call("run_shell_command", command="sleep 60")), reply(text("Stopped.")))
+    conn, client = terminal_agent.serving()
+    session = await conn.new_session(cwd=str(root), mcp_servers=[])
+    await conn.set_session_mode(session_id=session.session_id, mode_id="yolo")
+    turn = asyncio.ensure_future(conn.prompt(session_id=session.session_id, prompt=[acp.text_block("wait")]))
+    for _ in range(500):
+        if client.terminals:
+            break
+        await asyncio.sleep(0.02)
+    await conn.cancel(session_id=session.session_id)
+    assert (await asyncio.wait_for(turn, 30)).stop_reason == "cancelled"
     assert [kind for kind, _ in client.terminal_requests][-3:] == ["kill", "output", "release"]
     assert client.terminals["term-1"]["process"].returncode is not None

@@ -11,10 +11,12 @@ from typing import Any
 import acp
 import pytest
 
-from tests.cli.acp.harness import RecordingClient, running_agent
-from tests.fakes.gemini_server import FakeGeminiServer, call, reply, text
+from tests.cli.acp.harness import RecordingClient, SharedAgent
+from tests.fakes.gemini_server import call, reply, text
 
-pytestmark = pytest.mark.timeout(90)
+# one agent process for the module (conftest.py): each test a session of its own, in its own folder
+pytestmark = [pytest.mark.timeout(90), pytest.mark.asyncio(loop_scope="module"),
+              pytest.mark.xdist_group("acp-plan-mode")]
 
 # each of write_todos' states, and the plan entry a client gets for it (ACP knows three states)
 STATES = {"pending": ("pending", ""), "in_progress": ("in_progress", ""), "completed": ("completed", ""),
@@ -30,21 +32,20 @@ def entries(*states: str) -> list[dict[str, str]]:
             for n, state in enumerate(states)]
 
 
-async def test_write_todos_is_the_clients_plan_and_comes_back_on_load(root: Path, home: Path,
-                                                                      gemini_server: FakeGeminiServer) -> None:
+async def test_write_todos_is_the_clients_plan_and_comes_back_on_load(root: Path, agent: SharedAgent) -> None:
     first, second = ("in_progress", "pending", "blocked"), ("completed", "cancelled", "in_progress")
-    gemini_server.script(reply(call("write_todos", todos=todos(*first))),
-                         reply(call("write_todos", todos=todos(*second))), reply(text("Done.")))
-    async with running_agent(root, gemini_server.base_url, home) as (conn, client, _):
-        session = await conn.new_session(cwd=str(root), mcp_servers=[])
-        await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("work")])
-        assert [u["entries"] for u in client.of("plan")] == [entries(*first), entries(*second)]
-        # each plan follows its write_todos call's completion, as the list changes with it
-        kinds = client.kinds()
-        assert kinds.index("plan") > next(i for i, u in enumerate(client.updates) if u.get("status") == "completed")
-        client.updates.clear()
-        await conn.load_session(cwd=str(root), session_id=session.session_id, mcp_servers=[])
-        assert [u["entries"] for u in client.of("plan")] == [entries(*second)]
+    agent.server.script(reply(call("write_todos", todos=todos(*first))),
+                        reply(call("write_todos", todos=todos(*second))), reply(text("Done.")))
+    conn, client = agent.serving()
+    session = await conn.new_session(cwd=str(root), mcp_servers=[])
+    await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("work")])
+    assert [u["entries"] for u in client.of("plan")] == [entries(*first), entries(*second)]
+    # each plan follows its write_todos call's completion, as the list changes with it
+    kinds = client.kinds()
+    assert kinds.index("plan") > next(i for i, u in enumerate(client.updates) if u.get("status") == "completed")
+    client.updates.clear()
+    await conn.load_session(cwd=str(root), session_id=session.session_id, mcp_servers=[])
+    assert [u["entries"] for u in client.of("plan")] == [entries(*second)]
 
 
 def choice(header: str, *labels: str, kind: str = "choice") -> dict[str, Any]:
@@ -71,19 +72,19 @@ CASES = {
 
 
 @pytest.mark.parametrize("case", list(CASES))
-async def test_ask_user_is_asked_as_permission_questions(root: Path, home: Path, case: str,
-                                                         gemini_server: FakeGeminiServer) -> None:
+async def test_ask_user_is_asked_as_permission_questions(root: Path, agent: SharedAgent,
+                                                         case: str) -> None:
     questions, picks, offered, told = CASES[case]
-    gemini_server.script(reply(call("ask_user", questions=questions)), reply(text("Thanks.")))
+    agent.server.script(reply(call("ask_user", questions=questions)), reply(text("Thanks.")))
     answers = iter(picks)
     client = RecordingClient(choose=lambda _call, _options: next(answers))
-    async with running_agent(root, gemini_server.base_url, home, client) as (conn, _, _p):
-        session = await conn.new_session(cwd=str(root), mcp_servers=[])
-        await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("ask me")])
+    conn, client = agent.serving(client)
+    session = await conn.new_session(cwd=str(root), mcp_servers=[])
+    await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("ask me")])
     assert [q["options"] for q in client.questions] == offered
     first = client.questions[0]["tool_call"]
     assert first["title"] == questions[0]["header"] and questions[0]["question"] in json.dumps(first["content"])
-    [response] = gemini_server.requests[1].function_responses()
+    [response] = agent.server.requests[1].function_responses()
     if isinstance(told, dict):
         assert json.loads(response["response"]["output"]) == told
     else:  # as Esc in the app: the call runs and says it was dismissed, as in Gemini CLI
