@@ -46,12 +46,11 @@ async def test_a_saved_session_is_listed_loaded_and_continued(root: Path, home: 
         assert replayed[4]["content"]["text"] == "It says hello."
         answer = await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("and now?")])
         assert answer.stop_reason == "end_turn"
+        other = root / "elsewhere"  # another folder lists none of them
+        other.mkdir()
+        assert (await conn.list_sessions(cwd=str(other))).sessions == []
     # the model saw the loaded conversation
     assert "what is in a.txt?" in str(gemini_server.requests[-1].contents)
-    other = root / "elsewhere"
-    other.mkdir()
-    async with running_agent(root, gemini_server.base_url, home) as (conn, _, _p):
-        assert (await conn.list_sessions(cwd=str(other))).sessions == []
 
 
 async def test_the_clients_mcp_servers_join_under_the_users_rules(root: Path, home: Path,
