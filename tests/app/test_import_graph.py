@@ -6,6 +6,7 @@ core's Session only through its face."""
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -62,8 +63,14 @@ def imported_modules(path: Path, lazy: bool = True) -> set[str]:
 
 
 def app_graph(lazy: bool = True) -> dict[str, set[str]]:
+    """A fresh copy of the app's graph (a test may change it); the files are parsed once per run."""
+    return {name: set(imports) for name, imports in _parsed_app_graph(lazy).items()}
+
+
+@functools.cache
+def _parsed_app_graph(lazy: bool) -> dict[str, frozenset[str]]:
     modules = {module_name(path): path for path in APP.rglob("*.py")}
-    return {name: {m for m in imported_modules(path, lazy) if m in modules and m != name}
+    return {name: frozenset(m for m in imported_modules(path, lazy) if m in modules and m != name)
             for name, path in modules.items()}
 
 

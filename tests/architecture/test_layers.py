@@ -6,6 +6,7 @@ functions and under TYPE_CHECKING count: a lazy import is still an arrow."""
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -51,11 +52,17 @@ def imports_of(path: Path, known: set[str]) -> set[str]:
 
 
 def graph() -> dict[str, set[str]]:
+    """A fresh copy of the graph (a test may change it); the files are parsed once per run."""
+    return {name: set(targets) for name, targets in _parsed_graph().items()}
+
+
+@functools.cache
+def _parsed_graph() -> dict[str, frozenset[str]]:
     modules = all_modules()
     known = set(modules)
     edges = {name: imports_of(path, known) - {name} for name, path in modules.items()}
     # a package's own __init__ importing its members is not an arrow back to it
-    return {name: {m for m in targets if not name.startswith(m + ".") or m not in known}
+    return {name: frozenset(m for m in targets if not name.startswith(m + ".") or m not in known)
             for name, targets in edges.items()}
 
 
