@@ -16,6 +16,7 @@ from typing import Any
 from textual.pilot import Pilot
 
 from bench.app_keys import key_latency, main_screen, rss_mb
+from bench.frame_costs import frame_costs
 from gemini_tui.app.main import GeminiApp
 from tests.core.agents.world import agent_file
 from tests.fakes.scripted_model import RoutedModel, call, scripted_session, text
@@ -75,7 +76,7 @@ def settled_rss() -> float:
 
 
 async def measure() -> dict[str, float]:
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, frame_costs() as costs:
         root, home = Path(tmp) / "project", Path(tmp) / "home"
         root.mkdir()
         home.mkdir()
@@ -98,21 +99,28 @@ async def measure() -> dict[str, float]:
             main_screen(pilot).prompt.input.clear()
             screens: list[Any] = list(app.sessions.open)
             started = time.perf_counter()
+            costs.recording = True
             for screen in screens:
                 screen.turns.send("look around the project")
             await asyncio.sleep(0.3)
             during: list[float] = []
+            per_key: list[int] = []  # layouts of the screen in front that a key's frame waited for
             while any(screen.busy for screen in screens):
+                pressed = time.perf_counter()
                 during.append(await key_latency(pilot))
+                per_key.append(costs.layouts_within(pressed, time.perf_counter()))
                 await asyncio.sleep(0.05)
             wall = time.perf_counter() - started
+            costs.recording = False
             finished = sum(any("All four looked." in getattr(part, "text", "")
                                for part in screen.session.history[-1].parts) for screen in screens)
             switches = [await switch_to(pilot, screen) for screen in screens[:-1]]
     return {"idle_key": statistics.median(idle), "key_median": statistics.median(during), "key_max": max(during),
             "samples": len(during), "switch_max": max(switches), "switch_median": statistics.median(switches),
             "wall": wall, "rss_one": one, "rss_eight": eight,
-            "per_session": (eight - one) / (SESSIONS - 1), "finished": finished}
+            "per_session": (eight - one) / (SESSIONS - 1), "finished": finished,
+            "layouts_per_key_max": max(per_key), "layouts_per_key_mean": statistics.mean(per_key),
+            **costs.summary(wall)}
 
 
 def main() -> None:
@@ -124,6 +132,11 @@ def main() -> None:
           f"{figures['key_median'] * 1000:.1f} ms, max {figures['key_max'] * 1000:.1f} ms over "
           f"{figures['samples']:.0f} presses; target <= {TARGET_KEY_S * 1000:.0f} ms; ratio "
           f"{figures['key_max'] / TARGET_KEY_S:.2f} (max)")
+    print(f"what a key waits for (CPU time, which the load hardly moves): {figures['layouts']:.0f} layouts of the "
+          f"screen in front ({figures['layouts_per_s']:.1f} a second, {figures['layouts_per_key_mean']:.2f} per key, "
+          f"at most {figures['layouts_per_key_max']:.0f}), each {figures['layout_cpu_median'] * 1000:.1f} ms median, "
+          f"{figures['layout_cpu_max'] * 1000:.1f} ms max; {figures['collections']:.0f} garbage collections, the "
+          f"longest {figures['gc_cpu_max'] * 1000:.1f} ms")
     print(f"bringing a session that worked hidden to the front (its turn drawn at once): median "
           f"{figures['switch_median'] * 1000:.0f} ms, max {figures['switch_max'] * 1000:.0f} ms")
     print(f"key-to-frame latency with 8 idle sessions: median {figures['idle_key'] * 1000:.1f} ms")

@@ -76,6 +76,43 @@ def folded_prompt(prompt: str) -> str:
     return prompt
 
 
+def head_text(record: CallRecord) -> Text:
+    """A card's first words: state, what it is, the tool's own time (the core's duration also counts the wait for
+    the user, shown apart)."""
+    call = record.call
+    text = Text(no_wrap=True, overflow="ellipsis")
+    text.append(f"{STATE_ICONS[call.state]} ", style="bold")
+    text.append(call_title(call), style="bold")
+    if target := call_target(call):
+        text.append(f"  {short(target, 90)}")
+    text.append(f"  {state_word(call)}", style="italic")
+    if (seconds := record.tool_seconds(time.monotonic())) is not None:
+        text.append(f" {format_elapsed(seconds)}", style="dim")
+    if (waited := record.waited_s) >= 0.5:
+        text.append(f" (waited {format_elapsed(waited)} for you)", style="dim")
+    return text
+
+
+def tail_text(record: CallRecord, expanded: bool, text: Text) -> None:
+    """Whether it opens, and why it failed (for a rejection, the user's reason)."""
+    call, result = record.call, record.result
+    if result is not None:
+        text.append("  ▾" if expanded else "  ▸", style="dim")
+    if (call.state is CallState.error or rejected(call)) and result is not None and result.error is not None:
+        error = result.error.message.strip().splitlines()
+        if error:
+            text.append(f"\n  └ {short(error[0], 140)}", style="bold")
+
+
+def call_text(record: CallRecord, expanded: bool = False) -> Text:
+    """What a call's card says: its head, a running call's last line of output, its tail."""
+    text = head_text(record)
+    if record.call.state is CallState.executing and record.last_output:  # a command's last line, a read's count
+        text.append(f"\n  │ {short(record.last_output, 140)}", style="dim")
+    tail_text(record, expanded, text)
+    return text
+
+
 class ToolCallCard(Vertical, can_focus=True):
     """One line per call (state, description, elapsed); Enter or a click expands it to its display widget."""
 
@@ -103,38 +140,13 @@ class ToolCallCard(Vertical, can_focus=True):
         return self.record.result
 
     def header_text(self) -> Text:
-        text = self._head()
-        if self.call.state is CallState.executing and self.record.last_output:  # a command's last line, a read's count
-            text.append(f"\n  │ {short(self.record.last_output, 140)}", style="dim")
-        self._tail(text)
-        return text
+        return call_text(self.record, self.expanded)
 
     def _head(self) -> Text:
-        """State, what it is, the tool's own time (the core's duration also counts the wait for the user, shown
-        apart)."""
-        call = self.call
-        text = Text(no_wrap=True, overflow="ellipsis")
-        text.append(f"{STATE_ICONS[call.state]} ", style="bold")
-        text.append(call_title(call), style="bold")
-        if target := call_target(call):
-            text.append(f"  {short(target, 90)}")
-        text.append(f"  {state_word(call)}", style="italic")
-        if (seconds := self.record.tool_seconds(time.monotonic())) is not None:
-            text.append(f" {format_elapsed(seconds)}", style="dim")
-        if (waited := self.record.waited_s) >= 0.5:
-            text.append(f" (waited {format_elapsed(waited)} for you)", style="dim")
-        return text
+        return head_text(self.record)
 
     def _tail(self, text: Text) -> None:
-        """Whether it opens, and why it failed (for a rejection, the user's reason)."""
-        call = self.call
-        if self.result is not None:
-            text.append("  ▾" if self.expanded else "  ▸", style="dim")
-        if (call.state is CallState.error or rejected(call)) and self.result is not None \
-                and self.result.error is not None:
-            error = self.result.error.message.strip().splitlines()
-            if error:
-                text.append(f"\n  └ {short(error[0], 140)}", style="bold")
+        tail_text(self.record, self.expanded, text)
 
     def refresh_header(self) -> None:
         update_text(self.header, self.header_text())
@@ -157,22 +169,76 @@ class ToolCallCard(Vertical, can_focus=True):
         await self.action_expand()
 
 
+class GroupCalls(Static, can_focus=True):
+    """A subagent's own calls, folded into one widget: each drawn as its card's line (the same words, the same bar
+    in its state's colour), so that a group costs a layout of the screen one widget, not two per call, and a call
+    that changes needs no layout unless its number of lines does. Enter, or a click on a call, unfolds them into
+    their cards (a clicked call opens)."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {f"group-calls--{state.value}" for state in CallState}
+    BINDINGS: ClassVar[list[BindingType]] = [("enter", "unfold", "Open calls")]
+    BAR = "▌"  # a card's left border (`outer`), in its state's colour
+
+    def __init__(self, card: AgentCard) -> None:
+        super().__init__(classes="agent-calls group-calls")
+        self.card = card
+        self.rows: list[str] = []  # the call each line drawn belongs to
+
+    def on_mount(self) -> None:
+        self.watch(self.app, "theme", self._theme_changed, init=False)
+
+    def _theme_changed(self) -> None:
+        self.call_after_refresh(self.redraw)  # the bars' colours are the theme's, read as the lines are drawn
+
+    def lines(self) -> Text:
+        text = Text(no_wrap=True, overflow="ellipsis")
+        rows: list[str] = []
+        for record in self.card.children_records:
+            bar = self.get_component_rich_style(f"group-calls--{record.call.state.value}", partial=True)
+            for line in call_text(record).split("\n"):
+                if rows:
+                    text.append("\n")
+                text.append(self.BAR, style=bar)
+                text.append(" ")
+                text.append_text(line)
+                rows.append(record.call_id)
+        self.rows = rows
+        return text
+
+    def redraw(self) -> None:
+        if self.is_attached:
+            update_text(self, self.lines())
+
+    async def action_unfold(self) -> None:
+        await self.card.unfold()
+
+    @on(Click)
+    async def clicked(self, event: Click) -> None:
+        row = event.y - self.styles.padding.top
+        await self.card.unfold(self.rows[row] if 0 <= row < len(self.rows) else None)
+
+
 class AgentCard(ToolCallCard):
     """An invoke_agent call as its subagent's group: the agent and its task, its progress (its calls by state, its
-    time), its own calls' cards nested under it as they come, then how it ended with the first line of its
-    result. Enter opens the result in full."""
+    time), its own calls under it as they come (folded into one widget of their lines until the user unfolds
+    them into cards), then how it ended with the first line of its result. Enter opens the result in full."""
 
     def __init__(self, record: CallRecord) -> None:
         super().__init__(record)
         self.add_class("agent-card")
-        self.calls = Vertical(classes="agent-calls")
+        self.calls: Widget = GroupCalls(self)
         self.ending = Static(classes="agent-outcome")
         self.children_records: list[CallRecord] = []
+        self.child_cards: list[ToolCallCard] = []  # its calls' cards, mounted once unfolded
         self.group_progress = Throttled(self, self.refresh_header)  # its header follows its calls, a few times a second
-        # its new calls' cards, mounted together a few times a second: each mount lays the whole screen out again,
-        # and 32 agents at work add cards many times a second
+        # once unfolded, its new calls' cards are mounted together a few times a second: each mount lays the whole
+        # screen out again, and 32 agents at work add cards many times a second
         self.arriving: list[ToolCallCard] = []
         self.arrivals = Throttled(self, self.mount_arrived)
+
+    @property
+    def folded(self) -> bool:
+        return isinstance(self.calls, GroupCalls)
 
     def compose(self) -> Any:
         yield self.header
@@ -180,11 +246,14 @@ class AgentCard(ToolCallCard):
         yield self.ending
 
     async def add_call(self, card: ToolCallCard) -> None:
-        """`card` goes at the end of its group with the others that arrive within `EVERY_S`, in one mount (its
-        updates meanwhile are in its record, which it draws when mounted)."""
+        """`card` is its group's next call: a line of the folded calls, or (unfolded) a card mounted with the others
+        that arrive within `EVERY_S`, in one mount (its updates meanwhile are in its record, which it draws when
+        mounted)."""
         self.children_records.append(card.record)
-        self.arriving.append(card)
-        self.arrivals()
+        self.child_cards.append(card)
+        if not self.folded:
+            self.arriving.append(card)
+            self.arrivals()
         self.call_changed()
 
     def mount_arrived(self) -> None:
@@ -192,9 +261,25 @@ class AgentCard(ToolCallCard):
         if cards and self.calls.is_attached:
             self.calls.mount(*cards)
 
+    async def unfold(self, call_id: str | None = None) -> None:
+        """Its calls as cards from now on (each can be opened); the call `call_id`, when given, opens and takes the
+        focus, else the first card does."""
+        if self.folded:
+            lines, self.calls = self.calls, Vertical(*self.child_cards, classes="agent-calls")
+            self.arriving = []
+            await self.mount(self.calls, after=lines)
+            await lines.remove()
+        chosen = next((card for card in self.child_cards if card.record.call_id == call_id), None)
+        if chosen is not None:
+            chosen.focus()
+            if not chosen.expanded:
+                await chosen.action_expand()
+        elif self.child_cards:
+            self.child_cards[0].focus()
+
     def call_changed(self) -> None:
-        """One of its calls appeared or changed: the progress is redrawn at most every `EVERY_S` (32 agents at work
-        are hundreds of call events a second)."""
+        """One of its calls appeared or changed: the progress (and the folded lines) are redrawn at most every
+        `EVERY_S` (32 agents at work are hundreds of call events a second)."""
         self.group_progress()
 
     def header_text(self) -> Text:
@@ -208,6 +293,8 @@ class AgentCard(ToolCallCard):
         said = outcome(self.record, 140)
         self.ending.display = bool(said)
         update_text(self.ending, Text(f"└ {said}", no_wrap=True, overflow="ellipsis"))
+        if isinstance(self.calls, GroupCalls):
+            self.calls.redraw()
 
 
 class TurnBlock(Vertical):
@@ -361,8 +448,10 @@ class ChatPane(VerticalScroll):
             return
         old, self.turns = self.turns[:excess], self.turns[excess:]
         gone = {id(turn) for turn in old}
-        self.cards = {cid: card for cid, card in self.cards.items()  # a subagent's cards sit in their group's
-                      if not any(id(node) in gone for node in card.ancestors)}
+        removed = {cid for cid, card in self.cards.items() if any(id(node) in gone for node in card.ancestors)}
+        # a subagent's cards are in their group's, or (folded) in no DOM at all: they go with their group
+        removed |= {cid for cid, card in self.cards.items() if card.call.parent_call_id in removed}
+        self.cards = {cid: card for cid, card in self.cards.items() if cid not in removed}
         await self.remove_children(old)
         release_render_caches()
         self.note_hidden(excess)

@@ -273,7 +273,9 @@ class HistoryPanel(Vertical):
         total = len(self.entries)
         shown = len(self.visible_ids)
         count = f"{shown} of {total} calls" if terms else f"{total} call{'s' if total != 1 else ''}"
-        self.query_one("#history-count", Label).update(count)
+        # one line as wide as the panel (styles/history.tcss): the new count needs no layout of the screen, even while
+        # the panel is closed (a hidden widget's layout is still the whole screen's)
+        self.query_one("#history-count", Label).update(count, layout=False)
 
     # --- interaction -----------------------------------------------------------------------------------
 

@@ -126,4 +126,4 @@ class KeyBar(Static):
 
     def refresh_keys(self) -> None:
         if self.is_attached:  # a modal's bar may be asked after its screen closed
-            self.update(self.keys_text())
+            self.update(self.keys_text(), layout=False)  # one line, the screen's width: its size never changes

@@ -36,8 +36,8 @@ class SessionTabs(Static):
         if tuple(tabs) == self.tabs:
             return  # a redraw only when something changed (the strip is refreshed on a timer)
         self.tabs = tuple(tabs)
-        self.set_class(len(tabs) > 1, "-several")
-        self.update(strip(tabs))
+        self.set_class(len(tabs) > 1, "-several")  # shown or not: that lays the screen out, the text does not
+        self.update(strip(tabs), layout=False)  # one line, the screen's width
 
 
 def strip(tabs: list[Tab]) -> Text:

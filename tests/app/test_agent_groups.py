@@ -96,8 +96,9 @@ async def test_agents_at_once_are_separate_groups(root: Path, tmp_path: Path, co
         for name, tool, _ in AGENTS[:count]:
             card = cards[name]
             assert [r.call.name for r in card.children_records] == [tool]
-            nested = card.calls.children
-            assert len(nested) == 1 and nested[0] is chat.cards[card.children_records[0].call_id]
+            # its call is a line of the group's folded calls, drawn as its card draws it
+            assert card.folded and card.calls.rows == [card.children_records[0].call_id]
+            assert str(card.calls.content).startswith(f"▌ ✓ {SHOWN_AS[tool]} ")
             assert "1 call: 1 done" in str(card.header_text())
         for hold in holds:
             hold.set()
@@ -113,6 +114,12 @@ async def test_agents_at_once_are_separate_groups(root: Path, tmp_path: Path, co
         await pilot.press("enter")
         await wait_for(pilot, lambda: card.expanded and "second line" in str(card.query(".call-body").first()
                                                                                    .query("Markdown").first()._markdown))
+        # Enter on its folded calls unfolds them into cards, the first one focused
+        card.calls.focus()
+        await pilot.press("enter")
+        child = chat.cards[card.children_records[0].call_id]
+        await wait_for(pilot, lambda: not card.folded and child.is_mounted and child.has_focus)
+        assert list(card.calls.children) == [child] and f"✓ {SHOWN_AS[AGENTS[0][1]]} " in str(child.header.content)
     assert len(model.requests) == 2  # the session's model: the turn, then the one response of each call
 
 

@@ -292,11 +292,11 @@ async def test_in_front_a_group_header_is_redrawn_a_few_times_a_second_not_per_e
 
 
 @pytest.mark.parametrize("burst", [8, 30])
-async def test_in_front_a_burst_of_a_groups_new_cards_is_mounted_in_a_few_batches_not_one_by_one(
+async def test_in_front_a_burst_of_an_unfolded_groups_new_cards_is_mounted_in_a_few_batches_not_one_by_one(
         root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, burst: int) -> None:
-    """`burst` calls of one agent arriving together (each through its states): its group's cards are mounted in
-    a few batches (each mount lays the screen out again), all there in the end, in order, each showing its last
-    state."""
+    """`burst` calls of one agent arriving together (each through its states) once the user unfolded its group
+    into cards: its cards are mounted in a few batches (each mount lays the screen out again), all there in the
+    end, in order, each showing its last state."""
     from gemini_tui.app.widgets.chat import AgentCard
 
     app = window(root, tmp_path, ScriptedModel())
@@ -310,6 +310,7 @@ async def test_in_front_a_burst_of_a_groups_new_cards_is_mounted_in_a_few_batche
         await wait_for(pilot, lambda: "a" in screen.chat.cards)
         group = screen.chat.cards["a"]
         assert isinstance(group, AgentCard)
+        await group.unfold()
         await pilot.pause(0.2)
         mounts: list[int] = []
         original = Widget.mount
