@@ -107,6 +107,44 @@ def contents_to_sdk(contents: tuple[Content, ...]) -> list[Any]:
     return sdk
 
 
+class SentContents:
+    """The history as request bodies carry it, each entry converted once. Every request sends the whole history,
+    and google-genai validates and converts each entry through its pydantic models (about a millisecond for an
+    entry with a few calls): a long session paid that for every entry at every request. An entry is converted again
+    when its role or its parts (frozen values) are no longer the ones it was converted from; a call's arguments,
+    the one mutable thing inside, change only before the call runs (a BeforeTool hook), so before their entry is
+    first sent."""
+
+    def __init__(self) -> None:
+        # id of the entry -> (the entry, its role and parts when converted, its JSON body or None when it sends
+        # nothing); only the entries of the last request are kept, so the ids stay those of live objects
+        self._done: dict[int, tuple[Content, str, tuple[Any, ...], dict[str, Any] | None]] = {}
+
+    def body(self, contents: tuple[Content, ...], vertex: bool) -> list[dict[str, Any]]:
+        from google.genai import _common
+        from google.genai import models as sdk_models
+
+        convert = sdk_models._Content_to_vertex if vertex else sdk_models._Content_to_mldev
+        done: dict[int, tuple[Content, str, tuple[Any, ...], dict[str, Any] | None]] = {}
+        out = []
+        for content in contents:
+            entry = self._done.get(id(content))
+            parts = tuple(content.parts)
+            if (entry is None or entry[0] is not content or entry[1] != content.role or len(entry[2]) != len(parts)
+                    or any(a is not b for a, b in zip(entry[2], parts, strict=True))):
+                sdk = contents_to_sdk((content,))
+                converted = _common.encode_unserializable_types(_common.convert_to_dict(convert(sdk[0]))) if sdk \
+                    else None
+                entry = (content, content.role, parts, converted)
+            done[id(content)] = entry
+            if entry[3] is not None:
+                out.append(entry[3])
+        self._done = done
+        if not out:
+            raise ValueError("contents are required.")  # as google-genai says it
+        return out
+
+
 def _usage(metadata: Any) -> Usage:
     return Usage(
         prompt_tokens=metadata.prompt_token_count or 0,
@@ -139,6 +177,7 @@ class GeminiModel:
         self.timeout_s = timeout_s
         self._client: Any = None
         self._client_lock = threading.Lock()
+        self._sent = SentContents()
 
     def prewarm(self) -> None:
         """Imports google-genai and builds the client on a worker thread, while the caller sets up the rest
@@ -290,15 +329,17 @@ class GeminiModel:
         from google.genai import models as sdk_models
 
         api = self._sdk().aio._api_client
-        parameters = types._GenerateContentParameters(
-            model=self.model_name, contents=contents_to_sdk(request.contents), config=self._config(request))
+        # the history goes in already converted (see SentContents): the SDK's own conversion of the parameters
+        # would validate and convert every entry again at each request
+        parameters = types._GenerateContentParameters(model=self.model_name, config=self._config(request))
         convert = (sdk_models._GenerateContentParameters_to_vertex if api.vertexai
                    else sdk_models._GenerateContentParameters_to_mldev)
         body = convert(api, parameters, None, parameters)
         path = "{model}:streamGenerateContent?alt=sse".format_map(body.pop("_url", {}) or {"model": self.model_name})
         body.pop("config", None)
         body.pop("_query", None)
-        body = _common.encode_unserializable_types(_common.convert_to_dict(body))
+        body = {"contents": self._sent.body(request.contents, api.vertexai),
+                **_common.encode_unserializable_types(_common.convert_to_dict(body))}
         idle = self.idle_timeout_s
         try:
             responses = await asyncio.wait_for(api.async_request_streamed("post", path, body, None), idle)
