@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 # (and Textual) from source again, 0.7 s of CPU a start
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: run test check lint typecheck bench screenshots clean test-local-model node-deps test-browser debs-sandbox
+.PHONY: run test check lint typecheck typecheck-tree bench screenshots clean test-local-model node-deps test-browser debs-sandbox
 
 # A first run says what it is doing, step by step: the app's own dependencies for `make run`, the test tools on top
 # for `make test`. uv installs them (from the registry, several at a time); pip only fetches uv.
@@ -41,10 +41,12 @@ lint: $(STAMP)
 
 # pyright cannot follow setuptools' package-dir mapping (gemini_tui.core = core/, ...): it is given the mapping as a
 # tree of links under build/typecheck, and checks the real folders
-typecheck: $(STAMP)
+typecheck-tree: $(STAMP)
 	@mkdir -p build/typecheck/gemini_tui
 	@for d in app core tools cli styles; do ln -sfn ../../../$$d build/typecheck/gemini_tui/$$d; done
 	@for f in __init__.py __main__.py; do ln -sf ../../../gemini_tui/$$f build/typecheck/gemini_tui/$$f; done
+
+typecheck: typecheck-tree
 	$(BIN)/pyright
 
 # npm packages the tests run side by side with (pinned; one line each), in a git-ignored folder of the checkout
@@ -64,8 +66,13 @@ node-deps: $(NODE_STAMP)
 # cores, and the suite must fit its time there); PYTEST_WORKERS may ask for more. One process: .venv/bin/pytest.
 PYTEST_WORKERS ?= $(shell nproc 2>/dev/null || echo 2)
 WORKERS := $(shell echo '$(PYTEST_WORKERS)' | awk '{ n = int($$1) } END { print (n >= 2 ? n : 2) }')
-test: $(STAMP) lint typecheck system-tools node-deps debs-sandbox
-	$(BIN)/pytest -q $(PYTEST_ARGS) -n $(WORKERS) --dist=loadgroup
+# pyright (a minute of one core) runs beside the tests, at a lower priority, on the CPU their waits leave idle;
+# its report is printed after theirs, and either failing fails `make test`.
+test: $(STAMP) lint typecheck-tree system-tools node-deps debs-sandbox
+	@nice -n 10 $(BIN)/pyright > build/typecheck.log 2>&1 & checker=$$!; \
+	$(BIN)/pytest -q $(PYTEST_ARGS) -n $(WORKERS) --dist=loadgroup; tests=$$?; \
+	wait $$checker; typed=$$?; echo "pyright, run beside the tests:"; cat build/typecheck.log; \
+	if [ $$typed -ne 0 ]; then echo "make test: the type check failed" >&2; exit 1; fi; exit $$tests
 
 # The daily loop: ruff, pyright and every test but the real-terminal ones (tests/e2e), with a quarter of each
 # generated sweep (tests/sweep.py); `make test` runs them all.
