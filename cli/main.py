@@ -179,6 +179,9 @@ def main(argv: list[str] | None = None) -> int:
             parser.error("--acp serves a client on stdio; it cannot be combined with -p, -i or --resume")
         # google-genai is not imported here: `session/new` warms the model client on a thread (the session's
         # prewarm), so a client that only initializes, lists or fails never pays for it, and a prompt still finds it
+        from gemini_tui.cli.acp.schema_import import import_sdk
+
+        import_sdk()
         from gemini_tui.cli.acp.server import run as run_acp
 
         code = run_acp(args.model, mode, wiring)

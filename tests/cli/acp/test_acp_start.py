@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -70,3 +71,52 @@ async def test_initialize_is_answered_before_any_heavy_import(root: Path, home: 
 def test_the_heavy_list_names_real_modules() -> None:
     """A name that no longer exists would make the check above pass for nothing."""
     assert [name for name in HEAVY if importlib.util.find_spec(name) is None] == []
+
+
+# The SDK as the agent imports it (cli/acp/schema_import.py), then a message of each direction written and read
+SDK_PROBE = r"""
+import json
+from pydantic import BaseModel, ConfigDict
+from gemini_tui.cli.acp.schema_import import import_sdk
+
+import_sdk()
+from acp import text_block, update_agent_message_text
+from acp.schema import AgentCapabilities, InitializeResponse, PromptRequest
+
+class Later(BaseModel):  # a model made afterwards still gets its docstrings
+    model_config = ConfigDict(use_attribute_docstrings=True)
+    x: int
+    '''said'''
+
+print(json.dumps({"described": AgentCapabilities.model_fields["load_session"].description,
+                  "later": Later.model_fields["x"].description, "messages": messages()}))
+"""
+
+MESSAGES = r"""
+def messages():
+    answer = InitializeResponse(protocol_version=1, agent_capabilities=AgentCapabilities(load_session=True))
+    asked = PromptRequest.model_validate({"sessionId": "s", "prompt": [{"type": "text", "text": "hi"}]})
+    return [m.model_dump(mode="json", by_alias=True, exclude_none=True)
+            for m in (answer, asked, text_block("x"), update_agent_message_text("y"))]
+"""
+
+
+def test_the_sdk_is_imported_without_its_docstrings_and_speaks_the_same(tmp_path: Path) -> None:
+    """The agent imports the SDK without the step that copies attribute docstrings into descriptions (a third of
+    its start): descriptions are gone there, and only there, and every message is written and read the same."""
+    probe = tmp_path / "probe.py"  # a file: pydantic reads a class's docstrings from its source
+    probe.write_text(SDK_PROBE.replace("\nprint(json.dumps", MESSAGES + "\nprint(json.dumps"))
+    result = subprocess.run([sys.executable, str(probe)], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    seen = json.loads(result.stdout)
+    assert seen["described"] is None  # the step was skipped for the SDK
+    assert seen["later"] == "said"  # and put back at once
+    from acp import text_block, update_agent_message_text
+    from acp.schema import AgentCapabilities, InitializeResponse, PromptRequest
+
+    plain: dict[str, object] = {"InitializeResponse": InitializeResponse, "AgentCapabilities": AgentCapabilities,
+                                "PromptRequest": PromptRequest, "text_block": text_block,
+                                "update_agent_message_text": update_agent_message_text}
+    exec(MESSAGES, plain)  # the same messages from the SDK imported as usual, in this process
+    assert AgentCapabilities.model_fields["load_session"].description  # here the docstrings were read
+    assert seen["messages"] == plain["messages"]()  # type: ignore[operator]
