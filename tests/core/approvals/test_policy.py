@@ -7,6 +7,7 @@ import asyncio
 import io
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from gemini_tui.core.ground.events import ConfirmationRequested
 from tests.fakes.scripted_model import ScriptedModel, call, scripted_session, text
 
 FAKE_MCP = str(Path(__file__).resolve().parents[2] / "fakes" / "mcp_server.py")
+pytestmark = pytest.mark.xdist_group("policy-fake-mcp")  # the module's one MCP server (fake_mcp_url)
 
 
 def settings(home: Path, data: dict[str, Any]) -> None:
@@ -208,26 +210,39 @@ async def test_stream_json_tool_use_carries_the_decision_and_its_rule(root: Path
 
 # -- MCP: both spellings, and servers that must not connect -------------------------------------------------------
 def mcp_settings(home: Path, **extra: Any) -> None:
-    server = {"command": sys.executable, "args": [FAKE_MCP]}
+    server = extra.pop("url", None) or {"command": sys.executable, "args": [FAKE_MCP]}
     server.update(extra.pop("server", {}))
     settings(home, {"mcpServers": {"fake": server}, **extra})
 
 
+@pytest.fixture(scope="module")
+def fake_mcp_url() -> Iterator[dict[str, str]]:
+    """The fake MCP server over streamable HTTP in this process, one for the module: a spelling is read by the
+    session from its settings, and the tools it names are the server's, which no test here changes; a stdio
+    server per session would cost a process start (~2 s of CPU, importing the SDK) per session."""
+    from tests.fakes.mcp_http import serve_mcp
+
+    with serve_mcp("http") as url:
+        yield {"httpUrl": url}
+
+
 @pytest.mark.parametrize("spelling", ["mcp_fake_echo", "fake__echo", "mcp:fake/echo", "echo"])
-async def test_gemini_cli_mcp_spellings_in_exclude_and_allowed(root: Path, home: Path, spelling: str) -> None:
-    mcp_settings(home, tools={"exclude": [spelling]})
+async def test_gemini_cli_mcp_spellings_in_exclude_and_allowed(root: Path, home: Path, spelling: str,
+                                                                fake_mcp_url: dict[str, str]) -> None:
+    mcp_settings(home, url=dict(fake_mcp_url), tools={"exclude": [spelling]})
     responses, session = await turn(root, home, [call("echo", text="hi")])
     assert "not found" in responses[0]["error"] or "disabled" in responses[0]["error"]
     assert "echo" not in session.tool_names and "add" in session.tool_names
-    mcp_settings(home, tools={"allowed": [spelling]})
+    mcp_settings(home, url=dict(fake_mcp_url), tools={"allowed": [spelling]})
     responses, _ = await turn(root, home, [call("echo", text="hi"), call("add", a=1, b=2)])
     assert "hi" in responses[0]["output"]
     assert "needs the user's confirmation" in responses[1]["error"]
 
 
 @pytest.mark.parametrize("spelling", ["mcp_fake_add", "fake__add", "add"])
-async def test_include_tools_takes_every_spelling(root: Path, home: Path, spelling: str) -> None:
-    mcp_settings(home, server={"includeTools": [spelling]})
+async def test_include_tools_takes_every_spelling(root: Path, home: Path, spelling: str,
+                                                 fake_mcp_url: dict[str, str]) -> None:
+    mcp_settings(home, url=dict(fake_mcp_url), server={"includeTools": [spelling]})
     _, session = await turn(root, home, [])
     assert "add" in session.tool_names and "echo" not in session.tool_names
 

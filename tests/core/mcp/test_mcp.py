@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import pytest_asyncio
 
 from gemini_tui.core.ground.abort import AbortSignal
 from gemini_tui.core.ground.confirmation import McpConfirmation
@@ -27,6 +28,11 @@ from tests.fakes.mcp_http import serve_mcp
 FAKE = str(Path(__file__).resolve().parents[2] / "fakes" / "mcp_server.py")
 BIN = Path(sys.executable).parent
 
+# the four tests of the `fake` fixture only read its tools and call them (none changes, crashes or stops the
+# server), so they share one server process; the tests that check a start, a crash or a filter start their own
+pytestmark = pytest.mark.xdist_group("mcp-fake-stdio")
+shared = pytest.mark.asyncio(loop_scope="module")  # the loop the shared server's connection lives in
+
 
 def stdio(**extra: Any) -> dict[str, Any]:
     return {"command": sys.executable, "args": [FAKE], **extra}
@@ -39,9 +45,9 @@ async def connect(servers: dict[str, Any], tmp_path: Path, *, timeout: float = 3
     return manager
 
 
-@pytest.fixture
-async def fake(tmp_path: Path) -> AsyncIterator[McpManager]:
-    manager = await connect({"fake": stdio()}, tmp_path)
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def fake(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[McpManager]:
+    manager = await connect({"fake": stdio()}, tmp_path_factory.mktemp("fake"))
     yield manager
     await manager.close()
 
@@ -58,6 +64,7 @@ def tool_of(manager: McpManager, name: str) -> DiscoveredMCPTool:
     return tool
 
 
+@shared
 async def test_stdio_tools_registered_and_bad_schema_skipped(fake: McpManager) -> None:
     status = fake.status("fake")
     assert status.state is McpServerState.connected
@@ -71,6 +78,7 @@ async def test_stdio_tools_registered_and_bad_schema_skipped(fake: McpManager) -
                                          "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}}
 
 
+@shared
 async def test_calls_map_results_to_parts(fake: McpManager) -> None:
     result = await call(tool_of(fake, "echo"), {"text": "hi"})
     assert result.ok and result.llm_content == "echo: hi"
@@ -91,6 +99,7 @@ async def test_calls_map_results_to_parts(fake: McpManager) -> None:
     assert session._dispatcher.send_raw_request.__name__ == "send_lenient"
 
 
+@shared
 async def test_error_result_and_confirmation(fake: McpManager) -> None:
     failed = await call(tool_of(fake, "fail"), {})
     assert failed.error is not None and failed.error.kind is ToolErrorKind.execution_failed
@@ -105,8 +114,8 @@ async def test_error_result_and_confirmation(fake: McpManager) -> None:
     assert not isinstance(missing, DiscoveredParams) and missing.kind is ToolErrorKind.invalid_params
 
 
-async def test_stderr_goes_to_the_log_file(fake: McpManager, tmp_path: Path,
-                                           capfd: pytest.CaptureFixture[str]) -> None:
+@shared
+async def test_stderr_goes_to_the_log_file(fake: McpManager, capfd: pytest.CaptureFixture[str]) -> None:
     await call(tool_of(fake, "echo"), {"text": "secret-stderr-line"})
     await asyncio.sleep(0.2)
     assert "secret-stderr-line" not in capfd.readouterr().err
