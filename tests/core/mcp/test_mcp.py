@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import shutil
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +29,7 @@ FAKE = str(Path(__file__).resolve().parents[2] / "fakes" / "mcp_server.py")
 BIN = Path(sys.executable).parent
 
 # the four tests of the `fake` fixture only read its tools and call them (none changes, crashes or stops the
-# server), so they share one server process; the tests that check a start, a crash or a filter start their own
+# server), so they share one server process; the tests that check a crash or a real server start their own
 pytestmark = pytest.mark.xdist_group("mcp-fake-stdio")
 shared = pytest.mark.asyncio(loop_scope="module")  # the loop the shared server's connection lives in
 
@@ -50,6 +50,18 @@ async def fake(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[McpMan
     manager = await connect({"fake": stdio()}, tmp_path_factory.mktemp("fake"))
     yield manager
     await manager.close()
+
+
+@pytest.fixture(scope="module")
+def web() -> Iterator[str]:
+    """The fake server over streamable HTTP in this process, for the tests where the transport is beside the
+    point (names, filters, a clash): a connection of its own each, no process start (~2 s of CPU each)."""
+    with serve_mcp("http") as url:
+        yield url
+
+
+def http(url: str, **extra: Any) -> dict[str, Any]:
+    return {"httpUrl": url, **extra}
 
 
 async def call(tool: BaseTool[Any], args: dict[str, Any]) -> ToolResult:
@@ -147,10 +159,11 @@ async def test_crash_in_the_middle_of_a_call(tmp_path: Path) -> None:
     assert McpServerState.failed in states
 
 
-async def test_several_servers_prefix_names_and_filter(tmp_path: Path) -> None:
+async def test_several_servers_prefix_names_and_filter(tmp_path: Path, web: str) -> None:
     servers = {
-        "one": stdio(includeTools=["echo", "add(x)", "fail"], excludeTools=["fail"]),
-        "two.srv": stdio(excludeTools=["crash", "picture", "resources", "fail", "dotted-name.tool", "exit_soon"]),
+        "one": http(web, includeTools=["echo", "add(x)", "fail"], excludeTools=["fail"]),
+        "two.srv": http(web, excludeTools=["crash", "picture", "resources", "fail", "dotted-name.tool",
+                                           "exit_soon"]),
     }
     manager = await connect(servers, tmp_path)
     try:
@@ -162,9 +175,9 @@ async def test_several_servers_prefix_names_and_filter(tmp_path: Path) -> None:
         await manager.close()
 
 
-async def test_failing_servers_are_reported_others_connect(tmp_path: Path) -> None:
+async def test_failing_servers_are_reported_others_connect(tmp_path: Path, web: str) -> None:
     servers = {
-        "good": stdio(),
+        "good": http(web),
         "missing": {"command": "/nonexistent/mcp-server"},
         "dies": {"command": sys.executable, "args": ["-c", "import sys; sys.exit(1)"]},
         "silent": {"command": sys.executable, "args": ["-c", "import time; time.sleep(30)"], "timeout": 1500},
@@ -184,9 +197,9 @@ async def test_failing_servers_are_reported_others_connect(tmp_path: Path) -> No
         await manager.close()
 
 
-async def test_name_clash_with_a_builtin_gets_the_server_prefix(tmp_path: Path) -> None:
+async def test_name_clash_with_a_builtin_gets_the_server_prefix(tmp_path: Path, web: str) -> None:
     registry = ToolRegistry()
-    manager = McpManager({"fake": stdio(includeTools=["echo"])}, registry, root=tmp_path, log_dir=tmp_path / "l")
+    manager = McpManager({"fake": http(web, includeTools=["echo"])}, registry, root=tmp_path, log_dir=tmp_path / "l")
     placeholder = DiscoveredMCPTool(manager.connections["fake"], "echo", "echo", "builtin stand-in", {})
     registry.register(placeholder)
     try:
