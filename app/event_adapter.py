@@ -5,7 +5,9 @@ the widgets that show calls render the record it returns."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
+import time
 from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING
 
@@ -36,6 +38,8 @@ from gemini_tui.core.ground.events import (
     WaitingForServers,
 )
 from gemini_tui.core.ground.terminal_text import clean_value
+
+SLICE_S = 0.004  # the longest run of events handled without letting a key (or a frame) in
 
 
 def waiting_notice(servers: tuple[str, ...], timeout_s: float) -> str:
@@ -77,14 +81,20 @@ class EventAdapter:
         self._last_error: str | None = None
 
     async def pump(self, events: AsyncGenerator[Event, None]) -> None:
-        """Handles the session's events until it ends; a display bug is said and the stream goes on."""
+        """Handles the session's events until it ends; a display bug is said and the stream goes on. Events that
+        are waiting already are handled without the loop getting a turn, so after `SLICE_S` of them it gets one:
+        a burst from many agents at once does not hold a key back."""
         try:
+            slice_began = time.perf_counter()
             async for event in events:
                 try:
                     await self.handle(event)
                 except Exception as exc:
                     log.error(f"event {type(event).__name__} failed: {exc!r}")
                     self.view.notify(f"Display error: {exc}", severity="error")
+                if time.perf_counter() - slice_began > SLICE_S:
+                    await asyncio.sleep(0)
+                    slice_began = time.perf_counter()
         finally:
             await events.aclose()  # unsubscribes now, not whenever the generator is collected
 

@@ -98,7 +98,8 @@ async def test_agents_at_once_are_separate_groups(root: Path, tmp_path: Path, co
             assert [r.call.name for r in card.children_records] == [tool]
             # its call is a line of the group's folded calls, drawn as its card draws it
             assert card.folded and card.calls.rows == [card.children_records[0].call_id]
-            assert str(card.calls.content).startswith(f"▌ ✓ {SHOWN_AS[tool]} ")
+            await wait_for(pilot, lambda card=card, tool=tool: str(card.calls.content).startswith(  # redrawn within
+                f"▌ ✓ {SHOWN_AS[tool]} "))  # EVERY_S of its last change
             assert "1 call: 1 done" in str(card.header_text())
         for hold in holds:
             hold.set()
