@@ -1,13 +1,13 @@
 """Many short headless runs side by side on a busy machine: each ends cleanly, without a traceback at exit.
 
 An import still running on a thread while the interpreter shuts down fails inside importlib (`name 'sys' is not
-defined`); it only shows when the machine is busy, so the runs share the cores with busy processes. Some runs end
+defined`); it only shows when the machine is busy: twelve runs at once keep every core of this kind of machine
+busy (they are each other's load; processes burning CPU beside them only doubled the test's cost). Some runs end
 early (an unknown --resume, before any request), which is when a warm-up import is most likely still running."""
 
 from __future__ import annotations
 
 import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -15,7 +15,6 @@ from tests.e2e.test_headless import run_cli
 from tests.fakes.gemini_server import FakeGeminiServer, call, reply, text
 
 RUNS = 12
-BURN = "import time\nend = time.monotonic() + 120\nwhile time.monotonic() < end: pass\n"
 
 
 def test_short_runs_under_load_end_without_a_traceback(gemini_server: FakeGeminiServer, tmp_path: Path) -> None:
@@ -26,23 +25,18 @@ def test_short_runs_under_load_end_without_a_traceback(gemini_server: FakeGemini
                      call("list_directory", dir_path="."), text("\x00\u202e"))
 
     gemini_server.responder = respond
-    burners = [subprocess.Popen([sys.executable, "-c", BURN]) for _ in range(2)]
-    try:
-        def one(index: int) -> tuple[list[str], subprocess.CompletedProcess[str]]:
-            root, home = tmp_path / f"root{index}", tmp_path / f"home{index}"
-            root.mkdir()
-            home.mkdir()
-            (root / "a.txt").write_text("a")
-            args = ["--resume", "no-such-session", "-p", "hi"] if index % 3 == 2 else \
-                ["-p", "list", "-o", ["text", "json", "stream-json"][index % 3], "--approval-mode", "yolo"]
-            return args, run_cli(args, root, home, gemini_server)
 
-        with ThreadPoolExecutor(RUNS) as pool:
-            results = list(pool.map(one, range(RUNS)))
-    finally:
-        for burner in burners:
-            burner.kill()
-            burner.wait()
+    def one(index: int) -> tuple[list[str], subprocess.CompletedProcess[str]]:
+        root, home = tmp_path / f"root{index}", tmp_path / f"home{index}"
+        root.mkdir()
+        home.mkdir()
+        (root / "a.txt").write_text("a")
+        args = ["--resume", "no-such-session", "-p", "hi"] if index % 3 == 2 else \
+            ["-p", "list", "-o", ["text", "json", "stream-json"][index % 3], "--approval-mode", "yolo"]
+        return args, run_cli(args, root, home, gemini_server)
+
+    with ThreadPoolExecutor(RUNS) as pool:
+        results = list(pool.map(one, range(RUNS)))
     for args, done in results:
         for sign in ("Traceback", "Exception ignored", "NameError", "Fatal Python error"):
             assert sign not in done.stderr, (args, done.stderr)
