@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
@@ -231,6 +232,9 @@ class AgentCard(ToolCallCard):
         self.children_records: list[CallRecord] = []
         self.child_cards: list[ToolCallCard] = []  # its calls' cards, mounted once unfolded
         self.group_progress = Throttled(self, self.refresh_header)  # its header follows its calls, a few times a second
+        # the chat's own pace, shared by its groups when it gives one: groups at work at once are redrawn together,
+        # one layout of the screen for all of those whose lines grew
+        self.on_change: Callable[[AgentCard], None] | None = None
         # once unfolded, its new calls' cards are mounted together a few times a second: each mount lays the whole
         # screen out again, and 32 agents at work add cards many times a second
         self.arriving: list[ToolCallCard] = []
@@ -267,8 +271,9 @@ class AgentCard(ToolCallCard):
         if self.folded:
             lines, self.calls = self.calls, Vertical(*self.child_cards, classes="agent-calls")
             self.arriving = []
-            await self.mount(self.calls, after=lines)
-            await lines.remove()
+            if lines.parent is self:  # else the group is not composed yet: it composes the cards instead
+                await self.mount(self.calls, after=lines)
+                await lines.remove()
         chosen = next((card for card in self.child_cards if card.record.call_id == call_id), None)
         if chosen is not None:
             chosen.focus()
@@ -280,7 +285,10 @@ class AgentCard(ToolCallCard):
     def call_changed(self) -> None:
         """One of its calls appeared or changed: the progress (and the folded lines) are redrawn at most every
         `EVERY_S` (32 agents at work are hundreds of call events a second)."""
-        self.group_progress()
+        if self.on_change is not None:
+            self.on_change(self)
+        else:
+            self.group_progress()
 
     def header_text(self) -> Text:
         text = self._head()
@@ -326,6 +334,8 @@ class ChatPane(VerticalScroll):
         self._pruned_note = Static(classes="pruned-note")
         self._welcome_for: tuple[str, bool, str] | None = None  # (model, offline, root) the welcome speaks of
         self.held = HeldUpdates()  # while its session is hidden, what it is to show waits here
+        self._groups_changed: dict[AgentCard, None] = {}
+        self._group_redraws = Throttled(self, self._redraw_groups)
 
     def compose(self) -> Any:
         yield self.welcome
@@ -526,6 +536,8 @@ class ChatPane(VerticalScroll):
         group = self.cards.get(record.call.parent_call_id) if record.call.parent_call_id else None
         if card is None:
             card = AgentCard(record) if is_agent_call(record.call) else ToolCallCard(record)
+            if isinstance(card, AgentCard):
+                card.on_change = self._group_changed
             self.cards[record.call_id] = card
             if isinstance(group, AgentCard):
                 await group.add_call(card)
@@ -541,6 +553,16 @@ class ChatPane(VerticalScroll):
         # a command the user typed (`!ls`, `/memory add`) is run to see its output: its card opens on its own
         if record.result is not None and record.call.requested_by == "user" and not card.expanded:
             await card.action_expand()
+
+    def _group_changed(self, group: AgentCard) -> None:
+        self._groups_changed[group] = None
+        self._group_redraws()
+
+    def _redraw_groups(self) -> None:
+        groups, self._groups_changed = list(self._groups_changed), {}
+        for group in groups:
+            if group.is_attached:
+                group.refresh_header()
 
     async def _append(self, widget: Widget) -> None:
         """A finished piece of output at the end of the current turn (the blocks being streamed end first)."""

@@ -300,7 +300,10 @@ async def test_in_front_a_burst_of_an_unfolded_groups_new_cards_is_mounted_in_a_
     """`burst` calls of one agent arriving together (each through its states) once the user unfolded its group
     into cards: its cards are mounted in a few batches (each mount lays the screen out again), all there in the
     end, in order, each showing its last state."""
+    import time
+
     from gemini_tui.app.widgets.chat import AgentCard
+    from gemini_tui.app.widgets.redraws import EVERY_S
 
     app = window(root, tmp_path, ScriptedModel())
     async with app.run_test(size=(120, 40)) as pilot:
@@ -319,6 +322,7 @@ async def test_in_front_a_burst_of_an_unfolded_groups_new_cards_is_mounted_in_a_
         original = Widget.mount
         monkeypatch.setattr(Widget, "mount", lambda self, *widgets, **kwargs: (
             mounts.append(len(widgets)) if self is group.calls else None, original(self, *widgets, **kwargs))[1])
+        began = time.monotonic()
         for n in range(burst):
             child = ToolCallInfo(f"g{n}", "glob", {"pattern": f"*{n}"}, CallState.scheduled, f"*{n}", "Glob",
                                  agent="scout", parent_call_id="a")
@@ -327,10 +331,11 @@ async def test_in_front_a_burst_of_an_unfolded_groups_new_cards_is_mounted_in_a_
             bus.publish(CallFinished(dataclasses.replace(child, state=CallState.success), ToolResult("ok", "ok"), 5))
         await wait_for(pilot, lambda: len(screen.calls) == burst + 1
                        and screen.calls.children("a")[-1].result is not None)
+        took = time.monotonic() - began  # handled in slices: under load the burst takes a while
         await pilot.pause(0.4)
         cards = list(group.calls.children)
         assert [card.record.call_id for card in cards] == [f"g{n}" for n in range(burst)]  # type: ignore[attr-defined]
         assert all("-success" in card.classes and "*" in plain(card.header.content)  # type: ignore[attr-defined]
                    for card in cards)
         assert sum(mounts) == burst
-        assert len(mounts) <= 3, mounts
+        assert len(mounts) <= 2 + took / EVERY_S, (mounts, took)  # once per interval, not once per card
