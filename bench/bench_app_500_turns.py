@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import statistics
 import tempfile
 import time
@@ -11,8 +12,9 @@ from typing import Any
 
 from textual.pilot import Pilot
 
-from bench.app_keys import key_latency, main_screen, rss_mb
+from bench.app_keys import key_latency, main_screen, pymalloc_mb, rss_mb
 from gemini_tui.app.main import GeminiApp
+from gemini_tui.app.widgets.chat import MAX_TURNS_SHOWN
 from tests.fakes.scripted_model import ScriptedModel, call, scripted_session, text
 
 TURNS = 500
@@ -28,6 +30,12 @@ def script(turns: int) -> ScriptedModel:
             model.add(call("glob", pattern="*.md"))
         model.add(text(ANSWER.format(n=n), 30))
     return model
+
+
+def record_memory(figures: dict[str, float], when: str) -> None:
+    gc.collect()
+    figures[f"rss_{when}"] = rss_mb()
+    figures[f"arenas_{when}"], figures[f"live_{when}"], figures[f"free_{when}"] = pymalloc_mb()
 
 
 async def latencies(pilot: Pilot[Any], presses: int = 10) -> float:
@@ -55,8 +63,11 @@ async def measure() -> dict[str, float]:
                     await asyncio.sleep(0.002)
                 if n == 0:
                     figures["key_first"] = await latencies(pilot)
+                if n + 1 == MAX_TURNS_SHOWN:  # the chat is full: from here on each new turn prunes an old one
+                    record_memory(figures, "full")
             figures["wall"] = time.perf_counter() - started
             figures["key_last"] = await latencies(pilot)
+            record_memory(figures, "end")
             figures["rss_end"] = rss_mb()
             figures["turns_shown"] = len(screen.chat.turns)
             figures["history"] = len(screen.session.history)
@@ -69,6 +80,9 @@ def main() -> None:
           f"screen, {f['history']:.0f} contents in the session history")
     print(f"RSS: {f['rss_start']:.0f} MB at start, {f['rss_end']:.0f} MB after; target <= {TARGET_RSS_MB:.0f} MB; "
           f"ratio {f['rss_end'] / TARGET_RSS_MB:.2f}")
+    for when, label in (("full", f"at turn {MAX_TURNS_SHOWN} (chat full)"), ("end", f"at turn {TURNS}")):
+        print(f"  {label}: RSS {f[f'rss_{when}']:.0f} MB; Python's allocator holds {f[f'arenas_{when}']:.0f} MB of "
+              f"arenas, {f[f'live_{when}']:.1f} MB live, {f[f'free_{when}']:.1f} MB freed but kept in part-used pools")
     print(f"key-press latency: first turn {f['key_first'] * 1000:.1f} ms, after {TURNS} turns "
           f"{f['key_last'] * 1000:.1f} ms (median of 10); target: no worse than the first turn; "
           f"ratio {f['key_last'] / f['key_first']:.2f}")
