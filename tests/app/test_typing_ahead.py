@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 
 from gemini_tui.app.screens.diff_review import DiffReviewScreen
@@ -16,10 +17,24 @@ from tests.fakes.scripted_model import ScriptedModel, call, text
 TYPED = "yes A, and say no: can you add tests? aAyns"
 
 
-async def type_slowly(pilot, keys: str, gap: float = 0.05) -> None:
+async def type_slowly(pilot, keys: str, gap: float = 0.05, each: Callable[[], None] = lambda: None) -> None:
     for key in keys:
         await pilot.press({" ": "space", ",": "comma", ":": "colon", "?": "question_mark"}.get(key, key))
+        each()
         await asyncio.sleep(gap)
+
+
+async def type_through(pilot, shown: Callable[[], object], each: Callable[[], None] = lambda: None) -> str:
+    """Types TYPED, and goes on typing it until the confirmation is shown (a cold process, a loaded machine: it
+    may come after the first line is typed), then types it once more while it is shown; returns all it typed."""
+    typed = TYPED
+    await type_slowly(pilot, TYPED, each=each)
+    while not shown() and len(typed) < 20 * len(TYPED):
+        await type_slowly(pilot, TYPED, each=each)
+        typed += TYPED
+    assert shown(), "the confirmation should have appeared while typing"
+    await type_slowly(pilot, TYPED, each=each)
+    return typed + TYPED
 
 
 async def test_typing_through_an_inline_confirmation_answers_nothing(root: Path, tmp_path: Path) -> None:
@@ -32,17 +47,16 @@ async def test_typing_through_an_inline_confirmation_answers_nothing(root: Path,
         bar.guard.grace = 60.0
         await type_and_send(pilot, "first")
         # the user goes on typing the next prompt; the confirmation appears in the middle of it
-        await type_slowly(pilot, TYPED)
-        assert bar.request is not None, "the confirmation should have appeared while typing"
+        typed = await type_through(pilot, lambda: bar.request is not None)
         assert not bar.listening and screen.prompt.input.has_focus
-        assert screen.prompt.input.text == TYPED
+        assert screen.prompt.input.text == typed
         assert not (root / "PWNED").exists() and len(screen.session.grants) == 0
         bar.guard.grace = GRACE_PERIOD
         await pilot.pause(GRACE)  # typing stops: now it listens
         assert bar.listening and bar.has_focus
         await pilot.press("escape")
         await wait_for(pilot, lambda: not screen.busy)
-        assert screen.prompt.input.text == TYPED
+        assert screen.prompt.input.text == typed
     assert not (root / "PWNED").exists()
 
 
@@ -71,13 +85,22 @@ async def test_typing_into_the_diff_review_goes_to_the_prompt(root: Path, tmp_pa
     async with app.run_test(size=(110, 32)) as pilot:
         screen = main_screen(pilot)
         await type_and_send(pilot, "write it")
-        await type_slowly(pilot, TYPED)
-        assert isinstance(app.screen, DiffReviewScreen), "the review should have opened while typing"
-        assert screen.prompt.input.text == TYPED
+
+        def patient() -> None:
+            # a pilot's next key waits for the last one to be handled: a review built in a cold process (its
+            # first diff, its styles) would look like the typist's quiet spell. Keys typed in one burst arrive
+            # with their own times in a terminal (the typist's gaps count, see TypingGuard.key).
+            if isinstance(app.screen, DiffReviewScreen):
+                app.screen.guard.grace = 60.0
+
+        typed = await type_through(pilot, lambda: isinstance(app.screen, DiffReviewScreen), each=patient)
+        assert isinstance(app.screen, DiffReviewScreen), "typing should not have answered the review"
+        assert screen.prompt.input.text == typed
         assert not (root / "a.txt").exists() and len(screen.session.grants) == 0
         assert not app.screen.rejected  # space and n did nothing either
+        app.screen.guard.grace = GRACE_PERIOD
         await pilot.pause(GRACE)
         await pilot.press("y")
         await wait_for(pilot, lambda: not screen.busy)
-        assert screen.prompt.input.text == TYPED
+        assert screen.prompt.input.text == typed
     assert (root / "a.txt").read_text() == "new\n"
