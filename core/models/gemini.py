@@ -121,6 +121,7 @@ class SentContents:
         self._done: dict[int, tuple[Content, str, tuple[Any, ...], dict[str, Any] | None]] = {}
 
     def body(self, contents: tuple[Content, ...], vertex: bool) -> list[dict[str, Any]]:
+        genai_sdk()
         from google.genai import _common
         from google.genai import models as sdk_models
 
