@@ -63,14 +63,14 @@ node-deps: $(NODE_STAMP)
 
 # The whole suite on every core (pytest-xdist; `loadgroup` keeps a module's shared fixture, such as the built
 # wheel, on one worker), and never on fewer than two workers, whatever PYTEST_WORKERS says (CI's machine has two
-# cores, and the suite must fit its time there); PYTEST_WORKERS may ask for more. One worker more than the cores:
-# a third of a worker's time is spent waiting (terminals, servers, child processes), which another fills.
-# One process: .venv/bin/pytest.
-PYTEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
+# cores, and the suite must fit its time there: `pytest -n 2`); PYTEST_WORKERS may ask for more (a worker more
+# than the cores fills the time workers spend waiting on terminals and servers). One process: .venv/bin/pytest.
+PYTEST_WORKERS ?= $(shell nproc 2>/dev/null || echo 2)
 WORKERS := $(shell echo '$(PYTEST_WORKERS)' | awk '{ n = int($$1) } END { print (n >= 2 ? n : 2) }')
 # pyright (a minute of one core) runs beside the tests, at a lower priority, on the CPU their waits leave idle;
 # its report is printed after theirs, and either failing fails `make test`.
 test: $(STAMP) lint typecheck-tree system-tools node-deps debs-sandbox
+	@echo "$(BIN)/pytest -q $(PYTEST_ARGS) -n $(WORKERS) --dist=loadgroup  (pyright beside it)"
 	@nice -n 10 $(BIN)/pyright > build/typecheck.log 2>&1 & checker=$$!; \
 	$(BIN)/pytest -q $(PYTEST_ARGS) -n $(WORKERS) --dist=loadgroup; tests=$$?; \
 	wait $$checker; typed=$$?; echo "pyright, run beside the tests:"; cat build/typecheck.log; \
