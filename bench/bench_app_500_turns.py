@@ -69,7 +69,8 @@ async def measure() -> dict[str, float]:
             figures["key_last"] = await latencies(pilot)
             record_memory(figures, "end")
             figures["rss_end"] = rss_mb()
-            figures["turns_shown"] = len(screen.chat.turns)
+            figures["turns_shown"] = screen.chat.shown_turns
+            figures["widgets"] = len(list(screen.chat.walk_children()))
             figures["history"] = len(screen.session.history)
     return figures
 
@@ -77,7 +78,8 @@ async def measure() -> dict[str, float]:
 def main() -> None:
     f = asyncio.run(measure())
     print(f"{TURNS} turns ({TURNS // 5} with a tool call) in {f['wall']:.1f} s; {f['turns_shown']:.0f} turns kept on "
-          f"screen, {f['history']:.0f} contents in the session history")
+          f"screen ({f['widgets']:.0f} widgets in the chat), "
+          f"{f['history']:.0f} contents in the session history")
     print(f"RSS: {f['rss_start']:.0f} MB at start, {f['rss_end']:.0f} MB after; target <= {TARGET_RSS_MB:.0f} MB; "
           f"ratio {f['rss_end'] / TARGET_RSS_MB:.2f}")
     for when, label in (("full", f"at turn {MAX_TURNS_SHOWN} (chat full)"), ("end", f"at turn {TURNS}")):

@@ -23,6 +23,8 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Collapsible
 
+from gemini_tui.app.widgets.selectable_lines import selectable
+
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from markdown_it.token import Token
@@ -156,6 +158,18 @@ class MarkdownText(Widget):
     def source(self) -> str:
         """The Markdown as written (the name Textual's Markdown widget gives it)."""
         return self.text
+
+    @property
+    def complete(self) -> bool:
+        """All of its text is in (finished, or given whole) and taken apart into blocks."""
+        return self._handle is None and not self._pending and self._open is None
+
+    @property
+    def settled(self) -> bool:
+        """Complete and drawn, for the width and theme it is laid out with, at the height the layout gave it: its
+        lines on screen are the last it will draw."""
+        return (self.complete and self._key is not None and self._key == (self.content_size.width, self.app.theme)
+                and self._drawn == len(self._blocks) and self._shown == self._height())
 
     @property
     def block_count(self) -> int:
@@ -315,16 +329,7 @@ class MarkdownText(Widget):
                                                                                                  self.rich_style)
 
     def _selectable(self, strip: Strip, y: int) -> Strip:
-        """Each cell marked with its place (Textual's mouse selection reads it); the selected part highlighted."""
-        selection = self.text_selection
-        if selection is not None and (span := selection.get_span(y)) is not None:
-            start, end = span
-            end = strip.cell_length if end == -1 else end
-            style = self.screen.get_component_rich_style("screen--selection")
-            chosen = Strip(list(Segment.apply_style(list(strip.crop(start, end)), post_style=style)))
-            strip = Strip.join([strip.crop(0, start), chosen, strip.crop(end, strip.cell_length)])
-        return strip.apply_offsets(0, y)  # after the cuts: each piece is marked with its own place
-
+        return selectable(self, strip, y)
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
         """The part of the text as drawn that the mouse went over (Ctrl+C copies it)."""
@@ -361,9 +366,9 @@ class AnswerBlock(MarkdownText):
 class ThoughtBlock(Collapsible):
     """The model's thoughts, collapsed by default so the answer stays in front."""
 
-    def __init__(self) -> None:
-        self.body = MarkdownText(classes="thought-text")
-        super().__init__(self.body, title="Thinking…", collapsed=True, classes="thought")
+    def __init__(self, text: str = "", title: str = "Thinking…", collapsed: bool = True) -> None:
+        self.body = MarkdownText(text, classes="thought-text")
+        super().__init__(self.body, title=title, collapsed=collapsed, classes="thought")
 
     async def write(self, delta: str) -> None:
         await self.body.write(delta)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar
+from functools import partial
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from rich.text import Text
 from textual import on
@@ -34,11 +35,15 @@ from gemini_tui.core.ground.terminal_text import TerminalTextStream, clean_termi
 if TYPE_CHECKING:
     from gemini_tui.app.call_log import CallRecord
     from gemini_tui.app.widgets.answer import AnswerBlock, ThoughtBlock
+    from gemini_tui.app.widgets.folded_turns import FoldedTurns, Piece
     from gemini_tui.core.ground.events import ToolCallInfo
     from gemini_tui.core.ground.tool_result import ToolResult
 
 # Old turns leave the DOM past this many, so a long session stays light; the session keeps the history.
 MAX_TURNS_SHOWN = 60
+# The last turns stay widgets of their own; older ones, once above the view, are folded into one widget of their
+# drawn lines (app/widgets/folded_turns.py), opened again as widgets by a click
+LIVE_TURNS = 8
 
 
 def display_widget(display: object) -> Widget:
@@ -308,8 +313,53 @@ class AgentCard(ToolCallCard):
 class TurnBlock(Vertical):
     """Everything one prompt produced, in order; removed as a whole when old turns are pruned."""
 
-    def __init__(self) -> None:
-        super().__init__(classes="turn")
+    def __init__(self, *children: Widget) -> None:
+        super().__init__(*children, classes="turn")
+
+
+def fold_piece(widget: Widget) -> Piece | bool | None:
+    """How a widget of a finished turn is built again once its turn is folded; None: it cannot be (a subagent's
+    group, an opened card, a widget of another kind), so its turn stays widgets; False: not yet (still drawing)."""
+    from gemini_tui.app.widgets.answer import AnswerBlock, MarkdownText, ThoughtBlock
+    from gemini_tui.app.widgets.folded_turns import Piece
+
+    if not widget.display:
+        return None
+    kind = type(widget)
+    if kind is Static:  # a prompt, a notice
+        return Piece(partial(Static, cast("Static", widget).content, classes=" ".join(sorted(widget.classes))), "text")
+    if kind is ToolCallCard:
+        card = cast("ToolCallCard", widget)
+        if card.expanded or not card.call.state.is_final:
+            return None
+        return Piece(partial(ToolCallCard, card.record), "card")
+    if kind is AnswerBlock or kind is MarkdownText:
+        block = cast("MarkdownText", widget)
+        if not block.settled:
+            return False
+        return Piece(partial(kind, block.text, classes=" ".join(sorted(widget.classes))),
+                     "answer" if kind is AnswerBlock else "text", block.text)
+    if kind is ThoughtBlock:
+        thought = cast("ThoughtBlock", widget)
+        if not thought.body.complete or not (thought.collapsed or thought.body.settled):
+            return False
+        return Piece(partial(ThoughtBlock, thought.body.text, str(thought.title), thought.collapsed), "thought")
+    return None
+
+
+def turn_pieces(turn: TurnBlock) -> list[Piece] | bool | None:
+    """Each widget of `turn` as it can be built again (see `fold_piece`), or None / False for the whole turn."""
+    from gemini_tui.app.widgets.folded_turns import Piece
+
+    if turn.has_focus_within:
+        return None
+    pieces: list[Piece] = []
+    for child in turn.children:
+        piece = fold_piece(child)
+        if not isinstance(piece, Piece):
+            return piece
+        pieces.append(piece)
+    return pieces
 
 
 class ChatPane(VerticalScroll):
@@ -336,6 +386,13 @@ class ChatPane(VerticalScroll):
         self.held = HeldUpdates()  # while its session is hidden, what it is to show waits here
         self._groups_changed: dict[AgentCard, None] = {}
         self._group_redraws = Throttled(self, self._redraw_groups)
+        self.fold: FoldedTurns | None = None  # the oldest turns shown, as one widget of their lines
+        self._fold_due = False
+
+    @property
+    def shown_turns(self) -> int:
+        """Turns in the chat: folded ones and those that are widgets (`turns`)."""
+        return len(self.turns) + (len(self.fold.turns) if self.fold is not None else 0)
 
     def compose(self) -> Any:
         yield self.welcome
@@ -344,7 +401,7 @@ class ChatPane(VerticalScroll):
 
     def show_welcome(self, model_name: str, offline: bool, root: str) -> None:
         """The first screen until the first prompt: what this is, the model, the keys, how to set a key."""
-        if self.turns:
+        if self.shown_turns:
             return
         self._welcome_for = (model_name, offline, root)
         self.fit_welcome()
@@ -377,7 +434,7 @@ class ChatPane(VerticalScroll):
             self.call_after_refresh(self.show_welcome_top)
 
     def show_welcome_top(self) -> None:
-        prompted = any(turn.query(".user-prompt") for turn in self.turns)
+        prompted = self.fold is not None or any(turn.query(".user-prompt") for turn in self.turns)
         if self.welcome.display and self.max_scroll_y > 0 and not prompted:
             self.scroll_to(y=min(self.welcome.virtual_region.y, self.max_scroll_y), animate=False)
 
@@ -453,18 +510,141 @@ class ChatPane(VerticalScroll):
         await self._prune()
 
     async def _prune(self) -> None:
-        excess = len(self.turns) - MAX_TURNS_SHOWN
+        excess = self.shown_turns - MAX_TURNS_SHOWN
         if excess <= 0:
+            self._fold_soon()
             return
-        old, self.turns = self.turns[:excess], self.turns[excess:]
+        fold, dropped = self.fold, 0
+        if fold is not None:  # the oldest turns are the folded ones
+            dropped = min(excess, len(fold.turns))
+            fold.drop_first(dropped)
+            if not fold.turns:
+                self.fold = None
+        old, self.turns = self.turns[:excess - dropped], self.turns[excess - dropped:]
         gone = {id(turn) for turn in old}
         removed = {cid for cid, card in self.cards.items() if any(id(node) in gone for node in card.ancestors)}
         # a subagent's cards are in their group's, or (folded) in no DOM at all: they go with their group
         removed |= {cid for cid, card in self.cards.items() if card.call.parent_call_id in removed}
         self.cards = {cid: card for cid, card in self.cards.items() if cid not in removed}
+        if fold is not None and self.fold is None:
+            await fold.remove()
         await self.remove_children(old)
         release_render_caches()
         self.note_hidden(excess)
+        self._fold_soon()
+
+    # -- old turns folded into one widget -----------------------------------------------------------------------
+    def _fold_soon(self, delay: float = 0) -> None:
+        """Fold what can be, once the screen is laid out (the lines kept are those drawn at that layout)."""
+        if self._fold_due:
+            return
+        self._fold_due = True
+        if delay:
+            self.set_timer(delay, self._fold_old)
+        else:
+            self.call_after_refresh(self._fold_old)
+
+    async def _fold_old(self) -> None:
+        """Turns before the last LIVE_TURNS, above the view, finished and not being used (an opened card, the
+        focus, a selection) are folded, oldest first, into the fold at the top of the chat."""
+        self._fold_due = False
+        if not self.is_attached or self.held.holding() or self.screen.selections or self.scrolled_away:
+            return
+        from gemini_tui.app.widgets.folded_turns import FoldedTurn, FoldedTurns, LineKeeper, fold_spots
+
+        view_top = self.region.y
+        keeper = LineKeeper()
+        folded: list[tuple[TurnBlock, FoldedTurn]] = []
+        bottom = self.fold.region.bottom if self.fold is not None else None
+        for turn in self.turns[:max(0, len(self.turns) - LIVE_TURNS)]:
+            top = turn.region
+            if not top or top.bottom > view_top:
+                break
+            pieces = turn_pieces(turn)
+            if pieces is False:  # an answer still drawing: again in a moment
+                self._fold_soon(0.3)
+            if not isinstance(pieces, list):
+                break
+            lines, top = keeper.draw(turn)
+            kinds = [piece.kind for piece in pieces]
+            gap = top.y - bottom if bottom is not None else 0
+            folded.append((turn, FoldedTurn(lines, pieces, fold_spots(turn, top, kinds), max(0, gap))))
+            bottom = top.bottom
+        if self._drawing():  # the last answer is still being drawn: it may push more turns above the view
+            self._fold_soon(0.3)
+        if not folded:
+            return
+        turns = [turn for turn, _ in folded]
+        self.turns = self.turns[len(turns):]
+        gone = {id(turn) for turn in turns}
+        self.cards = {cid: card for cid, card in self.cards.items()
+                      if not any(id(node) in gone for node in card.ancestors)}
+        with self.app.batch_update():
+            fold = self.fold
+            if fold is None:
+                fold = self.fold = FoldedTurns(turns[0].region.width)
+                fold.styles.margin = turns[0].styles.margin
+                fold.add([kept for _, kept in folded])
+                await self.mount(fold, before=turns[0])
+            else:
+                fold.add([kept for _, kept in folded])
+            await self.remove_children(turns)
+        release_render_caches()
+
+    def _drawing(self) -> bool:
+        from gemini_tui.app.widgets.answer import MarkdownText
+
+        turn = self.current_turn
+        return turn is not None and any(block.region and not block.settled for block in turn.query(MarkdownText))
+
+    async def _unfold_from(self, index: int) -> list[TurnBlock]:
+        """Folded turn `index` and those after it become widgets again, built from what each kept."""
+        fold = self.fold
+        if fold is None:
+            return []
+        taken = fold.take_from(index)
+        blocks = [TurnBlock(*(piece.build() for piece in kept.pieces)) for kept in taken]
+        self.turns[:0] = blocks
+        with self.app.batch_update():
+            await self.mount_all(blocks, after=fold)
+            if not fold.turns:
+                self.fold = None
+                await fold.remove()
+        for block in blocks:
+            for child in block.children:
+                if isinstance(child, ToolCallCard):
+                    self.cards[child.record.call_id] = child
+        return blocks
+
+    async def on_folded_turns_open(self, event: FoldedTurns.Open) -> None:
+        """A click on a folded card opens it (its turn becomes widgets again); on a thought, it opens or closes;
+        a double click on an answer copies its Markdown, as on the answer itself."""
+        event.stop()
+        if event.fold is not self.fold or event.turn >= len(event.fold.turns):
+            return
+        piece = event.fold.turns[event.turn].pieces[event.piece]
+        if piece.kind == "answer":
+            if event.chain >= 2:
+                from gemini_tui.app.widgets.answer import AnswerBlock
+
+                self.post_message(AnswerBlock.CopyRequested(piece.text, "the whole answer's Markdown"))
+            return
+        [block, *_] = await self._unfold_from(event.turn)
+        widget = block.children[event.piece]
+        if isinstance(widget, ToolCallCard):
+            widget.focus()
+            await widget.action_expand()
+        elif piece.kind == "thought":
+            from textual.widgets import Collapsible
+
+            cast("Collapsible", widget).collapsed = not cast("Collapsible", widget).collapsed
+
+    async def on_folded_turns_stale(self, event: FoldedTurns.Stale) -> None:
+        """A new width or theme: the folded turns are widgets again, drawn anew, and folded once they are."""
+        event.stop()
+        if event.fold is self.fold:
+            await self._unfold_from(0)
+            self._fold_soon(0.3)
 
     def note_hidden(self, count: int) -> None:
         """`count` earlier turns were not drawn (a resumed long session)."""
@@ -508,6 +688,8 @@ class ChatPane(VerticalScroll):
         answer, thought, self._answer, self._thought = self._answer, self._thought, None, None
         await self._end(thought, self._thought_text)
         await self._end(answer, self._answer_text)
+        if answer is not None or thought is not None:  # turns it pushed above the view can be folded
+            self._fold_soon()
 
     @staticmethod
     async def _end(block: AnswerBlock | ThoughtBlock | None, stream: TerminalTextStream) -> None:
@@ -593,6 +775,9 @@ class ChatPane(VerticalScroll):
     @held(resets=True)
     async def clear(self) -> None:
         await self.close_streams()
+        fold, self.fold = self.fold, None
+        if fold is not None:
+            await fold.remove()
         await self.remove_children(self.turns)
         self.turns, self.cards, self.hidden_turns = [], {}, 0
         self._pruned_note.display = False
