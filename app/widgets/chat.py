@@ -28,6 +28,7 @@ from gemini_tui.app.widgets.call_format import (
     short,
     state_word,
 )
+from gemini_tui.app.widgets.folded_turns import FoldedTurn, FoldedTurns, LineKeeper, Piece, fold_spots
 from gemini_tui.app.widgets.redraws import Throttled, update_text
 from gemini_tui.core.ground.call_state import CallState
 from gemini_tui.core.ground.terminal_text import TerminalTextStream, clean_terminal_text
@@ -35,7 +36,6 @@ from gemini_tui.core.ground.terminal_text import TerminalTextStream, clean_termi
 if TYPE_CHECKING:
     from gemini_tui.app.call_log import CallRecord
     from gemini_tui.app.widgets.answer import AnswerBlock, ThoughtBlock
-    from gemini_tui.app.widgets.folded_turns import FoldedTurns, Piece
     from gemini_tui.core.ground.events import ToolCallInfo
     from gemini_tui.core.ground.tool_result import ToolResult
 
@@ -321,7 +321,6 @@ def fold_piece(widget: Widget) -> Piece | bool | None:
     """How a widget of a finished turn is built again once its turn is folded; None: it cannot be (a subagent's
     group, an opened card, a widget of another kind), so its turn stays widgets; False: not yet (still drawing)."""
     from gemini_tui.app.widgets.answer import AnswerBlock, MarkdownText, ThoughtBlock
-    from gemini_tui.app.widgets.folded_turns import Piece
 
     if not widget.display:
         return None
@@ -349,8 +348,6 @@ def fold_piece(widget: Widget) -> Piece | bool | None:
 
 def turn_pieces(turn: TurnBlock) -> list[Piece] | bool | None:
     """Each widget of `turn` as it can be built again (see `fold_piece`), or None / False for the whole turn."""
-    from gemini_tui.app.widgets.folded_turns import Piece
-
     if turn.has_focus_within:
         return None
     pieces: list[Piece] = []
@@ -386,13 +383,15 @@ class ChatPane(VerticalScroll):
         self.held = HeldUpdates()  # while its session is hidden, what it is to show waits here
         self._groups_changed: dict[AgentCard, None] = {}
         self._group_redraws = Throttled(self, self._redraw_groups)
-        self.fold: FoldedTurns | None = None  # the oldest turns shown, as one widget of their lines
+        # runs of old turns, each as one widget of their lines, in the chat's order; a turn that has to stay widgets
+        # (an opened card, a subagent's group) sits between two
+        self.folds: list[FoldedTurns] = []
         self._fold_due = False
 
     @property
     def shown_turns(self) -> int:
         """Turns in the chat: folded ones and those that are widgets (`turns`)."""
-        return len(self.turns) + (len(self.fold.turns) if self.fold is not None else 0)
+        return len(self.turns) + sum(len(fold.turns) for fold in self.folds)
 
     def compose(self) -> Any:
         yield self.welcome
@@ -434,7 +433,7 @@ class ChatPane(VerticalScroll):
             self.call_after_refresh(self.show_welcome_top)
 
     def show_welcome_top(self) -> None:
-        prompted = self.fold is not None or any(turn.query(".user-prompt") for turn in self.turns)
+        prompted = bool(self.folds) or any(turn.query(".user-prompt") for turn in self.turns)
         if self.welcome.display and self.max_scroll_y > 0 and not prompted:
             self.scroll_to(y=min(self.welcome.virtual_region.y, self.max_scroll_y), animate=False)
 
@@ -514,23 +513,35 @@ class ChatPane(VerticalScroll):
         if excess <= 0:
             self._fold_soon()
             return
-        fold, dropped = self.fold, 0
-        if fold is not None:  # the oldest turns are the folded ones
-            dropped = min(excess, len(fold.turns))
-            fold.drop_first(dropped)
-            if not fold.turns:
-                self.fold = None
-        old, self.turns = self.turns[:excess - dropped], self.turns[excess - dropped:]
+        # the oldest turns go, in the chat's order, whether folded or widgets
+        live, folds = set(self.turns), set(self.folds)
+        old: list[TurnBlock] = []
+        emptied: list[FoldedTurns] = []
+        left = excess
+        for child in list(self.children):
+            if left <= 0:
+                break
+            if child in folds:
+                fold = cast("FoldedTurns", child)
+                dropped = min(left, len(fold.turns))
+                fold.drop_first(dropped)
+                left -= dropped
+                if not fold.turns:
+                    emptied.append(fold)
+            elif child in live:
+                old.append(cast("TurnBlock", child))
+                left -= 1
+        gone_turns = set(old)
+        self.turns = [turn for turn in self.turns if turn not in gone_turns]
+        self.folds = [fold for fold in self.folds if fold not in emptied]
         gone = {id(turn) for turn in old}
         removed = {cid for cid, card in self.cards.items() if any(id(node) in gone for node in card.ancestors)}
         # a subagent's cards are in their group's, or (folded) in no DOM at all: they go with their group
         removed |= {cid for cid, card in self.cards.items() if card.call.parent_call_id in removed}
         self.cards = {cid: card for cid, card in self.cards.items() if cid not in removed}
-        if fold is not None and self.fold is None:
-            await fold.remove()
-        await self.remove_children(old)
+        await self.remove_children([*emptied, *old])
         release_render_caches()
-        self.note_hidden(excess)
+        self.note_hidden(excess - left)
         self._fold_soon()
 
     # -- old turns folded into one widget -----------------------------------------------------------------------
@@ -546,16 +557,18 @@ class ChatPane(VerticalScroll):
 
     async def _fold_old(self) -> None:
         """Turns before the last LIVE_TURNS, above the view, finished and not being used (an opened card, the
-        focus, a selection) are folded, oldest first, into the fold at the top of the chat."""
+        focus, a selection) are folded, each into the fold just before it (a new one if a turn that stays widgets
+        or nothing is there)."""
         self._fold_due = False
         if not self.is_attached or self.held.holding() or self.screen.selections or self.scrolled_away:
             return
-        from gemini_tui.app.widgets.folded_turns import FoldedTurn, FoldedTurns, LineKeeper, fold_spots
-
         view_top = self.region.y
         keeper = LineKeeper()
-        folded: list[tuple[TurnBlock, FoldedTurn]] = []
-        bottom = self.fold.region.bottom if self.fold is not None else None
+        order = list(self.children)
+        place = {id(child): index for index, child in enumerate(order)}
+        runs: list[tuple[FoldedTurns | None, list[tuple[TurnBlock, FoldedTurn]]]] = []
+        previous: Widget | None = None  # the last turn folded
+        bottom = 0
         for turn in self.turns[:max(0, len(self.turns) - LIVE_TURNS)]:
             top = turn.region
             if not top or top.bottom > view_top:
@@ -564,31 +577,42 @@ class ChatPane(VerticalScroll):
             if pieces is False:  # an answer still drawing: again in a moment
                 self._fold_soon(0.3)
             if not isinstance(pieces, list):
-                break
+                previous = None
+                continue
+            before = order[place[id(turn)] - 1] if place.get(id(turn), 0) > 0 else None
+            if previous is None or before is not previous:  # a run starts: after a fold, or a new fold
+                fold = before if isinstance(before, FoldedTurns) and before in self.folds else None
+                runs.append((fold, []))
+                bottom = fold.region.bottom if fold is not None else top.y
             lines, top = keeper.draw(turn)
             kinds = [piece.kind for piece in pieces]
-            gap = top.y - bottom if bottom is not None else 0
-            folded.append((turn, FoldedTurn(lines, pieces, fold_spots(turn, top, kinds), max(0, gap))))
-            bottom = top.bottom
+            runs[-1][1].append((turn, FoldedTurn(lines, pieces, fold_spots(turn, top, kinds), max(0, top.y - bottom))))
+            previous, bottom = turn, top.bottom
         if self._drawing():  # the last answer is still being drawn: it may push more turns above the view
             self._fold_soon(0.3)
-        if not folded:
+        if not runs:
             return
-        turns = [turn for turn, _ in folded]
-        self.turns = self.turns[len(turns):]
+        turns = {turn for _, run in runs for turn, _ in run}
+        self.turns = [turn for turn in self.turns if turn not in turns]
         gone = {id(turn) for turn in turns}
         self.cards = {cid: card for cid, card in self.cards.items()
                       if not any(id(node) in gone for node in card.ancestors)}
         with self.app.batch_update():
-            fold = self.fold
-            if fold is None:
-                fold = self.fold = FoldedTurns(turns[0].region.width)
-                fold.styles.margin = turns[0].styles.margin
-                fold.add([kept for _, kept in folded])
-                await self.mount(fold, before=turns[0])
-            else:
-                fold.add([kept for _, kept in folded])
-            await self.remove_children(turns)
+            for fold, run in runs:
+                kept = [folded for _, folded in run]
+                if fold is None:
+                    first = run[0][0]
+                    fold = FoldedTurns(first.region.width)
+                    fold.styles.margin = first.styles.margin
+                    kept[0].gap = 0
+                    fold.add(kept)
+                    self.folds.append(fold)
+                    await self.mount(fold, before=first)
+                else:
+                    fold.add(kept)
+            await self.remove_children(list(turns))
+        order = list(self.children)
+        self.folds.sort(key=order.index)
         release_render_caches()
 
     def _drawing(self) -> bool:
@@ -597,18 +621,23 @@ class ChatPane(VerticalScroll):
         turn = self.current_turn
         return turn is not None and any(block.region and not block.settled for block in turn.query(MarkdownText))
 
-    async def _unfold_from(self, index: int) -> list[TurnBlock]:
-        """Folded turn `index` and those after it become widgets again, built from what each kept."""
-        fold = self.fold
-        if fold is None:
+    async def _unfold_from(self, fold: FoldedTurns, index: int) -> list[TurnBlock]:
+        """Folded turn `index` of `fold` and those after it in it become widgets again, built from what each kept."""
+        if fold not in self.folds:
             return []
+        after = list(self.children)
+        after = after[after.index(fold) + 1:]
+        live = set(self.turns)
+        following = next((child for child in after if child in live), None)
+        at = self.turns.index(cast("TurnBlock", following)) if following is not None else len(self.turns)
         taken = fold.take_from(index)
         blocks = [TurnBlock(*(piece.build() for piece in kept.pieces)) for kept in taken]
-        self.turns[:0] = blocks
+        self.turns[at:at] = blocks
+        if not fold.turns:
+            self.folds.remove(fold)
         with self.app.batch_update():
             await self.mount_all(blocks, after=fold)
             if not fold.turns:
-                self.fold = None
                 await fold.remove()
         for block in blocks:
             for child in block.children:
@@ -620,7 +649,7 @@ class ChatPane(VerticalScroll):
         """A click on a folded card opens it (its turn becomes widgets again); on a thought, it opens or closes;
         a double click on an answer copies its Markdown, as on the answer itself."""
         event.stop()
-        if event.fold is not self.fold or event.turn >= len(event.fold.turns):
+        if event.fold not in self.folds or event.turn >= len(event.fold.turns):
             return
         piece = event.fold.turns[event.turn].pieces[event.piece]
         if piece.kind == "answer":
@@ -629,7 +658,7 @@ class ChatPane(VerticalScroll):
 
                 self.post_message(AnswerBlock.CopyRequested(piece.text, "the whole answer's Markdown"))
             return
-        [block, *_] = await self._unfold_from(event.turn)
+        [block, *_] = await self._unfold_from(event.fold, event.turn)
         widget = block.children[event.piece]
         if isinstance(widget, ToolCallCard):
             widget.focus()
@@ -642,9 +671,9 @@ class ChatPane(VerticalScroll):
     async def on_folded_turns_stale(self, event: FoldedTurns.Stale) -> None:
         """A new width or theme: the folded turns are widgets again, drawn anew, and folded once they are."""
         event.stop()
-        if event.fold is self.fold:
-            await self._unfold_from(0)
-            self._fold_soon(0.3)
+        for fold in list(self.folds):  # all of them: each went stale, or will at once
+            await self._unfold_from(fold, 0)
+        self._fold_soon(0.3)
 
     def note_hidden(self, count: int) -> None:
         """`count` earlier turns were not drawn (a resumed long session)."""
@@ -775,10 +804,8 @@ class ChatPane(VerticalScroll):
     @held(resets=True)
     async def clear(self) -> None:
         await self.close_streams()
-        fold, self.fold = self.fold, None
-        if fold is not None:
-            await fold.remove()
-        await self.remove_children(self.turns)
+        folds, self.folds = self.folds, []
+        await self.remove_children([*folds, *self.turns])
         self.turns, self.cards, self.hidden_turns = [], {}, 0
         self._pruned_note.display = False
         self.anchor()

@@ -4,6 +4,7 @@ same at every scroll position, a mouse selection over them copies the same text,
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -11,7 +12,7 @@ from typing import Any
 import pytest
 from rich.style import Style
 from textual.pilot import Pilot
-from textual.widgets import Collapsible
+from textual.widgets import Collapsible, Static
 
 from gemini_tui.app.main import GeminiApp
 from gemini_tui.app.widgets import chat as chat_module
@@ -72,10 +73,11 @@ async def run_turns(pilot: Pilot[Any], turns: int = TURNS) -> ChatPane:
 
 def folded_all(chat: ChatPane) -> bool:
     """Every turn that can be folded is: the live ones are the last LIVE or reach into the view."""
-    if chat.fold is None or chat._fold_due:
+    if not chat.folds or chat._fold_due:
         return False
     older = chat.turns[:max(0, len(chat.turns) - LIVE)]
-    return all(turn.region.bottom > chat.region.y for turn in older) and settled(chat)
+    return all(turn.region.bottom > chat.region.y or chat_module.turn_pieces(turn) is None for turn in older) \
+        and settled(chat)
 
 
 def settled(chat: ChatPane) -> bool:
@@ -118,8 +120,9 @@ async def pages(pilot: Pilot[Any], chat: ChatPane, bottom: int) -> list[list[lis
 
 
 async def unfold_all(pilot: Pilot[Any], chat: ChatPane) -> None:
-    await chat._unfold_from(0)
-    await wait_for(pilot, lambda: chat.fold is None and settled(chat))
+    for fold in list(chat.folds):
+        await chat._unfold_from(fold, 0)
+    await wait_for(pilot, lambda: not chat.folds and settled(chat))
     await pilot.pause()
 
 
@@ -139,8 +142,7 @@ async def test_old_turns_fold_into_one_widget_that_looks_and_selects_the_same(sh
     app = make_app(root, tmp_path, script(SHAPES[shape]), approval_mode="yolo")
     async with app.run_test(size=SIZE) as pilot:
         chat = await run_turns(pilot)
-        fold = chat.fold
-        assert fold is not None
+        [fold] = chat.folds
         # the DOM holds the fold and the live turns only: widgets for old turns do not grow with them
         assert len(fold.turns) + len(chat.turns) == TURNS
         assert len(chat.query(TurnBlock)) == len(chat.turns) < TURNS - 2
@@ -181,8 +183,8 @@ async def test_a_click_opens_a_folded_card_or_thought_and_a_double_click_copies_
     app = make_app(root, tmp_path, script(shape), approval_mode="yolo")
     async with app.run_test(size=SIZE) as pilot:
         chat = await run_turns(pilot)
-        fold = chat.fold
-        assert fold is not None and len(fold.turns) >= 3
+        [fold] = chat.folds
+        assert len(fold.turns) >= 3
         chat.scroll_to(y=0, animate=False, immediate=True)
         await pilot.pause()
 
@@ -192,7 +194,7 @@ async def test_a_click_opens_a_folded_card_or_thought_and_a_double_click_copies_
         row = next(spot[0] for spot in first.spots if spot[2] == answer)
         await pilot.double_click(offset=(fold.region.x + 3, fold.region.y + row))
         await wait_for(pilot, lambda: app.clipboard == "Found the files for turn 0.")
-        assert chat.fold is fold and len(fold.turns) >= 3  # nothing unfolded
+        assert chat.folds == [fold] and len(fold.turns) >= 3  # nothing unfolded
 
         # a click on the second turn's thought opens it: that turn (and the later folded ones) are widgets again
         kept = len(fold.turns)
@@ -212,7 +214,7 @@ async def test_a_click_opens_a_folded_card_or_thought_and_a_double_click_copies_
         chat.scroll_to(y=0, animate=False, immediate=True)
         await pilot.pause()
         await pilot.click(offset=(fold.region.x + 3, fold.region.y + row))
-        await wait_for(pilot, lambda: chat.fold is None)
+        await wait_for(pilot, lambda: not chat.folds)
         card = chat.turns[0].children[card_piece]
         assert isinstance(card, ToolCallCard) and card.expanded and card.has_focus
         assert chat.cards[card.record.call_id] is card
@@ -224,19 +226,65 @@ async def test_a_new_width_or_theme_draws_folded_turns_anew(change: str, root: P
     app = make_app(root, tmp_path, script(mixed), approval_mode="yolo")
     async with app.run_test(size=SIZE) as pilot:
         chat = await run_turns(pilot)
-        fold = chat.fold
-        assert fold is not None
+        [fold] = chat.folds
         if change == "resize":
             await pilot.resize_terminal(70, SIZE[1])
         else:
             app.theme = "textual-light" if app.theme != "textual-light" else "textual-dark"
-        await wait_for(pilot, lambda: chat.fold is not fold)  # the old lines are dropped
+        await wait_for(pilot, lambda: fold not in chat.folds)  # the old lines are dropped
         await wait_for(pilot, lambda: folded_all(chat))
-        again = chat.fold
-        assert again is not None and len(again.turns) + len(chat.turns) == TURNS
+        [again] = chat.folds
+        assert len(again.turns) + len(chat.turns) == TURNS
         bottom = again.virtual_region.bottom
         folded = await pages(pilot, chat, bottom)
         await unfold_all(pilot, chat)
         unfolded = await pages(pilot, chat, bottom)
         for page, (was, now) in enumerate(zip(folded, unfolded, strict=True)):
             assert was == now, f"page {page}: {first_difference(was, now)}"
+
+
+def prompts_shown(chat: ChatPane) -> list[int]:
+    """The number of each turn's prompt, in the chat's order, folded or not."""
+    found: list[int] = []
+    for child in chat.children:
+        if isinstance(child, FoldedTurns):
+            texts = ["\n".join(line.text for line in turn.lines) for turn in child.turns]
+        elif isinstance(child, TurnBlock):
+            texts = [str(child.query_one(".user-prompt", Static).content)]
+        else:
+            continue
+        found.extend(int(match.group(1)) for text in texts if (match := re.search(r"question (\d+)", text)))
+    return found
+
+
+async def test_a_turn_that_stays_widgets_splits_the_folds_and_pruning_takes_the_oldest_turns(
+        monkeypatch: pytest.MonkeyPatch, root: Path, tmp_path: Path) -> None:
+    (root / "README.md").write_text("# demo\n")
+    monkeypatch.setattr(chat_module, "MAX_TURNS_SHOWN", 8)
+    app = make_app(root, tmp_path, script(SHAPES["tool card"], 12), approval_mode="yolo")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = main_screen(pilot)
+        chat = screen.chat
+        for n in range(8):
+            screen.turns.send(f"question {n}")
+            await pilot.pause()
+            await wait_for(pilot, lambda: not screen.busy)
+            if n == 2:  # its card opened: that turn stays widgets, the turns around it fold
+                card = chat.turns[-1].query_one(ToolCallCard)
+                await card.action_expand()
+        await wait_for(pilot, lambda: folded_all(chat) and len(chat.folds) == 2)
+        opened = next(turn for turn in chat.turns if turn.query(ToolCallCard).first().expanded)
+        order = list(chat.children)
+        assert order.index(chat.folds[0]) < order.index(opened) < order.index(chat.folds[1])
+        assert prompts_shown(chat) == list(range(8))
+        assert chat.shown_turns == 8
+
+        for n in range(8, 12):  # the oldest turns go, folded or not, as many as the chat is over its limit
+            screen.turns.send(f"question {n}")
+            await pilot.pause()
+            await wait_for(pilot, lambda: not screen.busy)
+            assert chat.shown_turns == 8
+        await wait_for(pilot, lambda: folded_all(chat))
+        assert prompts_shown(chat) == list(range(4, 12))
+        assert "4 earlier turn(s) hidden" in str(chat._pruned_note.render())
+        assert all(card.is_attached for card in chat.cards.values())
