@@ -109,6 +109,9 @@ class GeminiApp(App[int]):
             self.stylesheet.apply(self)  # its widgets' colours derive from them (they were unset, text went unseen)
         if isinstance(event, events.Key):
             self.last_key_at = event.time  # when it arrived, before any widget sees it (see app/typing_guard.py)
+            front = self.screen_stack[-1] if self.screen_stack else None
+            if (keys_first := getattr(front, "keys_first", None)) is not None:
+                keys_first.key(event, self.focused)  # while it types, the screen's other redraws wait
             if self._held_keys is not None and not event.is_forwarded:
                 self._held_keys.append(event)
                 return

@@ -1,0 +1,128 @@
+"""Keys first: while the user types into the prompt, the screen in front holds back the redraws and layouts that
+other activity asks for (the chat, the queue, the status line, the tabs), and draws them together once the typing
+pauses, or right after a key's frame once they have waited `MAX_HOLD_S` (then holds again).
+
+A key's frame then draws the prompt alone: with 32 agents at work a layout of the whole screen costs 25-60 ms, and
+a key that came during one (or two) waited for them. Nothing is dropped: a held widget's redraw, layout or scroll
+is asked for again at release, and the widget draws its state as it is then. Scrolls are not held: one asked for
+by the prompt would be dropped behind another."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from textual import events, messages
+
+if TYPE_CHECKING:
+    from textual.screen import Screen
+    from textual.timer import Timer
+    from textual.widget import Widget
+
+QUIET_S = 0.2  # typing paused this long: what was held is drawn
+MAX_HOLD_S = 0.5  # held this long while the typing goes on: drawn right after the next key's frame
+AFTER_FRAME_S = 1 / 60  # how long after that frame (one frame's time)
+# keys that edit the prompt's text (besides printable ones): what a typist presses between characters
+EDITING_KEYS = frozenset({"backspace", "delete", "left", "right", "ctrl+left", "ctrl+right", "ctrl+w",
+                          "ctrl+backspace", "ctrl+delete", "shift+left", "shift+right"})
+
+
+def is_typing(key: events.Key) -> bool:
+    return key.is_printable or key.key in EDITING_KEYS
+
+
+class KeysFirst:
+    """One per screen. `typed_into(widget)` says whether a focused widget is the one typed into (the prompt);
+    `exempt(widget)` whether a widget's own redraws are never held (the prompt and what answers the user)."""
+
+    def __init__(self, screen: Screen[Any], typed_into: Callable[[Widget | None], bool],
+                 exempt: Callable[[Widget], bool], exempt_layouts: Callable[[], int]) -> None:
+        self.screen = screen
+        self.typed_into = typed_into
+        self.exempt = exempt
+        self.exempt_layouts = exempt_layouts
+        self.typed_at = float("-inf")
+        self.held_since: float | None = None
+        self.layouts: dict[Widget, None] = {}
+        self.updates: dict[Widget, None] = {}
+        self._letting: set[int] = set()  # the requests `release` made again: they go through
+        self._exempt_layouts_seen = 0
+        self.releases = 0  # how many times held redraws were let go (a test reads it)
+        self.due = False  # held long enough: let go right after the frame that draws the next key
+        self._timer: Timer | None = None
+
+    def key(self, key: events.Key, focused: Widget | None) -> None:
+        """A key arrived (before any widget handles it)."""
+        now = time.monotonic()
+        typing = is_typing(key) and self.typed_into(focused)
+        self.typed_at = now if typing else float("-inf")
+        if self.held_since is None:
+            return
+        if not typing:  # another key (Enter, Esc, a shortcut) ends the typing: the screen shows all there is
+            self.screen.call_after_refresh(self.release)
+        elif now - self.held_since >= MAX_HOLD_S:
+            self.due = True  # a long hold ends between two keys: after this one's frame (see `holds`)
+
+    def holds(self, message: messages.Layout | messages.Update) -> bool:
+        """True when the screen's layout or redraw asked for by `message` waits (it is kept here)."""
+        if id(message) in self._letting:
+            self._letting.discard(id(message))
+            return False
+        widget = message.widget
+        exempt = widget is self.screen or self.exempt(widget)
+        if exempt and self.due and isinstance(message, messages.Update):
+            # the key's own redraw: the screen draws it first; the held ones start a frame's time after it, when
+            # what waited for that frame has run
+            self.due = False
+            self.screen.call_after_refresh(self.screen.set_timer, AFTER_FRAME_S, self.release)
+        if isinstance(message, messages.Layout):
+            # a screen drops a layout request queued right behind another: when the prompt's own was dropped for
+            # this one, this one goes on in its place (the whole screen is laid out, held widgets too)
+            asked = self.exempt_layouts()
+            missed, self._exempt_layouts_seen = asked != self._exempt_layouts_seen, asked
+            if exempt or missed:
+                return False
+        if exempt or time.monotonic() - self.typed_at >= QUIET_S:
+            return False
+        if isinstance(message, messages.Layout):
+            self.layouts[widget] = None
+        else:
+            self.updates[widget] = None
+        if self.held_since is None:
+            self.held_since = time.monotonic()
+            self._timer = self.screen.set_timer(QUIET_S, self._check)
+        return True
+
+    def _check(self) -> None:
+        self._timer = None
+        if self.held_since is None:
+            return
+        quiet_for = time.monotonic() - self.typed_at
+        if quiet_for >= QUIET_S:
+            self.release()
+        else:
+            self._timer = self.screen.set_timer(QUIET_S - quiet_for, self._check)
+
+    def release(self) -> None:
+        """Everything held is asked for again, now (in the order it was held); what arrives later is held again
+        while the typing goes on, until the next release."""
+        if self.held_since is None:
+            return
+        self.held_since = None
+        self.due = False
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        asked: list[messages.Layout | messages.Update] = [
+            *(messages.Layout(widget) for widget in self.layouts if widget.is_attached),
+            *(messages.Update(widget) for widget in self.updates if widget.is_attached)]
+        self.layouts, self.updates = {}, {}
+        self._letting = {id(message) for message in asked}  # a dropped layout request leaves no id behind
+        self.releases += 1
+        for message in asked:
+            self.screen.post_message(message)
+
+    @property
+    def holding(self) -> bool:
+        return self.held_since is not None
