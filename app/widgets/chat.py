@@ -29,6 +29,7 @@ from gemini_tui.app.widgets.call_format import (
     state_word,
 )
 from gemini_tui.app.widgets.folded_turns import FoldedTurn, FoldedTurns, LineKeeper, Piece, fold_spots
+from gemini_tui.app.widgets.kept_lines import KeptLines
 from gemini_tui.app.widgets.redraws import Throttled, update_text
 from gemini_tui.core.ground.call_state import CallState
 from gemini_tui.core.ground.terminal_text import TerminalTextStream, clean_terminal_text
@@ -175,7 +176,7 @@ class ToolCallCard(Vertical, can_focus=True):
         await self.action_expand()
 
 
-class GroupCalls(Static, can_focus=True):
+class GroupCalls(KeptLines, can_focus=True):
     """A subagent's own calls, folded into one widget: each drawn as its card's line (the same words, the same bar
     in its state's colour), so that a group costs a layout of the screen one widget, not two per call, and a call
     that changes needs no layout unless its number of lines does. Enter, or a click on a call, unfolds them into
@@ -213,7 +214,7 @@ class GroupCalls(Static, can_focus=True):
 
     def redraw(self) -> None:
         if self.is_attached:
-            update_text(self, self.lines())
+            self.show_lines(self.lines())
 
     async def action_unfold(self) -> None:
         await self.card.unfold()

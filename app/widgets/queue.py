@@ -11,7 +11,6 @@ import time
 from collections.abc import Callable
 
 from rich.text import Text
-from textual.widgets import Static
 
 from gemini_tui.app.call_log import CallRecord
 from gemini_tui.app.held_updates import HeldUpdates
@@ -25,7 +24,8 @@ from gemini_tui.app.widgets.call_format import (
     is_agent_call,
     short,
 )
-from gemini_tui.app.widgets.redraws import Throttled, update_text
+from gemini_tui.app.widgets.kept_lines import KeptLines
+from gemini_tui.app.widgets.redraws import Throttled
 from gemini_tui.core.ground.call_state import CallState
 
 # rows shown before the rest are folded into "… n more"; the attention-first order decides who is shown
@@ -161,9 +161,10 @@ def _row(text: Text, entry: QueueEntry, now: float, indent: str = "", live_outpu
         text.append(f"\n{indent}     └ {short(entry.error, 110)}", style="bold")
 
 
-class ToolQueue(Static):
-    """One Static that renders every line at once. Its model is `entries`: while its session is hidden only they
-    change, and the lines are drawn once when it shows; a subagent's calls redraw it a few times a second at most."""
+class ToolQueue(KeptLines):
+    """Its lines are drawn one by one and kept (`KeptLines`). Its model is `entries`: while its session is hidden
+    only they change, and the lines are drawn once when it shows; a subagent's calls redraw it a few times a second
+    at most."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -228,4 +229,4 @@ class ToolQueue(Static):
             return
         self.display = bool(self.entries) and not self.closed
         if self.display:
-            update_text(self, self.queue_text())
+            self.show_lines(self.queue_text())

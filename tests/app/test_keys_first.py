@@ -73,6 +73,7 @@ class Painted:
 
     def __init__(self, width: int, height: int) -> None:
         self.rows = [[" "] * width for _ in range(height)]
+        self.styles: list[list[object]] = [[None] * width for _ in range(height)]
         self.frames = 0
 
     def apply(self, update: CompositorUpdate, app: App[Any]) -> None:
@@ -87,12 +88,19 @@ class Painted:
             if segment.text == "\n":
                 continue
             for character in segment.text:
-                if 0 <= y < len(self.rows) and 0 <= x < len(self.rows[y]):
-                    self.rows[y][x] = character
+                for cell in range(cell_len(character)):  # a wide character's second cell holds nothing
+                    if 0 <= y < len(self.rows) and 0 <= x + cell < len(self.rows[y]):
+                        self.rows[y][x + cell] = "" if cell else character
+                        self.styles[y][x + cell] = segment.style
                 x += cell_len(character)
 
     def lines(self, top: int, bottom: int) -> list[str]:
         return ["".join(row).rstrip() for row in self.rows[top:bottom]]
+
+    def cells(self, top: int, bottom: int, left: int, right: int) -> list[list[tuple[str, object]]]:
+        """Each cell's character and style, row by row."""
+        return [list(zip(row[left:right], styles[left:right], strict=True))
+                for row, styles in zip(self.rows[top:bottom], self.styles[top:bottom], strict=True)]
 
 
 @contextmanager
