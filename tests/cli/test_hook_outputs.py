@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from tests.fakes import warm_start
 from tests.fakes.gemini_server import DEFAULT_USAGE, FakeGeminiServer, Reply, call, reply, text
 
 REPO = Path(__file__).resolve().parents[2]
@@ -40,7 +41,7 @@ def run(tmp_path: Path, event: str, answer: Any, replies: list[Reply], fmt: str 
     with FakeGeminiServer() as server:
         server.script(*replies)
         env["GOOGLE_GEMINI_BASE_URL"] = server.base_url
-        done = subprocess.run([sys.executable, "-m", "gemini_tui", "-p", "go", "--yolo", "--trust",
+        done = subprocess.run([*warm_start.command(env), "-p", "go", "--yolo", "--trust",
                                "--output-format", fmt], cwd=root, env=env, capture_output=True, text=True,
                               timeout=120)
     seen = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []

@@ -12,6 +12,7 @@ import pytest
 
 from gemini_tui.cli.mcp_command import main
 from gemini_tui.core.setup.config import load_settings
+from tests.fakes import warm_start
 
 
 @pytest.fixture
@@ -87,9 +88,9 @@ def test_list_through_the_cli(places: tuple[Path, Path]) -> None:
     fake = Path(__file__).resolve().parents[1] / "fakes" / "mcp_server.py"
     assert main(["add", "good", sys.executable, str(fake)]) == 0
     assert main(["add", "--transport", "http", "bad", "http://127.0.0.1:9/mcp"]) == 0
-    done = subprocess.run([sys.executable, "-m", "gemini_tui.cli.main", "mcp", "list"], cwd=project,
-                          capture_output=True, text=True, timeout=60, env={**__import__("os").environ,
-                                                                           "GEMINI_CLI_HOME": str(home)})
+    env = {**__import__("os").environ, "GEMINI_CLI_HOME": str(home)}
+    done = subprocess.run([*warm_start.command(env, "gemini_tui.cli.main"), "mcp", "list"], cwd=project,
+                          capture_output=True, text=True, timeout=60, env=env)
     assert done.returncode == 0, done.stderr
     assert f"✓ good: {sys.executable} {fake} (stdio) - Connected" in done.stdout
     assert "✗ bad: http://127.0.0.1:9/mcp (http) - Disconnected" in done.stdout

@@ -8,7 +8,6 @@ import json
 import os
 import socket
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from gemini_tui.core.ground.events import TurnEndReason
 from gemini_tui.core.models.openai_compat import OpenAICompatibleModel
 from gemini_tui.core.models.retry import RetryPolicy
 from gemini_tui.core.setup.config import load_settings
+from tests.fakes import warm_start
 from tests.fakes.openai_server import FakeOpenAIServer, chat, error, say, tool
 from tests.tools.test_edit_model_tier import GOOD, SOURCE
 
@@ -188,7 +188,7 @@ def test_providers_from_settings_need_a_trusted_folder(root: Path, home: Path) -
 def run_cli(args: list[str], root: Path, home: Path, extra: dict[str, str]) -> subprocess.CompletedProcess[str]:
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "GEMINI_CLI_HOME": str(home),
            "PYTHONPATH": str(REPO), "LANG": "C.UTF-8", **extra}
-    return subprocess.run([sys.executable, "-m", "gemini_tui", *args], cwd=root, env=env, input="",
+    return subprocess.run([*warm_start.command(env), *args], cwd=root, env=env, input="",
                           capture_output=True, text=True, timeout=60)
 
 

@@ -7,13 +7,13 @@ from __future__ import annotations
 import os
 import random
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from gemini_tui.cli.assemble import ConfigurationError, build_session
 from gemini_tui.core.approvals.trust import TRUST_ENV
+from tests.fakes import warm_start
 
 # where each kind lives (relative to the workspace root, or `~` for the user's gemini home) and its text, with
 # {F} for every field the generator fills
@@ -111,7 +111,7 @@ def test_headless_starts_past_a_planted_file(kind: str, tmp_path: Path) -> None:
     (home / ".gemini").mkdir(parents=True)
     plant(kind, b"\x01\xff\x00" + b"\x1b" + b'"' + b"\n", root, home / ".gemini")
     env = {**os.environ, "GEMINI_CLI_HOME": str(home), "HOME": str(home), TRUST_ENV: "true"}
-    done = subprocess.run([sys.executable, "-m", "gemini_tui", "-m", "offline", "-p", "hello"], cwd=root, env=env,
+    done = subprocess.run([*warm_start.command(env), "-m", "offline", "-p", "hello"], cwd=root, env=env,
                           capture_output=True, text=True, timeout=120)
     assert "Traceback" not in done.stderr, done.stderr[-2000:]
     assert done.returncode == 0, (done.returncode, done.stderr[-2000:])

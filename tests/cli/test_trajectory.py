@@ -8,12 +8,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.fakes import warm_start
 from tests.fakes.gemini_server import FakeGeminiServer, call, reply, text
 from tests.fakes.long_run import make_workspace, script
 
@@ -25,7 +25,7 @@ def headless(root: Path, home: Path, server: FakeGeminiServer, *args: str) -> su
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "GEMINI_CLI_HOME": str(home),
            "PYTHONPATH": str(REPO), "LANG": "C.UTF-8", "GEMINI_API_KEY": "test-key",
            "GOOGLE_GEMINI_BASE_URL": server.base_url}
-    return subprocess.run([sys.executable, "-m", "gemini_tui", "-p", "do the work", "--yolo", *args], cwd=root,
+    return subprocess.run([*warm_start.command(env), "-p", "do the work", "--yolo", *args], cwd=root,
                           env=env, input="", capture_output=True, text=True, timeout=150)
 
 

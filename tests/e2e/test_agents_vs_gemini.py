@@ -12,12 +12,12 @@ import json
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.fakes import warm_start
 from tests.fakes.gemini_cli import WITHOUT_RELAUNCH, gemini_cli_bundle
 from tests.fakes.gemini_server import FakeGeminiServer, RecordedRequest, Reply, call, reply, text
 
@@ -120,7 +120,7 @@ def run(program: list[str], base: Path) -> dict[str, Any]:
 
 def test_agent_files_give_the_same_requests_as_gemini_cli(tmp_path: Path) -> None:
     gemini = run(["node", str(gemini_cli_bundle() / "gemini.js")], tmp_path / "gemini")
-    ours = run([sys.executable, "-m", "gemini_tui"], tmp_path / "ours")
+    ours = run(warm_start.command({}), tmp_path / "ours")
     sides = {"gemini": gemini, "ours": ours}
     for side in sides.values():
         assert len(side["parent"]) == 2 and len(side["agent"]) == 2, side

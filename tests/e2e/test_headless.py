@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests.fakes import warm_start
 from tests.fakes.gemini_server import FakeGeminiServer, call, error_reply, reply, text
 
 REPO = Path(__file__).resolve().parents[2]
@@ -26,7 +27,8 @@ def run_cli(args: list[str], root: Path, home: Path, server: FakeGeminiServer | 
     if server is not None:
         env |= {"GEMINI_API_KEY": "test-key", "GOOGLE_GEMINI_BASE_URL": server.base_url}
     env |= extra_env or {}
-    return subprocess.run([sys.executable, *python_flags, "-m", "gemini_tui", *args], cwd=root, env=env,
+    program = [sys.executable, *python_flags, "-m", "gemini_tui"] if python_flags else warm_start.command(env)
+    return subprocess.run([*program, *args], cwd=root, env=env,
                           input=stdin if stdin is not None else "", capture_output=True, text=True, timeout=60)
 
 
@@ -279,7 +281,7 @@ def test_ctrl_c_cancels_the_request_and_exits_130(gemini_server, root: Path, hom
     gemini_server.script(reply(text("slow "), text("answer"), delay_s=2.0))
     env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "GEMINI_CLI_HOME": str(home),
            "PYTHONPATH": str(REPO), "GEMINI_API_KEY": "k", "GOOGLE_GEMINI_BASE_URL": gemini_server.base_url}
-    process = subprocess.Popen([sys.executable, "-m", "gemini_tui", "-p", "hi", "-o", "json"], cwd=root, env=env,
+    process = subprocess.Popen([*warm_start.command(env), "-p", "hi", "-o", "json"], cwd=root, env=env,
                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert gemini_server.request_arrived.wait(30)
@@ -303,7 +305,7 @@ def test_a_reader_that_goes_away_ends_the_run_quietly(gemini_server, root: Path,
                                delay_s=0.5), reply(text("Done.")))
     env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "GEMINI_CLI_HOME": str(home),
            "PYTHONPATH": str(REPO), "GEMINI_API_KEY": "k", "GOOGLE_GEMINI_BASE_URL": gemini_server.base_url}
-    process = subprocess.Popen([sys.executable, "-m", "gemini_tui", "-p", "hi", "-o", "stream-json", "--yolo"],
+    process = subprocess.Popen([*warm_start.command(env), "-p", "hi", "-o", "stream-json", "--yolo"],
                                cwd=root, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE)
     try:

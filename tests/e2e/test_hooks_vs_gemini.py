@@ -9,13 +9,13 @@ import json
 import os
 import re
 import subprocess
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.fakes import warm_start
 from tests.fakes.gemini_cli import WITHOUT_RELAUNCH, gemini_cli_bundle
 from tests.fakes.gemini_server import FakeGeminiServer, Reply, call, reply, text
 
@@ -145,7 +145,7 @@ def run(program: list[str], scenario: Scenario, base: Path) -> dict[str, Any]:
 def test_hooks_give_what_gemini_cli_gives(name: str, tmp_path: Path) -> None:
     scenario = SCENARIOS[name]
     theirs = run(["node", str(gemini_cli_bundle() / "gemini.js")], scenario, tmp_path / "gemini")
-    ours = run([sys.executable, "-m", "gemini_tui"], scenario, tmp_path / "ours")
+    ours = run(warm_start.command({}), scenario, tmp_path / "ours")
     keys = ["requests", "responses", "user_texts", "files", "answer", "failed"]
     if name.startswith(("tool-selection", "before-agent-block")):  # the request's tool config, the exit code
         keys += ["tool_config", "exit"]

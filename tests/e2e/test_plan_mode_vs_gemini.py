@@ -9,12 +9,12 @@ import json
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.fakes import warm_start
 from tests.fakes.gemini_cli import WITHOUT_RELAUNCH, gemini_cli_bundle
 from tests.fakes.gemini_server import FakeGeminiServer, RecordedRequest, Reply, call, reply, text
 
@@ -92,7 +92,7 @@ def outcome(response: dict[str, Any]) -> str:
 
 def test_headless_plan_mode_ends_as_gemini_cli_does(tmp_path: Path) -> None:
     gemini = run(["node", str(gemini_cli_bundle() / "gemini.js")], tmp_path / "gemini")
-    ours = run([sys.executable, "-m", "gemini_tui"], tmp_path / "ours")
+    ours = run(warm_start.command({}), tmp_path / "ours")
     for side in (gemini, ours):
         root, plans = side["root"], side["plans"]
         assert plans.name == "plans" and ".gemini" in plans.parts and root not in plans.parents

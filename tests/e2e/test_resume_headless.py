@@ -5,11 +5,11 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 from tests.e2e.test_headless import REPO, run_cli
+from tests.fakes import warm_start
 from tests.fakes.gemini_server import FakeGeminiServer, reply, text
 
 
@@ -24,7 +24,7 @@ def test_kill_mid_turn_then_resume_sends_the_earlier_turns(gemini_server: FakeGe
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "GEMINI_CLI_HOME": str(home),
            "PYTHONPATH": str(REPO), "LANG": "C.UTF-8", "GEMINI_API_KEY": "k",
            "GOOGLE_GEMINI_BASE_URL": gemini_server.base_url}
-    process = subprocess.Popen([sys.executable, "-m", "gemini_tui", "--resume", "latest", "-p", "second prompt"],
+    process = subprocess.Popen([*warm_start.command(env), "--resume", "latest", "-p", "second prompt"],
                                cwd=root, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE)
     deadline = time.monotonic() + 30

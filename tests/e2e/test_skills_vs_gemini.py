@@ -8,10 +8,10 @@ import json
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
+from tests.fakes import warm_start
 from tests.fakes.gemini_cli import WITHOUT_RELAUNCH, gemini_cli_bundle
 from tests.fakes.gemini_server import FakeGeminiServer, call, reply, text
 
@@ -89,7 +89,7 @@ def side(program: list[str], tmp_path: Path, label: str) -> dict[str, Any]:
 
 def test_skills_reach_the_model_as_in_gemini_cli(tmp_path: Path) -> None:
     gemini = side(["node", str(gemini_cli_bundle() / "gemini.js")], tmp_path, "gemini")
-    ours = side([sys.executable, "-m", "gemini_tui"], tmp_path, "ours")
+    ours = side(warm_start.command({}), tmp_path, "ours")
     assert ours["section"] == gemini["section"]
     entries = "".join(ours["section"][1])
     assert "<name>shadowed</name>\n    <description>The workspace's version wins." in entries

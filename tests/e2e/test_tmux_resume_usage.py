@@ -8,13 +8,13 @@ import json
 import os
 import re
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.e2e.terminal import GEMINI_TUI, Terminal, fake_gemini_env, send
+from tests.fakes import warm_start
 from tests.fakes.gemini_server import FakeGeminiServer, reply, text
 
 WINDOW = 1_048_576  # gemini-2.5-pro's context window
@@ -30,7 +30,7 @@ def server() -> Iterator[FakeGeminiServer]:
 
 def headless(root: Path, env: dict[str, str], prompt: str) -> None:
     """One saved session, made as a user would: `gemini-tui -p` (the prompt on stdin)."""
-    done = subprocess.run([sys.executable, "-m", "gemini_tui", "-p", "go on"], cwd=root, env={**os.environ, **env},
+    done = subprocess.run([*warm_start.command(os.environ), "-p", "go on"], cwd=root, env={**os.environ, **env},
                           input=prompt, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
 
@@ -91,7 +91,7 @@ def test_a_headless_resume_reports_only_its_own_tokens(root: Path, tmp_path: Pat
     headless(root, env, "alpha")
     server.script(reply(text("Again."), usage={"promptTokenCount": 10, "candidatesTokenCount": 2,
                                                "totalTokenCount": 12}))
-    done = subprocess.run([sys.executable, "-m", "gemini_tui", "--resume", "-p", "again", "-o", "json"], cwd=root,
+    done = subprocess.run([*warm_start.command(os.environ), "--resume", "-p", "again", "-o", "json"], cwd=root,
                           env={**os.environ, **env}, capture_output=True, text=True, timeout=60,
                           stdin=subprocess.DEVNULL)
     assert done.returncode == 0, done.stderr

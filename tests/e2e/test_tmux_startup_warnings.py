@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.e2e.terminal import GEMINI_TUI, Terminal, fake_gemini_env, send
+from tests.fakes import warm_start
 from tests.fakes.gemini_server import FakeGeminiServer, reply, text
 
 
@@ -74,7 +74,7 @@ def test_a_headless_run_says_it_on_stderr_before_the_answer(kind: str, root: Pat
     home.mkdir()
     server.script(reply(text("THE-ANSWER")))
     # one pipe for both streams: what was written first comes first
-    done = subprocess.run([sys.executable, "-m", "gemini_tui", "-p", "hi"], cwd=root, stdin=subprocess.DEVNULL,
+    done = subprocess.run([*warm_start.command(os.environ), "-p", "hi"], cwd=root, stdin=subprocess.DEVNULL,
                           env={**os.environ, **fake_gemini_env(server, home)}, stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, text=True, timeout=60)
     assert done.returncode == 0, done.stdout

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -14,6 +13,7 @@ import pytest
 
 from gemini_tui.app.typing_guard import GRACE_PERIOD
 from tests.e2e.terminal import GEMINI_TUI, Terminal, fake_gemini_env, send
+from tests.fakes import warm_start
 from tests.fakes.gemini_server import FakeGeminiServer, call, reply, text
 
 GRACE = GRACE_PERIOD + 0.3
@@ -33,7 +33,7 @@ def test_a_resumed_session_shows_its_todo_list(root: Path, tmp_path: Path, how: 
     with FakeGeminiServer() as server:
         env = fake_gemini_env(server, home)
         server.script(reply(call("write_todos", todos=FIRST)), reply(text("Listed.")))
-        saved = subprocess.run([sys.executable, "-m", "gemini_tui", "-p", "make a list", "--approval-mode", "yolo"],
+        saved = subprocess.run([*warm_start.command(os.environ), "-p", "make a list", "--approval-mode", "yolo"],
                                cwd=root, env={**os.environ, **env}, capture_output=True, text=True, timeout=60)
         assert saved.returncode == 0, saved.stderr
         assert server.requests[1].function_responses()[0]["name"] == "write_todos"

@@ -24,6 +24,7 @@ from gemini_tui.core.tooling.discovered_tool import discover_tools
 from gemini_tui.tools.shell.process_group import group_members
 from gemini_tui.tools.shell.tool import ShellParams, ShellTool
 from gemini_tui.tools.workspace import Workspace
+from tests.fakes import warm_start
 
 BWRAP = find_bwrap()
 ON = SandboxRequest("true", "tools.sandbox")
@@ -222,7 +223,7 @@ def test_the_flag_wins_over_the_variable_over_the_setting() -> None:
 def headless(root: Path, home: Path, prompt: str, *flags: str, **env: str) -> subprocess.CompletedProcess[str]:
     base = {"PATH": os.environ["PATH"], "HOME": str(home), "GEMINI_CLI_HOME": str(home), "LANG": "C.UTF-8",
             "GEMINI_CLI_TRUST_WORKSPACE": "true"}
-    return subprocess.run([sys.executable, "-m", "gemini_tui", "-m", "offline", "--yolo", *flags, "-p", prompt],
+    return subprocess.run([*warm_start.command(base | env), "-m", "offline", "--yolo", *flags, "-p", prompt],
                           cwd=root, env=base | env, capture_output=True, text=True, timeout=60)
 
 

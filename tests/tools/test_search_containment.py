@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from gemini_tui.core.processes import child_processes
 from gemini_tui.tools.search_file_content import SearchFileContentTool
 from gemini_tui.tools.shell.tool import ShellParams, ShellTool
 from gemini_tui.tools.workspace import Workspace
+from tests.fakes import warm_start
 
 
 def processes_in(directory: Path) -> list[str]:
@@ -123,7 +123,7 @@ async def test_commands_end_with_their_call_and_background_jobs_with_gemini_tui(
 def test_gemini_tui_exiting_ends_a_running_command_and_its_background_jobs(root: Path, home: Path) -> None:
     """Headless: the offline model runs a command that leaves a job behind; when gemini-tui exits, it is gone."""
     env = {"PATH": os.environ["PATH"], "HOME": str(home), "GEMINI_CLI_HOME": str(home), "LANG": "C.UTF-8"}
-    out = subprocess.run([sys.executable, "-m", "gemini_tui", "-m", "offline", "--yolo", "-p",
+    out = subprocess.run([*warm_start.command(env), "-m", "offline", "--yolo", "-p",
                           "run sleep 1000 & sleep 1001 & echo started"], cwd=root, env=env, capture_output=True,
                          text=True, timeout=60)
     assert "started" in out.stdout + out.stderr

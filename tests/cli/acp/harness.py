@@ -7,7 +7,6 @@ import asyncio
 import contextlib
 import os
 import signal
-import sys
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +29,7 @@ from acp.schema import (
     WriteTextFileResponse,
 )
 
+from tests.fakes import warm_start
 from tests.fakes.gemini_server import FakeGeminiServer
 
 MODEL = "gemini-2.5-flash"
@@ -38,7 +38,7 @@ Chooser = Callable[[Any, list[Any]], str]
 
 
 def agent_command(*extra: str) -> list[str]:
-    return [sys.executable, "-m", "gemini_tui.cli.main", "--acp", "-m", MODEL, *extra]
+    return [*warm_start.command(os.environ, "gemini_tui.cli.main"), "--acp", "-m", MODEL, *extra]
 
 
 def agent_env(base_url: str, home: Path, **extra: str) -> dict[str, str]:

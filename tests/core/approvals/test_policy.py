@@ -18,6 +18,7 @@ from gemini_tui.cli.headless import HeadlessPrinter, OutputFormat
 from gemini_tui.core.approvals.policy import ApprovalMode
 from gemini_tui.core.ground.confirmation import ConfirmationOutcome, Decision, ExecConfirmation
 from gemini_tui.core.ground.events import ConfirmationRequested
+from tests.fakes import warm_start
 from tests.fakes.scripted_model import ScriptedModel, call, scripted_session, text
 
 FAKE_MCP = str(Path(__file__).resolve().parents[2] / "fakes" / "mcp_server.py")
@@ -184,7 +185,7 @@ def test_yolo_flag_exits_with_a_clear_error_when_disabled(root: Path, home: Path
     import subprocess
 
     settings(home, {"security": {"disableYoloMode": True}})
-    run = subprocess.run([sys.executable, "-m", "gemini_tui.cli.main", "-p", "hi", "--yolo", "-m", "offline"],
+    run = subprocess.run([*warm_start.command({}, "gemini_tui.cli.main"), "-p", "hi", "--yolo", "-m", "offline"],
                          cwd=root, env={"GEMINI_CLI_HOME": str(home), "PATH": "/usr/bin:/bin"},
                          capture_output=True, text=True, timeout=60)
     assert run.returncode == 3

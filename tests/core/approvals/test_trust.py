@@ -16,6 +16,7 @@ import pytest
 from gemini_tui.cli.assemble import ConfigurationError, build_session
 from gemini_tui.core.approvals.trust import TrustedFolders, TrustLevel, TrustSource, check_trust
 from gemini_tui.core.setup.config import NEEDS_TRUST, load_settings, record_trust, trust_question
+from tests.fakes import warm_start
 
 REPO = Path(__file__).resolve().parents[3]
 FAKES = REPO / "tests" / "fakes"
@@ -233,7 +234,7 @@ def headless(root: Path, home: Path, *flags: str) -> subprocess.CompletedProcess
     env = {k: v for k, v in os.environ.items() if k not in ("GEMINI_CLI_TRUST_WORKSPACE", "GEMINI_API_KEY",
                                                            "GOOGLE_API_KEY")}
     env |= {"GEMINI_CLI_HOME": str(home), "PYTHONPATH": str(REPO)}
-    return subprocess.run([sys.executable, "-m", "gemini_tui", "-m", "offline", "-p", "list .", *flags],
+    return subprocess.run([*warm_start.command(env), "-m", "offline", "-p", "list .", *flags],
                           cwd=root, env=env, capture_output=True, text=True, timeout=60)
 
 

@@ -17,6 +17,7 @@ from gemini_tui.core.ground.abort import AbortSignal
 from gemini_tui.core.ground.events import McpServerState
 from gemini_tui.core.mcp import McpManager
 from gemini_tui.core.tooling.registry import ToolRegistry
+from tests.fakes import warm_start
 from tests.fakes.mcp_http import serve_app
 
 FAKES = Path(__file__).resolve().parents[2] / "fakes"
@@ -118,7 +119,7 @@ def test_mcp_list_names_the_protocol(tmp_path: Path) -> None:
     servers = {"old": {"command": sys.executable, "args": [RAW]},
                "new": {"command": sys.executable, "args": [ERAS, "modern"]}}
     (home / ".gemini" / "settings.json").write_text(json.dumps({"mcpServers": servers}))
-    done = subprocess.run([sys.executable, "-m", "gemini_tui", "mcp", "list"], cwd=tmp_path, capture_output=True,
+    done = subprocess.run([*warm_start.command(os.environ), "mcp", "list"], cwd=tmp_path, capture_output=True,
                           text=True, timeout=120, env={**os.environ, "GEMINI_CLI_HOME": str(home)})
     assert "✓ new:" in done.stdout and "protocol 2026-07-28 (modern)" in done.stdout, done.stdout + done.stderr
     assert "✓ old:" in done.stdout and "(handshake)" in done.stdout
@@ -145,7 +146,7 @@ def test_each_servers_late_tool_is_declared_in_the_next_request_and_runs(tmp_pat
         server.script(reply(*(call(f"{kind}__grow") for kind in kinds)),
                       reply(*(call(f"{kind}__late_{kind}") for kind in kinds)), reply(text("All grown.")))
         env |= {"GEMINI_API_KEY": "test-key", "GOOGLE_GEMINI_BASE_URL": server.base_url}
-        done = subprocess.run([sys.executable, "-m", "gemini_tui", "-p", "grow", "--yolo", "--trust"], cwd=root,
+        done = subprocess.run([*warm_start.command(env), "-p", "grow", "--yolo", "--trust"], cwd=root,
                               env=env, capture_output=True, text=True, timeout=120)
         assert done.returncode == 0, done.stderr
         first, second = server.requests[0].function_names(), server.requests[1].function_names()

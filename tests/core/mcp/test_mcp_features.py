@@ -17,6 +17,7 @@ import pytest
 from gemini_tui.cli.assemble import build_session
 from gemini_tui.core.ground.events import ToolOutputChunk, TurnEndReason
 from gemini_tui.core.mcp.prompts import PromptArgumentError, parse_arguments
+from tests.fakes import warm_start
 from tests.fakes.scripted_model import ScriptedModel, call, scripted_session, text
 
 SERVER = Path(__file__).resolve().parents[2] / "fakes" / "mcp_everything.py"
@@ -132,7 +133,7 @@ def test_headless_prompt_command(root: Path, home: Path, gemini_server: Any) -> 
     gemini_server.script(reply(reply_text("Looks fine.")))
     env = {**{k: v for k, v in os.environ.items() if not k.startswith(("GEMINI_", "GOOGLE_"))},
            "GEMINI_CLI_HOME": str(home), "GEMINI_API_KEY": "k", "GOOGLE_GEMINI_BASE_URL": gemini_server.base_url}
-    done = subprocess.run([sys.executable, "-m", "gemini_tui.cli.main", "-p", "/ev:review file=x.py"], cwd=root,
+    done = subprocess.run([*warm_start.command(env, "gemini_tui.cli.main"), "-p", "/ev:review file=x.py"], cwd=root,
                           env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     parts = gemini_server.requests[0].contents[-1]["parts"]

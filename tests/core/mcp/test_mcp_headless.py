@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.fakes import warm_start
 from tests.fakes.gemini_server import FakeGeminiServer, call, reply, text
 
 REPO = Path(__file__).resolve().parents[3]
@@ -32,7 +33,7 @@ def test_headless_run_uses_mcp_and_discovered_tools(tmp_path: Path) -> None:
     with FakeGeminiServer() as server:
         server.script(reply(call("echo", text="from gemini"), call("add", a=20, b=22)), reply(text("Both done.")))
         env |= {"GEMINI_API_KEY": "test-key", "GOOGLE_GEMINI_BASE_URL": server.base_url}
-        done = subprocess.run([sys.executable, "-m", "gemini_tui", "-p", "use the tools", "--yolo", "--trust"],
+        done = subprocess.run([*warm_start.command(env), "-p", "use the tools", "--yolo", "--trust"],
                               cwd=root,
                               env=env, capture_output=True, text=True, timeout=90)
         assert done.returncode == 0, done.stderr
@@ -56,7 +57,7 @@ def test_headless_run_says_which_mcp_servers_failed(tmp_path: Path) -> None:
     with FakeGeminiServer() as server:
         server.script(reply(text("Fine without it.")))
         env |= {"GEMINI_API_KEY": "test-key", "GOOGLE_GEMINI_BASE_URL": server.base_url}
-        done = subprocess.run([sys.executable, "-m", "gemini_tui", "-p", "hi", "--trust"], cwd=root, env=env,
+        done = subprocess.run([*warm_start.command(env), "-p", "hi", "--trust"], cwd=root, env=env,
                               capture_output=True, text=True, timeout=90)
     assert done.returncode == 0, done.stderr
     assert done.stdout == "Fine without it.\n"

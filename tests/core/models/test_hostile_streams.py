@@ -22,6 +22,7 @@ from gemini_tui.core.session.session import Session
 from gemini_tui.core.setup.config import Settings
 from gemini_tui.core.tooling.registry import ToolRegistry
 from tests.core.conftest import EventLog
+from tests.fakes import warm_start
 from tests.fakes.gemini_server import FakeGeminiServer, reply, text
 from tests.fakes.hostile import hostile_cases, stall_reply
 
@@ -159,7 +160,7 @@ def test_headless_runs_print_no_traceback(case: tuple[str, Any], gemini_server: 
     gemini_server.script(hostile, *[reply(text("Done."))] * 3)
     env = {**os.environ, "GOOGLE_GEMINI_BASE_URL": gemini_server.base_url, "GEMINI_API_KEY": "test-key",
            "GEMINI_CLI_HOME": str(home)}
-    done = subprocess.run([sys.executable, "-m", "gemini_tui.cli.main", "-p", "go"], cwd=root, env=env,
+    done = subprocess.run([*warm_start.command(env, "gemini_tui.cli.main"), "-p", "go"], cwd=root, env=env,
                           capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert done.returncode in (0, 1), (name, done.stderr)
     assert "Traceback" not in done.stderr and "Traceback" not in done.stdout, (name, done.stderr)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +14,7 @@ from gemini_tui.core.models.gemini import GeminiModel
 from gemini_tui.core.models.offline import OfflineModel
 from gemini_tui.core.setup.auth import AuthType, resolve_auth
 from gemini_tui.core.setup.config import Settings
+from tests.fakes import warm_start
 from tests.fakes.gemini_server import ACCESS_TOKEN, TOKEN_PATH, FakeGeminiServer, reply, text
 
 VERTEX = {"GOOGLE_GENAI_USE_VERTEXAI": "true", "GOOGLE_CLOUD_PROJECT": "my-proj",
@@ -152,7 +152,7 @@ def test_headless_vertex_run(root: Path, tmp_path: Path, gemini_server: FakeGemi
     env = {**{k: v for k, v in os.environ.items() if not k.startswith(("GEMINI_", "GOOGLE_"))}, **VERTEX,
            "GOOGLE_VERTEX_BASE_URL": gemini_server.base_url, "GOOGLE_APPLICATION_CREDENTIALS": str(credentials),
            "GEMINI_CLI_HOME": str(tmp_path)}
-    done = subprocess.run([sys.executable, "-m", "gemini_tui.cli.main", "-p", "hi", "-m", "gemini-2.5-pro"],
+    done = subprocess.run([*warm_start.command(env, "gemini_tui.cli.main"), "-p", "hi", "-m", "gemini-2.5-pro"],
                           cwd=root, env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "Headless on Vertex."

@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from gemini_tui.cli.assemble import build_session
+from tests.fakes import warm_start
 from tests.fakes.gemini_server import FakeGeminiServer, reply, text
 from tests.fakes.mcp_http import serve_mcp
 from tests.fixtures import install_gemini_cli_setup
@@ -30,7 +30,7 @@ def _env(home: Path, server: FakeGeminiServer) -> dict[str, str]:
 
 
 def _run(project: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "gemini_tui.cli.main", *args], cwd=project, env=env,
+    return subprocess.run([*warm_start.command(env, "gemini_tui.cli.main"), *args], cwd=project, env=env,
                           capture_output=True, text=True, timeout=90)
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,7 @@ from gemini_tui.core.ground.events import ConfirmationRequested
 from gemini_tui.core.ground.model_api import CallChunk, FunctionCall
 from gemini_tui.core.setup.config import load_settings
 from gemini_tui.core.setup.skills import load_skills, read_skill
+from tests.fakes import warm_start
 from tests.fakes.scripted_model import ScriptedModel, call, scripted_session, text
 
 
@@ -60,7 +60,7 @@ def test_no_front_matter_is_not_a_skill(tmp_path: Path) -> None:
 
 def cli(args: list[str], root: Path, home: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "GEMINI_CLI_HOME": str(home), "HOME": str(home)}
-    return subprocess.run([sys.executable, "-m", "gemini_tui", "skills", *args], cwd=root, env=env,
+    return subprocess.run([*warm_start.command(env), "skills", *args], cwd=root, env=env,
                           capture_output=True, text=True, timeout=60)
 
 

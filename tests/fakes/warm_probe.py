@@ -1,0 +1,59 @@
+"""A module run the way gemini-tui's tests run it (`python -m`), warm or plain, to compare the two: it reports
+what it was started with or ends in one of the ways a process ends. argv: CASE [ARG]."""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import signal
+import sys
+import threading
+import time
+
+
+def report() -> None:
+    mask = os.umask(0)
+    os.umask(mask)
+    print(json.dumps({"cwd": os.getcwd(), "umask": mask, "argv": sys.argv[1:], "stdin": sys.stdin.read(),
+                      "probe": os.environ.get("PROBE"), "ttys": [os.isatty(fd) for fd in (0, 1, 2)],
+                      "encoding": sys.stdout.encoding, "name": __name__}))
+    print("to stderr", file=sys.stderr)
+
+
+def wait_for_signal() -> None:
+    def got(signum: int, _frame: object) -> None:
+        os.write(1, f"got {signum}\n".encode())  # not print: the signal may land inside the print below
+        os._exit(100 + signum)
+
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGUSR1, signal.SIGHUP):
+        signal.signal(signum, got)
+    print(os.getpid(), flush=True)
+    time.sleep(60)
+
+
+def main() -> None:
+    case, arg = sys.argv[1], (sys.argv[2] if len(sys.argv) > 2 else "")
+    if case == "report":
+        report()
+    elif case == "exit":
+        sys.exit(int(arg))
+    elif case == "exit-text":
+        sys.exit(arg)
+    elif case == "raise":
+        raise ValueError(arg)
+    elif case == "interrupt":
+        raise KeyboardInterrupt
+    elif case == "self-kill":
+        sys.stdout.write("half")  # buffered, lost with the process
+        os.kill(os.getpid(), int(arg))
+    elif case == "wait":
+        wait_for_signal()
+    elif case == "ending":  # an interpreter's end: non-daemon threads finish, then atexit, then the flush
+        atexit.register(lambda: print("atexit"))
+        threading.Thread(target=lambda: (time.sleep(0.2), print("thread"))).start()
+        sys.stdout.write("unflushed ")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,113 @@
+"""Stands in for `python -m MODULE ARGS` started by a test: a warm gemini-tui process forked from an
+already-imported one does the run with this process's stdin, stdout, stderr, environment and folder; this one
+forwards signals to it and ends as it ends (same exit code, or killed by the same signal). Without a warm
+process for this environment it becomes the plain `python -m MODULE ARGS` (exec). Stdlib only: it runs as
+`python -S -E`, so its own start costs a few milliseconds.
+
+argv: warm_relay.py SOCKET_DIR MODULE ARGS..."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import socket
+import struct
+import sys
+
+FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2,
+             signal.SIGWINCH, signal.SIGCONT)
+
+
+def start_key(env: dict[str, str], repo: str) -> str:
+    """What decides how an interpreter starts (locale, PYTHON* settings): a warm process serves only runs whose
+    key is its own. The repository on PYTHONPATH is already on the warm process's path."""
+    kept = {k: v for k, v in env.items()
+            if (k.startswith(("PYTHON", "LC_")) or k == "LANG")
+            and k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")}
+    if kept.get("PYTHONPATH") == repo:
+        del kept["PYTHONPATH"]
+    return hashlib.sha256(json.dumps(sorted(kept.items())).encode()).hexdigest()[:16]
+
+
+def read_message(sock: socket.socket) -> dict[str, object] | None:
+    head = b""
+    while len(head) < 4:
+        chunk = sock.recv(4 - len(head))
+        if not chunk:
+            return None
+        head += chunk
+    (size,) = struct.unpack("!I", head)
+    body = b""
+    while len(body) < size:
+        chunk = sock.recv(size - len(body))
+        if not chunk:
+            return None
+        body += chunk
+    return json.loads(body)
+
+
+def exec_plain(module: str, args: list[str]) -> None:
+    os.execv(sys.executable, [sys.executable, "-m", module, *args])
+
+
+def main() -> None:
+    folder, module, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    path = os.path.join(folder, start_key(dict(os.environ), repo) + ".sock")
+    run: list[int] = []  # the warm run's pid, once known
+    pending: list[int] = []  # signals that came before it was
+
+    def forward(signum: int, _frame: object) -> None:
+        if not run:
+            pending.append(signum)
+            return
+        try:
+            os.kill(run[0], signum)
+        except ProcessLookupError:
+            pass
+
+    for signum in FORWARDED:  # before the run exists: it may answer a test that then signals at once
+        signal.signal(signum, forward)
+    try:
+        for fd in (0, 1, 2):
+            os.fstat(fd)  # a closed standard stream: the plain start handles that as it should be handled
+        mask = os.umask(0)
+        os.umask(mask)
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.connect(path)
+        request = json.dumps({"module": module, "argv": args, "env": dict(os.environ), "cwd": os.getcwd(),
+                              "umask": mask}).encode()
+        socket.send_fds(sock, [struct.pack("!I", len(request)) + request], [0, 1, 2])
+        answer = read_message(sock)
+    except OSError:
+        answer = None
+    if answer is None or "pid" not in answer:
+        try:  # said in the worker's warm folder, so a test that should be warm can be seen starting cold
+            with open(os.path.join(folder, "cold.log"), "a") as log:
+                log.write(json.dumps({"path": path, "argv": args, "cwd": os.getcwd()}) + "\n")
+        except OSError:
+            pass
+        for signum in FORWARDED:
+            signal.signal(signum, signal.SIG_DFL)
+        for signum in pending:  # what a plain process would have had by now
+            os.kill(os.getpid(), signum)
+        exec_plain(module, args)
+        return
+    run.append(int(str(answer["pid"])))
+    for signum in pending:
+        forward(signum, None)
+    status = read_message(sock)
+    if status is None:  # the warm process went away: say so as a crash would
+        os._exit(1)
+    if "signal" in status:
+        signum = int(str(status["signal"]))
+        if signum not in (signal.SIGKILL, signal.SIGSTOP):
+            signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+    os._exit(int(str(status.get("exit", 1))))
+
+
+if __name__ == "__main__":
+    main()

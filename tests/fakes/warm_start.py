@@ -1,0 +1,297 @@
+"""Warm starts for tests that run `python -m gemini_tui ...` many times: one process per pytest worker (and per
+start environment) imports gemini-tui, google-genai, the MCP and ACP SDKs once, then forks a child for each run
+a test asks for through `command()`. The child is the real program from its `__main__` on, with the test's
+stdin, stdout, stderr (passed over a Unix socket), environment, folder and umask; only the imports are shared.
+`tests/fakes/warm_relay.py` is the process the test sees. What a warm start cannot be is a plain start: tests
+of start-up itself (what is imported when, `-X` flags, a closed standard stream) use the plain command.
+
+Run as `python -m tests.fakes.warm_start SOCKET`: serves until its stdin (a pipe from the worker) closes."""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import json
+import os
+import selectors
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+
+from tests.fakes.warm_relay import start_key
+
+REPO = Path(__file__).resolve().parents[2]
+RELAY = Path(__file__).with_name("warm_relay.py")
+OFF = "GEMINI_TUI_TEST_COLD"  # set (in the worker's environment) to run every test's gemini-tui cold
+COLD_LOG = "GEMINI_TUI_TEST_COLD_LOG"  # a file each worker appends its plain (cold) runs to when it ends
+
+_folder: str | None = None
+_servers: dict[str, subprocess.Popen[bytes]] = {}
+
+
+def command(env: Mapping[str, str] | None = None, module: str = "gemini_tui") -> list[str]:
+    """The argv prefix standing for `python -m MODULE` under `env` (the worker's own when None): a relay to a
+    warm process started for that environment, or the plain command when warm starts are off."""
+    if os.environ.get(OFF):
+        return [sys.executable, "-m", module]
+    folder = _ensure(dict(os.environ if env is None else env))
+    return [sys.executable, "-S", "-E", str(RELAY), folder, module]
+
+
+def folder() -> str | None:
+    """This worker's folder of warm sockets (and `cold.log`, the runs that had to start plain), once one started."""
+    return _folder
+
+
+def _ensure(env: dict[str, str]) -> str:
+    global _folder
+    if _folder is None:
+        _folder = tempfile.mkdtemp(prefix="gemini-tui-warm-")
+        atexit.register(_stop_all)
+    key = start_key(env, str(REPO))
+    server = _servers.get(key)
+    if server is None or server.poll() is not None:
+        start_env = {k: v for k, v in env.items() if k.startswith(("PYTHON", "LC_")) or k == "LANG"}
+        start_env |= {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": _folder,
+                      "PYTHONPATH": str(REPO)}
+        server = subprocess.Popen([sys.executable, "-m", "tests.fakes.warm_start", _folder], cwd=REPO,
+                                  env=start_env, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        assert server.stdout is not None
+        server.stdout.readline()  # "ready": the socket is bound (or the server failed: relays start cold)
+        _servers[key] = server
+    return _folder
+
+
+def _stop_all() -> None:
+    for server in _servers.values():
+        with contextlib.suppress(OSError):
+            if server.stdin is not None:
+                server.stdin.close()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            server.wait(timeout=5)
+    if _folder is not None:
+        cold, report = Path(_folder, "cold.log"), os.environ.get(COLD_LOG)
+        if report and cold.exists():
+            with open(report, "a") as out:
+                out.write(cold.read_text())
+        for name in os.listdir(_folder):
+            with contextlib.suppress(OSError):
+                os.unlink(os.path.join(_folder, name))
+        with contextlib.suppress(OSError):
+            os.rmdir(_folder)
+
+
+# ---- the warm process ---------------------------------------------------------------------------------------
+
+def _preload() -> None:
+    """What a run would import; imported as the program itself imports them (the SDK through its one entry)."""
+    import gemini_tui.cli.assemble
+    import gemini_tui.cli.main  # noqa: F401
+    from gemini_tui.cli.acp.schema_import import import_sdk
+    from gemini_tui.core.models.genai_sdk import genai_sdk
+
+    genai_sdk()
+    import_sdk()
+    import mcp
+    import mcp.client.stdio  # noqa: F401
+
+
+def _send(conn: socket.socket, message: dict[str, object]) -> None:
+    body = json.dumps(message).encode()
+    with contextlib.suppress(OSError):
+        conn.sendall(struct.pack("!I", len(body)) + body)
+
+
+def _run_child(request: dict[str, object], fds: list[int], closing: list[int]) -> None:
+    """In the forked child: become the asked-for run, then leave as an interpreter leaves."""
+    import runpy
+
+    code = 1
+    try:
+        signal.set_wakeup_fd(-1)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        for fd in closing:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        os.setpgid(0, 0)
+        for target, fd in enumerate(fds):
+            os.dup2(fd, target)
+        for fd in fds:
+            if fd > 2:
+                os.close(fd)
+        os.chdir(str(request["cwd"]))
+        os.umask(int(str(request["umask"])))
+        env = request["env"]
+        assert isinstance(env, dict)
+        os.environ.clear()
+        os.environ.update({str(k): str(v) for k, v in env.items()})
+        argv = request["argv"]
+        assert isinstance(argv, list)
+        sys.argv = ["-m", *(str(a) for a in argv)]
+        if sys.stdout.isatty():
+            sys.stdout.reconfigure(line_buffering=True)
+        try:
+            runpy.run_module(str(request["module"]), run_name="__main__", alter_sys=True)
+            code = 0
+        except SystemExit as done:
+            if done.code is None:
+                code = 0
+            elif isinstance(done.code, int):
+                code = done.code
+            else:
+                print(done.code, file=sys.stderr)
+                code = 1
+        except KeyboardInterrupt:
+            sys.excepthook(*sys.exc_info())
+            _leave(signal.SIGINT)
+        except BaseException:
+            sys.excepthook(*sys.exc_info())
+            code = 1
+        _finish()
+    finally:
+        os._exit(code)
+
+
+def _finish() -> None:
+    """An interpreter's own end: wait for non-daemon threads, run atexit, flush the standard streams."""
+    shutdown = getattr(threading, "_shutdown", None)
+    if callable(shutdown):
+        with contextlib.suppress(Exception):
+            shutdown()
+    with contextlib.suppress(Exception):
+        atexit._run_exitfuncs()  # type: ignore[attr-defined]
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+
+
+def _leave(signum: int) -> None:
+    _finish()
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+
+
+def serve(folder: str) -> None:
+    try:
+        _preload()
+    except Exception:
+        sys.stdout.write("failed\n")
+        sys.stdout.flush()
+        return
+    path = os.path.join(folder, start_key(dict(os.environ), str(REPO)) + ".sock")
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    listener.listen(128)
+    wake_read, wake_write = os.pipe()
+    os.set_blocking(wake_write, False)
+    os.set_blocking(wake_read, False)
+    signal.set_wakeup_fd(wake_write)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    selector = selectors.DefaultSelector()
+    selector.register(listener, selectors.EVENT_READ, "accept")
+    selector.register(wake_read, selectors.EVENT_READ, "reap")
+    selector.register(sys.stdin.fileno(), selectors.EVENT_READ, "worker")
+    running: dict[int, socket.socket] = {}
+    sys.stdout.write("ready\n")
+    sys.stdout.flush()
+    while True:
+        for key, _ in selector.select():
+            if key.data == "worker":
+                if not os.read(sys.stdin.fileno(), 4096):
+                    for pid in running:
+                        with contextlib.suppress(ProcessLookupError):
+                            os.kill(pid, signal.SIGKILL)
+                    with contextlib.suppress(OSError):
+                        os.unlink(path)
+                    return
+            elif key.data == "accept":
+                conn, _ = listener.accept()
+                _start(conn, listener, selector, running, [wake_read, wake_write])
+            elif key.data == "reap":
+                with contextlib.suppress(OSError):
+                    os.read(wake_read, 4096)
+                _reap(selector, running)
+            else:  # a relay's socket: readable only when the relay is gone (killed): its run goes too
+                conn = key.fileobj
+                assert isinstance(conn, socket.socket)
+                with contextlib.suppress(OSError):
+                    if conn.recv(1):
+                        continue
+                selector.unregister(conn)
+                for pid, owner in list(running.items()):
+                    if owner is conn:
+                        with contextlib.suppress(ProcessLookupError):
+                            os.kill(pid, signal.SIGKILL)
+
+
+def _start(conn: socket.socket, listener: socket.socket, selector: selectors.BaseSelector,
+           running: dict[int, socket.socket], pipes: list[int]) -> None:
+    try:
+        head, fds, _flags, _addr = socket.recv_fds(conn, 4, 3)
+        rest = read_message_body(conn, head)
+    except (OSError, ValueError):
+        conn.close()
+        return
+    if rest is None or len(fds) != 3:
+        for fd in fds:
+            os.close(fd)
+        conn.close()
+        return
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        closing = [listener.fileno(), sys.stdin.fileno(), *pipes,
+                   *(c.fileno() for c in running.values()), conn.fileno()]
+        _run_child(rest, fds, [fd for fd in closing if fd not in (0, 1, 2)])
+    for fd in fds:
+        os.close(fd)
+    running[pid] = conn
+    selector.register(conn, selectors.EVENT_READ, "relay")
+    _send(conn, {"pid": pid})
+
+
+def read_message_body(conn: socket.socket, head: bytes) -> dict[str, object] | None:
+    while len(head) < 4:
+        chunk = conn.recv(4 - len(head))
+        if not chunk:
+            return None
+        head += chunk
+    (size,) = struct.unpack("!I", head)
+    body = b""
+    while len(body) < size:
+        chunk = conn.recv(size - len(body))
+        if not chunk:
+            return None
+        body += chunk
+    return json.loads(body)
+
+
+def _reap(selector: selectors.BaseSelector, running: dict[int, socket.socket]) -> None:
+    while True:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        conn = running.pop(pid, None)
+        if conn is None:
+            continue
+        if os.WIFSIGNALED(status):
+            _send(conn, {"signal": os.WTERMSIG(status)})
+        else:
+            _send(conn, {"exit": os.waitstatus_to_exitcode(status)})
+        with contextlib.suppress(KeyError, ValueError):
+            selector.unregister(conn)
+        conn.close()
+
+
+if __name__ == "__main__":
+    serve(sys.argv[1])
