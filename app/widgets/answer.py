@@ -23,7 +23,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Collapsible
 
-from gemini_tui.app.widgets.selectable_lines import selectable
+from gemini_tui.app.widgets.selectable_lines import selectable_line
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -323,13 +323,10 @@ class MarkdownText(Widget):
         if self._key is None or self._key[0] != width:
             return Strip.blank(width, self.rich_style)
         if y < len(self._lines):
-            return self._selectable(Strip(self._lines[y], width), y)
+            return selectable_line(self, self._lines[y], width, y)
         rest, line = self._open_lines or [], y - len(self._lines)
-        return self._selectable(Strip(rest[line], width), y) if line < len(rest) else Strip.blank(width,
-                                                                                                 self.rich_style)
-
-    def _selectable(self, strip: Strip, y: int) -> Strip:
-        return selectable(self, strip, y)
+        return selectable_line(self, rest[line], width, y) if line < len(rest) else Strip.blank(width,
+                                                                                               self.rich_style)
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
         """The part of the text as drawn that the mouse went over (Ctrl+C copies it)."""

@@ -13,7 +13,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
@@ -22,7 +21,7 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
-from gemini_tui.app.widgets.selectable_lines import selectable
+from gemini_tui.app.widgets.selectable_lines import selectable, with_offsets
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -206,13 +205,10 @@ class FoldedTurns(Widget):
 def _with_offsets(line: DrawnLine, y: int, width: int) -> Line:
     """The line with its text's cells marked with their place (as Textual's `Strip.apply_offsets` does)."""
     before, text, after = Segment.divide(line.segments, [line.start, line.end, max(width, line.end)])
-    x = 0
-    marked: Line = []
-    for segment in text:
-        offset = Style.from_meta({"offset": (x, y)})
-        marked.append(Segment(segment.text, segment.style + offset if segment.style else offset, segment.control))
-        x += cell_len(segment.text)
-    return [*before, *marked, *after]
+    # a press on the border or padding before the text is at its start, as on the widget that drew it
+    start = Style.from_meta({"offset": (0, y)})
+    return [*(Segment(part.text, part.style + start if part.style else start) for part in before),
+            *with_offsets(text, y), *after]
 
 
 class LineKeeper:

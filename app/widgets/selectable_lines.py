@@ -5,10 +5,32 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rich.segment import Segment
+from rich.style import Style
 from textual.strip import Strip
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from textual.widget import Widget
+
+
+def with_offsets(segments: Iterable[Segment], y: int) -> list[Segment]:
+    """Each segment marked with its place on line `y` (in characters from 0, as Textual's `Strip.apply_offsets`
+    marks them), without a Strip made on the way: a Strip brings seven caches, and lines are drawn every frame."""
+    x = 0
+    marked: list[Segment] = []
+    for text, style, _control in segments:
+        offset = Style.from_meta({"offset": (x, y)})
+        marked.append(Segment(text, style + offset if style else offset))
+        x += len(text)
+    return marked
+
+
+def selectable_line(widget: Widget, segments: list[Segment], width: int, y: int) -> Strip:
+    """Line `y` of `widget`'s text as one Strip, each cell marked with its place, the selected part highlighted."""
+    if widget.text_selection is None:
+        return Strip(with_offsets(segments, y), width)
+    return selectable(widget, Strip(segments, width), y)
 
 
 def selectable(widget: Widget, strip: Strip, y: int) -> Strip:
