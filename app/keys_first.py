@@ -1,11 +1,11 @@
 """Keys first: while the user types into the prompt, the screen in front holds back the redraws and layouts that
 other activity asks for (the chat, the queue, the status line, the tabs), and draws them together once the typing
-pauses, or right after a key's frame once they have waited `MAX_HOLD_S` (then holds again).
+pauses, when another key comes, or right after a key's frame once they have waited `MAX_HOLD_S` (then holds again).
 
 A key's frame then draws the prompt alone: with 32 agents at work a layout of the whole screen costs 25-60 ms, and
-a key that came during one (or two) waited for them. Nothing is dropped: a held widget's redraw, layout or scroll
-is asked for again at release, and the widget draws its state as it is then. Scrolls are not held: one asked for
-by the prompt would be dropped behind another."""
+a key that came during one (or two) waited for them. Nothing is dropped: a held widget's redraw or layout is asked
+for again at release, and the widget draws its state as it is then. Scrolls are not held: one asked for by the
+prompt would be dropped behind another."""
 
 from __future__ import annotations
 
