@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 from functools import partial
@@ -45,6 +46,7 @@ MAX_TURNS_SHOWN = 60
 # The last turns stay widgets of their own; older ones, once above the view, are folded into one widget of their
 # drawn lines (app/widgets/folded_turns.py), opened again as widgets by a click
 LIVE_TURNS = 8
+FOLD_TRIES = 10  # looks again, 0.3 s apart, after an output: what it pushes above the view is folded
 
 
 def display_widget(display: object) -> Widget:
@@ -388,6 +390,9 @@ class ChatPane(VerticalScroll):
         # (an opened card, a subagent's group) sits between two
         self.folds: list[FoldedTurns] = []
         self._fold_due = False
+        # folding, unfolding and pruning each change `turns`, `folds` and the DOM across awaits: one at a time
+        self._fold_lock = asyncio.Lock()
+        self._fold_tries = 0  # looks again after a fold stopped at a turn still in view (a layout may be due)
 
     @property
     def shown_turns(self) -> int:
@@ -510,9 +515,13 @@ class ChatPane(VerticalScroll):
         await self._prune()
 
     async def _prune(self) -> None:
+        async with self._fold_lock:
+            await self._prune_now()
+        self._fold_soon()
+
+    async def _prune_now(self) -> None:
         excess = self.shown_turns - MAX_TURNS_SHOWN
         if excess <= 0:
-            self._fold_soon()
             return
         # the oldest turns go, in the chat's order, whether folded or widgets
         live, folds = set(self.turns), set(self.folds)
@@ -543,11 +552,12 @@ class ChatPane(VerticalScroll):
         await self.remove_children([*emptied, *old])
         release_render_caches()
         self.note_hidden(excess - left)
-        self._fold_soon()
 
     # -- old turns folded into one widget -----------------------------------------------------------------------
-    def _fold_soon(self, delay: float = 0) -> None:
+    def _fold_soon(self, delay: float = 0, again: bool = False) -> None:
         """Fold what can be, once the screen is laid out (the lines kept are those drawn at that layout)."""
+        if not again:
+            self._fold_tries = 0
         if self._fold_due:
             return
         self._fold_due = True
@@ -556,6 +566,12 @@ class ChatPane(VerticalScroll):
         else:
             self.call_after_refresh(self._fold_old)
 
+    def _look_again(self) -> None:
+        """Fold again in a moment, a few times at most since the last output (then the next output asks)."""
+        if self._fold_tries < FOLD_TRIES:
+            self._fold_tries += 1
+            self._fold_soon(0.3, again=True)
+
     async def _fold_old(self) -> None:
         """Turns before the last LIVE_TURNS, above the view, finished and not being used (an opened card, the
         focus, a selection) are folded, each into the fold just before it (a new one if a turn that stays widgets
@@ -563,6 +579,13 @@ class ChatPane(VerticalScroll):
         self._fold_due = False
         if not self.is_attached or self.held.holding() or self.screen.selections or self.scrolled_away:
             return
+        if self._fold_lock.locked():
+            self._look_again()
+            return
+        async with self._fold_lock:
+            await self._fold_now()
+
+    async def _fold_now(self) -> None:
         view_top = self.region.y
         keeper = LineKeeper()
         order = list(self.children)
@@ -573,10 +596,11 @@ class ChatPane(VerticalScroll):
         for turn in self.turns[:max(0, len(self.turns) - LIVE_TURNS)]:
             top = turn.region
             if not top or top.bottom > view_top:
+                self._look_again()  # in view at the last layout: the layout the last output asks for may push it out
                 break
             pieces = turn_pieces(turn)
             if pieces is False:  # an answer still drawing: again in a moment
-                self._fold_soon(0.3)
+                self._look_again()
             if not isinstance(pieces, list):
                 previous = None
                 continue
@@ -590,7 +614,7 @@ class ChatPane(VerticalScroll):
             runs[-1][1].append((turn, FoldedTurn(lines, pieces, fold_spots(turn, top, kinds), max(0, top.y - bottom))))
             previous, bottom = turn, top.bottom
         if self._drawing():  # the last answer is still being drawn: it may push more turns above the view
-            self._fold_soon(0.3)
+            self._look_again()
         if not runs:
             return
         turns = {turn for _, run in runs for turn, _ in run}
@@ -598,6 +622,11 @@ class ChatPane(VerticalScroll):
         gone = {id(turn) for turn in turns}
         self.cards = {cid: card for cid, card in self.cards.items()
                       if not any(id(node) in gone for node in card.ancestors)}
+        await self._mount_folds(runs, turns)
+        release_render_caches()
+
+    async def _mount_folds(self, runs: list[tuple[FoldedTurns | None, list[tuple[TurnBlock, FoldedTurn]]]],
+                           turns: set[TurnBlock]) -> None:
         with self.app.batch_update():
             for fold, run in runs:
                 kept = [folded for _, folded in run]
@@ -614,7 +643,6 @@ class ChatPane(VerticalScroll):
             await self.remove_children(list(turns))
         order = list(self.children)
         self.folds.sort(key=order.index)
-        release_render_caches()
 
     def _drawing(self) -> bool:
         from gemini_tui.app.widgets.answer import MarkdownText
@@ -624,6 +652,10 @@ class ChatPane(VerticalScroll):
 
     async def _unfold_from(self, fold: FoldedTurns, index: int) -> list[TurnBlock]:
         """Folded turn `index` of `fold` and those after it in it become widgets again, built from what each kept."""
+        async with self._fold_lock:
+            return await self._unfold_now(fold, index)
+
+    async def _unfold_now(self, fold: FoldedTurns, index: int) -> list[TurnBlock]:
         if fold not in self.folds:
             return []
         after = list(self.children)

@@ -74,7 +74,7 @@ async def run_turns(pilot: Pilot[Any], turns: int = TURNS) -> ChatPane:
 
 def folded_all(chat: ChatPane) -> bool:
     """Every turn that can be folded is: the live ones are the last LIVE or reach into the view."""
-    if not chat.folds or chat._fold_due:
+    if not chat.folds or chat._fold_due or chat._fold_lock.locked():
         return False
     older = chat.turns[:max(0, len(chat.turns) - LIVE)]
     return all(turn.region.bottom > chat.region.y or chat_module.turn_pieces(turn) is None for turn in older) \
