@@ -29,7 +29,6 @@ from gemini_tui.app.widgets.call_format import (
     short,
     state_word,
 )
-from gemini_tui.app.widgets.folded_turns import FoldedTurn, FoldedTurns, LineKeeper, Piece, fold_spots
 from gemini_tui.app.widgets.kept_lines import KeptLines
 from gemini_tui.app.widgets.redraws import Throttled, update_text
 from gemini_tui.core.ground.call_state import CallState
@@ -38,6 +37,7 @@ from gemini_tui.core.ground.terminal_text import TerminalTextStream, clean_termi
 if TYPE_CHECKING:
     from gemini_tui.app.call_log import CallRecord
     from gemini_tui.app.widgets.answer import AnswerBlock, ThoughtBlock
+    from gemini_tui.app.widgets.folded_turns import FoldedTurn, FoldedTurns, Piece
     from gemini_tui.core.ground.events import ToolCallInfo
     from gemini_tui.core.ground.tool_result import ToolResult
 
@@ -324,6 +324,7 @@ def fold_piece(widget: Widget) -> Piece | bool | None:
     """How a widget of a finished turn is built again once its turn is folded; None: it cannot be (a subagent's
     group, an opened card, a widget of another kind), so its turn stays widgets; False: not yet (still drawing)."""
     from gemini_tui.app.widgets.answer import AnswerBlock, MarkdownText, ThoughtBlock
+    from gemini_tui.app.widgets.folded_turns import Piece
 
     if not widget.display:
         return None
@@ -351,6 +352,8 @@ def fold_piece(widget: Widget) -> Piece | bool | None:
 
 def turn_pieces(turn: TurnBlock) -> list[Piece] | bool | None:
     """Each widget of `turn` as it can be built again (see `fold_piece`), or None / False for the whole turn."""
+    from gemini_tui.app.widgets.folded_turns import Piece
+
     if turn.has_focus_within:
         return None
     pieces: list[Piece] = []
@@ -586,6 +589,9 @@ class ChatPane(VerticalScroll):
             await self._fold_now()
 
     async def _fold_now(self) -> None:
+        # loaded with the first fold, not before the first frame
+        from gemini_tui.app.widgets.folded_turns import FoldedTurn, FoldedTurns, LineKeeper, fold_spots
+
         view_top = self.region.y
         keeper = LineKeeper()
         order = list(self.children)
@@ -627,6 +633,8 @@ class ChatPane(VerticalScroll):
 
     async def _mount_folds(self, runs: list[tuple[FoldedTurns | None, list[tuple[TurnBlock, FoldedTurn]]]],
                            turns: set[TurnBlock]) -> None:
+        from gemini_tui.app.widgets.folded_turns import FoldedTurns
+
         with self.app.batch_update():
             for fold, run in runs:
                 kept = [folded for _, folded in run]
