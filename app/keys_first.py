@@ -33,8 +33,9 @@ def is_typing(key: events.Key) -> bool:
 
 
 class KeysFirst:
-    """One per screen. `typed_into(widget)` says whether a focused widget is the one typed into (the prompt);
-    `exempt(widget)` whether a widget's own redraws are never held (the prompt and what answers the user)."""
+    """One per screen (`around` makes one from the widgets that answer the user). `typed_into(widget)` says
+    whether a focused widget is the one typed into (the prompt); `exempt(widget)` whether a widget's own redraws
+    are never held (the prompt and what answers the user)."""
 
     def __init__(self, screen: Screen[Any], typed_into: Callable[[Widget | None], bool],
                  exempt: Callable[[Widget], bool], exempt_layouts: Callable[[], int]) -> None:
@@ -51,6 +52,18 @@ class KeysFirst:
         self.releases = 0  # how many times held redraws were let go (a test reads it)
         self.due = False  # held long enough: let go right after the frame that draws the next key
         self._timer: Timer | None = None
+
+    @classmethod
+    def around(cls, screen: Screen[Any], typed_into: Callable[[], Widget],
+               answering: Callable[[], tuple[Widget, ...]]) -> KeysFirst:
+        """For a screen whose `typed_into()` is the prompt's input and whose `answering()` widgets (the prompt,
+        its completions, the confirmations...) are never held, nor anything inside them."""
+        def exempt(widget: Widget) -> bool:
+            mine = answering()
+            return any(node in mine for node in widget.ancestors_with_self)
+
+        return cls(screen, lambda focused: focused is typed_into(), exempt,
+                   lambda: sum(node._layout_updates for node in answering()))
 
     def key(self, key: events.Key, focused: Widget | None) -> None:
         """A key arrived (before any widget handles it)."""
@@ -126,3 +139,20 @@ class KeysFirst:
     @property
     def holding(self) -> bool:
         return self.held_since is not None
+
+
+class HoldsForKeys:
+    """A screen's side of it: Textual's own handlers of the screen's layout and redraw requests, kept back while
+    the user types, else Textual's run (a handler that does not prevent the default lets the next one run)."""
+
+    keys_first: KeysFirst
+
+    async def _on_layout(self, message: messages.Layout) -> None:
+        if self.keys_first.holds(message):
+            message.stop()
+            message.prevent_default()
+
+    async def _on_update(self, message: messages.Update) -> None:
+        if self.keys_first.holds(message):
+            message.stop()
+            message.prevent_default()

@@ -13,7 +13,7 @@ from collections.abc import AsyncGenerator, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from textual import events, messages, on, work
+from textual import events, on, work
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
@@ -22,7 +22,7 @@ from textual.widgets import Input, TextArea
 from gemini_tui.app.call_log import CallLog, CallRecord
 from gemini_tui.app.held_modals import HeldModals
 from gemini_tui.app.history_side import HistorySide
-from gemini_tui.app.keys_first import KeysFirst
+from gemini_tui.app.keys_first import HoldsForKeys, KeysFirst
 from gemini_tui.app.prompt_queue import PromptQueue
 from gemini_tui.app.screen_controllers import ScreenControllers, command_help, palette_commands, session_commands
 from gemini_tui.app.startup import apply_theme, root_warning, warm_up_client, warm_up_markdown
@@ -36,8 +36,6 @@ from gemini_tui.app.widgets.status import StatusLine
 from gemini_tui.app.widgets.todo_list import TodoPanel
 
 if TYPE_CHECKING:
-    from textual.widget import Widget
-
     from gemini_tui.app.widgets.answer import AnswerBlock
     from gemini_tui.app.widgets.history_panel import HistoryPanel
     from gemini_tui.core.ground.events import Event, McpServerStatusChanged
@@ -50,7 +48,7 @@ REWIND_WINDOW = 1.0  # seconds: Esc twice within this opens the rewind picker
 WARM_UP_DELAY = 1.0  # seconds after the first frame: the first frame never waits for the model's SDK
 
 
-class MainScreen(ScreenControllers, Screen[None]):  # the controllers are made on first use
+class MainScreen(ScreenControllers, HoldsForKeys, Screen[None]):  # the controllers are made on first use
     COMMANDS: ClassVar = {palette_commands}  # the command palette's entries for this screen, loaded when it opens
     # the prompt has the focus as soon as the screen is composed: a key read in the same instant goes to it (with
     # the default, the chat had it until a later focus call, and keys typed at start were dropped on the way)
@@ -97,8 +95,8 @@ class MainScreen(ScreenControllers, Screen[None]):  # the controllers are made o
         self.queued = PromptQueue(id="queued")  # sent while a turn runs: each goes when the turn before it ends
         self._last_escape = 0.0
         # while the user types, what other activity redraws waits for the typing to pause (the prompt comes first)
-        self.keys_first = KeysFirst(self, lambda focused: focused is self.prompt.input, self._answers_the_user,
-                                    lambda: sum(node._layout_updates for node in self._answering))
+        self.keys_first = KeysFirst.around(self, lambda: self.prompt.input,
+                                           lambda: (self.prompt, self.confirm_area, self.queued))
 
     def compose(self) -> Any:
         yield self.status
@@ -111,27 +109,6 @@ class MainScreen(ScreenControllers, Screen[None]):  # the controllers are made o
                 yield self.queued
                 yield self.prompt
             yield self.history.widget
-
-    @property
-    def _answering(self) -> tuple[Widget, ...]:
-        """The prompt, its completions, the confirmations and the queued prompts: never held while typing."""
-        return self.prompt, self.confirm_area, self.queued
-
-    def _answers_the_user(self, widget: Widget) -> bool:
-        mine = self._answering
-        return any(node in mine for node in widget.ancestors_with_self)
-
-    # Textual's own handlers of a screen's layout and redraw requests: kept back while the user types
-    # (app/keys_first.py), else Textual's run (a handler that does not prevent the default lets the next one run)
-    async def _on_layout(self, message: messages.Layout) -> None:
-        if self.keys_first.holds(message):
-            message.stop()
-            message.prevent_default()
-
-    async def _on_update(self, message: messages.Update) -> None:
-        if self.keys_first.holds(message):
-            message.stop()
-            message.prevent_default()
 
     def on_mount(self) -> None:
         self.status.root = str(self.root)

@@ -37,7 +37,7 @@ async def test_a_folder_mention_shows_its_read_as_a_call(root: Path, tmp_path: P
 
 
 async def test_a_big_folder_shows_a_growing_count_on_its_row_and_card(root: Path, tmp_path: Path) -> None:
-    """3,400 small files: every text the queue draws is kept (its real update), so the test sees each count the
+    """3,400 small files: every text the queue draws is kept (its real `show_lines`), so the test sees each count the
     row showed, however fast this machine reads; the card's header shows the same live line."""
     folder = root / "big"
     for d in range(34):
@@ -50,7 +50,7 @@ async def test_a_big_folder_shows_a_growing_count_on_its_row_and_card(root: Path
         screen = main_screen(pilot)
         drawn: list[str] = []
         cards: list[str] = []
-        original = screen.queue.update
+        original = screen.queue.show_lines
 
         def spy(content: Any = "", *args: Any, **kwargs: Any) -> None:
             drawn.append(str(content))
@@ -59,7 +59,7 @@ async def test_a_big_folder_shows_a_growing_count_on_its_row_and_card(root: Path
                     cards.append(card.header_text().plain)
             original(content, *args, **kwargs)
 
-        screen.queue.update = spy  # type: ignore[method-assign]
+        screen.queue.show_lines = spy  # type: ignore[method-assign]
         await type_and_send(pilot, "summarize @big")
         await wait_for(pilot, lambda: not screen.busy, timeout=30)
         card = screen.chat.query(ToolCallCard).first()

@@ -24,9 +24,10 @@ def notices(screen: MainScreen) -> list[str]:
 
 async def run(pilot: Pilot[Any], line: str) -> MainScreen:
     screen = main_screen(pilot)
-    before = len(screen.chat.turns)
+    last = screen.chat.turns[-1] if screen.chat.turns else None  # the count can stay: an old turn may fold meanwhile
     await type_and_send(pilot, line)
-    await wait_for(pilot, lambda: len(screen.chat.turns) > before and len(screen.chat.turns[-1].children) > 1)
+    await wait_for(pilot, lambda: bool(screen.chat.turns) and screen.chat.turns[-1] is not last
+                   and len(screen.chat.turns[-1].children) > 1)
     return screen
 
 
