@@ -80,6 +80,7 @@ class FoldedTurns(Widget):
 
     DEFAULT_CSS = "FoldedTurns { height: auto; width: 1fr; }"
     ALLOW_SELECT: ClassVar[bool] = True
+    FOCUS_ON_CLICK: ClassVar[bool] = False  # a click opens what it is on (or starts a selection), as before
 
     class Open(Message):
         """The user clicked piece `piece` of folded turn `turn` (`chain`: 2 for a double click)."""
@@ -90,6 +91,13 @@ class FoldedTurns(Widget):
             self.turn = turn
             self.piece = piece
             self.chain = chain
+
+    class Entered(Message):
+        """The focus came to the fold (Tab): its cards are to be widgets again, one of them focused."""
+
+        def __init__(self, fold: FoldedTurns) -> None:
+            super().__init__()
+            self.fold = fold
 
     class Stale(Message):
         """The lines kept are no longer what the turns would draw (a new width or theme): they are to be built
@@ -136,6 +144,8 @@ class FoldedTurns(Widget):
             lines.extend(turn.lines)
             owners.extend([index] * len(turn.lines))
         self._lines, self._owners, self._starts = lines, owners, starts
+        # Tab reaches folded cards as it reached them as widgets: the fold is a stop while it holds one
+        self.can_focus = any(piece.kind == "card" for turn in self.turns for piece in turn.pieces)
         self.refresh(layout=True)
 
     # -- drawing --------------------------------------------------------------------------------------------------
@@ -182,6 +192,10 @@ class FoldedTurns(Widget):
                 event.stop()
                 self.post_message(self.Open(self, owner, piece, event.chain))
                 return
+
+    def on_focus(self, event: events.Focus) -> None:
+        if not event.from_app_focus:
+            self.post_message(self.Entered(self))
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, self._theme_changed)

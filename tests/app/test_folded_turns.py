@@ -312,3 +312,26 @@ async def test_a_turn_that_stays_widgets_splits_the_folds_and_pruning_takes_the_
         assert prompts_shown(chat) == list(range(4, 12))
         assert "4 earlier turn(s) hidden" in str(chat._pruned_note.render())
         assert all(card.is_attached for card in chat.cards.values())
+
+
+async def test_tab_reaches_every_card_folded_or_not(root: Path, tmp_path: Path) -> None:
+    """Tab goes through old cards as it did before their turns were folded: the fold is a stop while it holds a
+    card, and reaching it opens its first card (the turns after it become widgets again)."""
+    (root / "README.md").write_text("# demo\n")
+    app = make_app(root, tmp_path, script(SHAPES["tool card"]), approval_mode="yolo")
+    async with app.run_test(size=SIZE) as pilot:
+        chat = await run_turns(pilot)
+        assert chat.folds and sum(len(fold.turns) for fold in chat.folds) >= 3
+        reached: list[str] = []
+        for _ in range(4 * TURNS):
+            await pilot.press("tab")
+            await pilot.pause()
+            focused = app.focused
+            if isinstance(focused, FoldedTurns):  # the fold hands the focus on to a card as it opens
+                await wait_for(pilot, lambda: not isinstance(app.focused, FoldedTurns))
+                focused = app.focused
+            if isinstance(focused, ToolCallCard) and focused.record.call_id not in reached:
+                reached.append(focused.record.call_id)
+        assert len(reached) == TURNS, reached
+        order = [card.record.call_id for turn in chat.turns for card in turn.query(ToolCallCard)]
+        assert reached == order  # top to bottom, as the cards are in the chat
