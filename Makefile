@@ -63,7 +63,7 @@ node-deps: $(NODE_STAMP)
 
 # The whole suite on every core (pytest-xdist; `loadgroup` keeps a module's shared fixture, such as the built
 # wheel, on one worker), and never on fewer than two workers, whatever PYTEST_WORKERS says. By default one worker
-# more than the cores (three on CI's two): on two workers the suite's CPU is ~55% of their time, the rest waits on
+# more than the cores (three on CI's two): on two workers the suite's CPU is ~60% of their time, the rest waits on
 # terminals, servers and child processes, which the third worker fills. One process: .venv/bin/pytest.
 PYTEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
 WORKERS := $(shell echo '$(PYTEST_WORKERS)' | awk '{ n = int($$1) } END { print (n >= 2 ? n : 2) }')

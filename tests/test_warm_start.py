@@ -106,6 +106,7 @@ def test_killing_the_relay_ends_its_run(tmp_path: Path) -> None:
     run_pid = int(process.stdout.readline())
     process.kill()
     process.wait(timeout=30)
+    process.stdout.close()
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and _alive(run_pid):
         time.sleep(0.05)

@@ -75,6 +75,8 @@ def _stop_all() -> None:
                 server.stdin.close()
         with contextlib.suppress(subprocess.TimeoutExpired):
             server.wait(timeout=5)
+        if server.stdout is not None:
+            server.stdout.close()
     if _folder is not None:
         cold, report = Path(_folder, "cold.log"), os.environ.get(COLD_LOG)
         if report and cold.exists():
