@@ -31,8 +31,8 @@ def start_key(env: dict[str, str], repo: str) -> str:
     return hashlib.sha256(json.dumps(sorted(kept.items())).encode()).hexdigest()[:16]
 
 
-def read_message(sock: socket.socket) -> dict[str, object] | None:
-    head = b""
+def read_message(sock: socket.socket, head: bytes = b"") -> dict[str, object] | None:
+    """A length-prefixed JSON message (`head`: its first bytes, when already read); None if the peer left."""
     while len(head) < 4:
         chunk = sock.recv(4 - len(head))
         if not chunk:

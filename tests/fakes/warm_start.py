@@ -24,7 +24,7 @@ import threading
 from collections.abc import Mapping
 from pathlib import Path
 
-from tests.fakes.warm_relay import start_key
+from tests.fakes.warm_relay import read_message, start_key
 
 REPO = Path(__file__).resolve().parents[2]
 RELAY = Path(__file__).with_name("warm_relay.py")
@@ -236,7 +236,7 @@ def _start(conn: socket.socket, listener: socket.socket, selector: selectors.Bas
            running: dict[int, socket.socket], pipes: list[int]) -> None:
     try:
         head, fds, _flags, _addr = socket.recv_fds(conn, 4, 3)
-        rest = read_message_body(conn, head)
+        rest = read_message(conn, head)
     except (OSError, ValueError):
         conn.close()
         return
@@ -257,22 +257,6 @@ def _start(conn: socket.socket, listener: socket.socket, selector: selectors.Bas
     running[pid] = conn
     selector.register(conn, selectors.EVENT_READ, "relay")
     _send(conn, {"pid": pid})
-
-
-def read_message_body(conn: socket.socket, head: bytes) -> dict[str, object] | None:
-    while len(head) < 4:
-        chunk = conn.recv(4 - len(head))
-        if not chunk:
-            return None
-        head += chunk
-    (size,) = struct.unpack("!I", head)
-    body = b""
-    while len(body) < size:
-        chunk = conn.recv(size - len(body))
-        if not chunk:
-            return None
-        body += chunk
-    return json.loads(body)
 
 
 def _reap(selector: selectors.BaseSelector, running: dict[int, socket.socket]) -> None:
