@@ -19,6 +19,7 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 
 from gemini_tui.app.attention import Attention
+from gemini_tui.app.keys_first import HoldsForKeys
 from gemini_tui.app.sessions import FIRST_MODE, Sessions
 from gemini_tui.app.window_title import WindowTitle, printable, tmux_pane_title
 from gemini_tui.core.ground.start_marks import mark
@@ -110,8 +111,8 @@ class GeminiApp(App[int]):
         if isinstance(event, events.Key):
             self.last_key_at = event.time  # when it arrived, before any widget sees it (see app/typing_guard.py)
             front = self.screen_stack[-1] if self.screen_stack else None
-            if (keys_first := getattr(front, "keys_first", None)) is not None:
-                keys_first.key(event, self.focused)  # while it types, the screen's other redraws wait
+            if isinstance(front, HoldsForKeys):
+                front.keys_first.key(event, self.focused)  # while it types, the screen's other redraws wait
             if self._held_keys is not None and not event.is_forwarded:
                 self._held_keys.append(event)
                 return

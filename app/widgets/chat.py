@@ -9,7 +9,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from rich.text import Text
-from textual import events, on
+from textual import on
 from textual.binding import BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.events import Click
@@ -395,7 +395,6 @@ class ChatPane(VerticalScroll):
         self._fold_due = False
         # folding, unfolding and pruning each change `turns`, `folds` and the DOM across awaits: one at a time
         self._fold_lock = asyncio.Lock()
-        self._left: Widget | None = None  # the widget the focus last left (which way Tab went into a fold)
         self._fold_tries = 0  # looks again after a fold stopped at a turn still in view (a layout may be due)
 
     @property
@@ -710,27 +709,18 @@ class ChatPane(VerticalScroll):
 
             cast("Collapsible", widget).collapsed = not cast("Collapsible", widget).collapsed
 
-    def on_descendant_blur(self, event: events.DescendantBlur) -> None:
-        self._left = event.widget
-
     async def on_folded_turns_entered(self, event: FoldedTurns.Entered) -> None:
-        """Tab came to a fold: its first card (or its last, when Shift+Tab came from below) is a widget again and
-        takes the focus, so the keys go through old cards as they did before they were folded."""
+        """Tab came to a fold: its first card is a widget again (with the turns after it) and takes the focus, so
+        Tab goes on through old cards as it did before they were folded. (Shift+Tab is the approval-mode key here:
+        the focus only ever comes to a fold from above.)"""
         event.stop()
         fold = event.fold
-        cards = [(turn, piece) for turn, kept in enumerate(fold.turns) for piece, part in enumerate(kept.pieces)
-                 if part.kind == "card"]
-        if fold not in self.folds or not cards:
+        first = next(((turn, piece) for turn, kept in enumerate(fold.turns) for piece, part in enumerate(kept.pieces)
+                      if part.kind == "card"), None)
+        if fold not in self.folds or first is None:
             return
-        left = self._left
-        below = False
-        if left is not None and left is not fold:
-            children: list[Any] = list(self.children)
-            mine = next((node for node in left.ancestors_with_self if node.parent is self), None)
-            below = mine in children and children.index(mine) > children.index(fold)
-        turn, piece = cards[-1] if below else cards[0]
-        [block, *_] = await self._unfold_from(fold, turn)
-        block.children[piece].focus()
+        [block, *_] = await self._unfold_from(fold, first[0])
+        block.children[first[1]].focus()
 
     async def on_folded_turns_stale(self, event: FoldedTurns.Stale) -> None:
         """A new width or theme: the folded turns are widgets again, drawn anew, and folded once they are."""
