@@ -37,6 +37,7 @@ from gemini_tui.core.ground.events import (
     UsageUpdated,
     WaitingForServers,
 )
+from gemini_tui.core.ground.foreground import FOREGROUND
 from gemini_tui.core.ground.terminal_text import clean_value
 
 SLICE_S = 0.004  # the longest run of events handled without letting a key (or a frame) in
@@ -87,6 +88,7 @@ class EventAdapter:
         try:
             slice_began = time.perf_counter()
             async for event in events:
+                await FOREGROUND.step()  # a key the user typed is drawn first
                 try:
                     await self.handle(event)
                 except Exception as exc:

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from textual import events, messages
 
+from gemini_tui.core.ground.foreground import FOREGROUND
+
 if TYPE_CHECKING:
     from textual.screen import Screen
     from textual.timer import Timer
@@ -22,7 +24,7 @@ if TYPE_CHECKING:
 
 QUIET_S = 0.2  # typing paused this long: what was held is drawn
 MAX_HOLD_S = 0.5  # held this long while the typing goes on: drawn right after the next key's frame
-AFTER_FRAME_S = 1 / 60  # how long after that frame (one frame's time)
+IN_FLIGHT_S = 0.15  # a typed key whose frame is not drawn by then (it changed nothing) no longer holds anything
 # keys that edit the prompt's text (besides printable ones): what a typist presses between characters
 EDITING_KEYS = frozenset({"backspace", "delete", "left", "right", "ctrl+left", "ctrl+right", "ctrl+w",
                           "ctrl+backspace", "ctrl+delete", "shift+left", "shift+right"})
@@ -52,6 +54,10 @@ class KeysFirst:
         self.releases = 0  # how many times held redraws were let go (a test reads it)
         self.due = False  # held long enough: let go right after the frame that draws the next key
         self._timer: Timer | None = None
+        self._flying_since: float | None = None  # a typed key arrived then; its frame is not drawn yet
+        self._landing: float | None = None  # the key whose redraw reached the screen: it lands after that frame
+        self._release_waits = False  # a release came while a key was in flight: it runs once the key is drawn
+        self._layout_waits = False  # the screen's layout was put off while a key was in flight (`before_frame`)
 
     @classmethod
     def around(cls, screen: Screen[Any], typed_into: Callable[[], Widget],
@@ -70,12 +76,15 @@ class KeysFirst:
         now = time.monotonic()
         typing = is_typing(key) and self.typed_into(focused)
         self.typed_at = now if typing else float("-inf")
+        if typing:  # until its frame is drawn, a release waits and so does the work that can (the agents')
+            self._flying_since = now
+            FOREGROUND.hold(IN_FLIGHT_S)
         if self.held_since is None:
             return
         if not typing:  # another key (Enter, Esc, a shortcut) ends the typing: the screen shows all there is
             self.screen.call_after_refresh(self.release)
         elif now - self.held_since >= MAX_HOLD_S:
-            self.due = True  # a long hold ends between two keys: after this one's frame (see `holds`)
+            self.due = True  # a long hold ends between two keys: right after this one's frame (`_landed`)
 
     def holds(self, message: messages.Layout | messages.Update) -> bool:
         """True when the screen's layout or redraw asked for by `message` waits (it is kept here)."""
@@ -84,11 +93,11 @@ class KeysFirst:
             return False
         widget = message.widget
         exempt = widget is self.screen or self.exempt(widget)
-        if exempt and self.due and isinstance(message, messages.Update):
-            # the key's own redraw: the screen draws it first; the held ones start a frame's time after it, when
-            # what waited for that frame has run
-            self.due = False
-            self.screen.call_after_refresh(self.screen.set_timer, AFTER_FRAME_S, self.release)
+        flying = self._flying_since
+        if exempt and self.in_flight and self._landing != flying and isinstance(message, messages.Update):
+            # the key's own redraw: once the frame that draws it is out, the key has landed
+            self._landing = flying
+            self.screen.call_after_refresh(self._landed, flying)
         if isinstance(message, messages.Layout):
             # a screen drops a layout request queued right behind another: when the prompt's own was dropped for
             # this one, this one goes on in its place (the whole screen is laid out, held widgets too)
@@ -112,21 +121,47 @@ class KeysFirst:
         if self.held_since is None:
             return
         quiet_for = time.monotonic() - self.typed_at
-        if quiet_for >= QUIET_S:
+        if quiet_for >= QUIET_S or (self._release_waits and not self.in_flight):
             self.release()
         else:
             self._timer = self.screen.set_timer(QUIET_S - quiet_for, self._check)
 
+    @property
+    def in_flight(self) -> bool:
+        """A typed key arrived and the frame that draws it is not out yet."""
+        return self._flying_since is not None and time.monotonic() - self._flying_since < IN_FLIGHT_S
+
+    def _landed(self, flying: float | None) -> None:
+        """The frame that draws the key is out: what waited for it goes on, and a release that is due runs now,
+        in the pause before the next key. (Another key that came meanwhile lands after its own frame.)"""
+        if flying != self._flying_since:
+            return
+        self._flying_since = self._landing = None
+        FOREGROUND.let_go()
+        if self.due or self._release_waits:
+            self.release()
+
     def release(self) -> None:
         """Everything held is asked for again, now (in the order it was held); what arrives later is held again
-        while the typing goes on, until the next release."""
+        while the typing goes on, until the next release. While a typed key is in flight it waits for its frame:
+        a layout started then would come before the key's frame."""
         if self.held_since is None:
             return
+        if self.in_flight:
+            self._release_waits = True
+            if self._timer is None:  # a key that is never drawn: its flight ends, the release runs then
+                self._timer = self.screen.set_timer(IN_FLIGHT_S, self._check)
+            return
+        self._release_waits = False
         self.held_since = None
         self.due = False
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
+        if self._layout_waits:  # the screen's own layout, put off by `before_frame`: its requests are still there
+            self._layout_waits = False
+            self.screen._layout_required = True
+            self.screen.check_idle()
         asked: list[messages.Layout | messages.Update] = [
             *(messages.Layout(widget) for widget in self.layouts if widget.is_attached),
             *(messages.Update(widget) for widget in self.updates if widget.is_attached)]
@@ -139,6 +174,30 @@ class KeysFirst:
     @property
     def holding(self) -> bool:
         return self.held_since is not None
+
+    def before_frame(self) -> None:
+        """The screen is about to draw a frame. While a typed key is in flight, that frame draws what answers the
+        user alone: a layout and the redraws of other widgets asked for before the key came (the typing had
+        paused, nothing was held) wait until the key's frame is out, as held ones do."""
+        if not self.in_flight:
+            return
+        screen = self.screen
+        asked = screen._layout_widgets.values()
+        layout = screen._layout_required and not any(self.exempt(widget) for widgets in asked for widget in widgets)
+        others = [widget for widget in screen._dirty_widgets if widget is not screen and not self.exempt(widget)]
+        if not layout and not others:
+            return
+        if layout:
+            screen._layout_required = False
+            self._layout_waits = True
+        for widget in others:
+            screen._dirty_widgets.discard(widget)
+            self.updates[widget] = None
+        self._release_waits = True
+        if self.held_since is None:
+            self.held_since = time.monotonic()
+        if self._timer is None:  # released when the key lands, or once its flight is over
+            self._timer = self.screen.set_timer(IN_FLIGHT_S, self._check)
 
 
 class HoldsForKeys:
@@ -156,3 +215,7 @@ class HoldsForKeys:
         if self.keys_first.holds(message):
             message.stop()
             message.prevent_default()
+
+    def _on_timer_update(self) -> None:
+        self.keys_first.before_frame()
+        super()._on_timer_update()  # type: ignore[misc]  # Screen's, after this mixin in the screen's bases

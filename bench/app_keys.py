@@ -5,10 +5,13 @@ from __future__ import annotations
 import asyncio
 import os
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from textual import events
 from textual.pilot import Pilot
+from textual.screen import Screen
 
 from gemini_tui.app.screens.main_screen import MainScreen
 
@@ -20,6 +23,12 @@ def main_screen(pilot: Pilot[Any]) -> MainScreen:
 
 async def key_latency(pilot: Pilot[Any], character: str = "x") -> float:
     """Seconds from a key event reaching the app to the prompt holding the character and the screen repainted."""
+    started, ended = await _press(pilot, character)
+    return ended - started
+
+
+async def _press(pilot: Pilot[Any], character: str) -> tuple[float, float]:
+    """Sends the key; (when, when the first frame after this coroutine saw the character in the prompt was out)."""
     app = pilot.app
     prompt = main_screen(pilot).prompt.input
     before = prompt.text
@@ -31,7 +40,43 @@ async def key_latency(pilot: Pilot[Any], character: str = "x") -> float:
     painted = loop.create_future()
     app.call_after_refresh(lambda: painted.done() or painted.set_result(None))
     await painted
-    return time.perf_counter() - started
+    return started, time.perf_counter()
+
+
+@contextmanager
+def prompt_frames() -> Iterator[list[tuple[float, str]]]:
+    """Every frame that paints the prompt of the main screen in front anew: (when it was out, the prompt's text
+    it drew). Such a frame has the prompt among the widgets it redraws (the prompt asked for it after its text
+    changed) and covers its region; what it draws is the prompt as it is then."""
+    frames: list[tuple[float, str]] = []
+    original = Screen._compositor_refresh
+
+    def recorded(self: Screen[Any]) -> None:
+        paints_prompt = False
+        if isinstance(self, MainScreen) and self.is_current and self.prompt.input in self._dirty_widgets:
+            region = self.prompt.input.region
+            paints_prompt = any(region.overlaps(dirty) for dirty in self._compositor._dirty_regions)
+        text = self.prompt.input.text if paints_prompt else ""  # type: ignore[attr-defined]
+        original(self)
+        if paints_prompt:
+            frames.append((time.perf_counter(), text))
+
+    Screen._compositor_refresh = recorded  # type: ignore[method-assign]
+    try:
+        yield frames
+    finally:
+        Screen._compositor_refresh = original  # type: ignore[method-assign]
+
+
+async def key_to_frame(pilot: Pilot[Any], frames: list[tuple[float, str]], character: str = "x") -> tuple[float, float]:
+    """For one key (as `key_latency`, inside `prompt_frames()`): seconds from the key event reaching the app to the
+    frame that painted the prompt with it, and to the first frame after this coroutine saw the character (what
+    `key_latency` measures, later than the first when the key's frame was out before this coroutine ran again)."""
+    before = len(frames)
+    started, ended = await _press(pilot, character)
+    text = main_screen(pilot).prompt.input.text
+    painted = next((at for at, drawn in frames[before:] if drawn == text), ended)
+    return painted - started, ended - started
 
 
 def pymalloc_mb() -> tuple[float, float, float]:

@@ -174,9 +174,15 @@ class SubagentRun:
         self.scheduler.before_change = parent.before_change
         self.scheduler.after_change = parent.after_change
         self.turns = 0
+        self._declared: tuple[tuple[tuple[int, str], ...], tuple[dict[str, Any], ...]] | None = None
 
     def declarations(self) -> tuple[dict[str, Any], ...]:
-        return (*self.registry.function_declarations(), complete_task_declaration(self.agent))
+        """Its tools' declarations and complete_task's, built again only when its tools change (a declaration is
+        a schema worked out by pydantic: a few ms, which every request of every running agent paid)."""
+        key = tuple((id(tool), tool.name) for tool in self.registry.offered())
+        if self._declared is None or self._declared[0] != key:
+            self._declared = key, (*self.registry.function_declarations(), complete_task_declaration(self.agent))
+        return self._declared[1]
 
     async def run(self, abort: AbortSignal) -> SubagentOutcome:
         started = time.monotonic()

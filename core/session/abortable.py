@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator, Awaitable
 from typing import Any, TypeVar
 
 from gemini_tui.core.ground.abort import AbortSignal, finished_unless_aborted
+from gemini_tui.core.ground.foreground import FOREGROUND
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -40,6 +41,7 @@ async def until_aborted(stream: AsyncIterator[T], abort: AbortSignal) -> AsyncIt
                 item = step.result()
             except StopAsyncIteration:
                 return
+            await FOREGROUND.step()  # a key the user typed is drawn before this item is
             yield item
     finally:
         aborted.cancel()

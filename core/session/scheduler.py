@@ -34,6 +34,7 @@ from gemini_tui.core.ground.events import (
     ToolCallInfo,
     ToolOutputChunk,
 )
+from gemini_tui.core.ground.foreground import FOREGROUND
 from gemini_tui.core.ground.model_api import FunctionCall, FunctionResponse
 from gemini_tui.core.ground.parts import InlineDataPart, TextPart
 from gemini_tui.core.ground.stats import CallDecision, SessionStats
@@ -275,6 +276,7 @@ class Scheduler:
 
     async def _run_one_call(self, record: _Call, abort_signal: AbortSignal) -> None:
         assert record.tool is not None
+        await FOREGROUND.step()  # a key the user typed is drawn first
         signal = abort_signal.child()
         if signal.aborted:
             self._cancel(record, "The user cancelled the request before this call ran.")
