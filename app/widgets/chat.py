@@ -159,8 +159,21 @@ class ToolCallCard(Vertical, can_focus=True):
 
     def refresh_header(self) -> None:
         update_text(self.header, self.header_text())
-        for state in CallState:
-            self.set_class(self.call.state is state, f"-{state.value}")
+        self._show_state()
+
+    def _show_state(self) -> None:
+        """Its state's class, and the card alone styled again when it changes: the state styles the card's own
+        border (turns.tcss), so its descendants (an agent's calls, its ending) keep theirs. Textual would style
+        the whole subtree again, twice (the old class off, the new on): 5-15 ms for an agent's card, in the
+        middle of its session's events."""
+        wanted = f"-{self.call.state.value}"
+        stale = [name for state in CallState if (name := f"-{state.value}") != wanted and self.has_class(name)]
+        if not stale and self.has_class(wanted):
+            return
+        self.remove_class(*stale, update=False)
+        self.add_class(wanted, update=False)
+        if self.is_mounted:
+            self.app.stylesheet.update_nodes([self], animate=True)
 
 
     async def action_expand(self) -> None:
