@@ -1,5 +1,6 @@
-"""The Ctrl+B history panel as the main screen holds it: a placeholder at the first frame, the panel mounted after
-it (its module loads then), every call record shown in it, opened beside the chat or over it when narrow."""
+"""The Ctrl+B history panel as the main screen holds it: a stand-in (never mounted) until the panel is mounted after
+the first frame (its module loads then), every call record shown in it, opened beside the chat or over it when
+narrow."""
 
 from __future__ import annotations
 
@@ -18,13 +19,13 @@ HISTORY_BESIDE_MIN_WIDTH = 80  # narrower than this, the history panel covers th
 
 
 class HistorySide:
-    """`widget` is what the screen composes (the placeholder, then the panel); `screen` is where it is mounted,
+    """`widget` is the panel once mounted (a stand-in before); `screen` is where it is mounted,
     and whose class says when the panel takes the whole body."""
 
     def __init__(self, screen: Widget, calls: CallLog) -> None:
         self.screen = screen
         self.calls = calls
-        self.widget: Widget = Static(id="history-placeholder")
+        self.widget: Widget = Static(id="history-placeholder")  # never mounted: the first frame has no panel
         self.widget.display = False
         self.panel: HistoryPanel | None = None
         self.held = HeldUpdates()  # the panel's, once it is mounted
@@ -45,7 +46,6 @@ class HistorySide:
         except MountError:  # the screen is being taken down (a quit right after the start): nothing to show
             self.widget = placeholder
             return
-        await placeholder.remove()
         self.panel = panel
         panel.display = self.asked_open  # a Ctrl+B while it was being mounted counts too
         self.fit()

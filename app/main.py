@@ -103,6 +103,8 @@ class GeminiApp(App[int]):
         from gemini_tui.app.screens.main_screen import MainScreen
 
         self._first = MainScreen(None if callable(session) else session, self.root)
+        # a session built after the first frame: the screen's other parts are mounted once that frame is marked
+        self._first.rest_after_frame = not callable(session)
         self.sessions.add(self._first)  # in a screen mode of its own, as every later session (app/sessions.py)
 
     async def on_event(self, event: events.Event) -> None:
@@ -149,11 +151,17 @@ class GeminiApp(App[int]):
         source, screen = self._source, self._first
         if self.first_prompt:
             screen.queue_prompt(self.first_prompt)
-        self.call_after_refresh(mark, "first frame")
-        self.call_after_refresh(self.read_later_css)
+        self.call_after_refresh(self._first_frame_drawn, screen, source)
+
+    def _first_frame_drawn(self, screen: MainScreen, source: SessionFace | Callable[[], SessionFace]) -> None:
+        """What the first frame does not show, in order: the first screen's key bar and hidden parts, the later
+        stylesheets, then the session (a thread building it would have slowed that frame down)."""
+        mark("first frame")
+        if not screen.rest_after_frame:
+            screen.mount_rest()
+        self.read_later_css()
         if callable(source):  # a function that builds the session, not a session
-            # after the first frame is drawn: a thread building the session would slow that frame down
-            self.call_after_refresh(self.build_session, screen, source)
+            self.build_session(screen, source)
 
     def read_later_css(self) -> None:
         """The stylesheets the first frame does not need, added to the app's (a modal that names one in its own

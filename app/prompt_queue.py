@@ -17,9 +17,7 @@ class PromptQueue(Static):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.prompts: list[str] = []
-
-    def on_mount(self) -> None:
-        self.display = False
+        self.display = False  # until a prompt waits (one may before it is mounted)
 
     def add(self, text: str) -> None:
         self.prompts.append(text)

@@ -78,6 +78,7 @@ class MainScreen(ScreenControllers, HoldsForKeys, Screen[None]):  # the controll
         self.session: SessionFace = None  # type: ignore[assignment]  # set by attach before anything reads it
         self._initial_session = session
         self.root = root
+        self.rest_after_frame = True  # False: the app calls `mount_rest` once it has marked its first frame
         self.status = StatusLine(id="status")
         self.chat = ChatPane(id="chat")
         self.queue = ToolQueue(id="queue")
@@ -99,16 +100,21 @@ class MainScreen(ScreenControllers, HoldsForKeys, Screen[None]):  # the controll
                                            lambda: (self.prompt, self.confirm_area, self.queued))
 
     def compose(self) -> Any:
+        # A session built after the first frame: the frame shows what it needs, the rest is mounted right after it
+        # (`mount_rest`); a session given at once may ask for any part (a confirmation) as soon as it is attached.
+        rest = (self.todos, self.queue, self.confirm_area, self.queued) if self._initial_session is not None else ()
         yield self.status
-        with Horizontal(id="body"):
-            with Vertical(id="main-column"):
-                yield self.chat
-                yield self.todos
-                yield self.queue
-                yield self.confirm_area
-                yield self.queued
-                yield self.prompt
-            yield self.history.widget
+        with Horizontal(id="body"), Vertical(id="main-column"):
+            yield self.chat
+            yield from rest
+            yield self.prompt
+
+    def mount_rest(self) -> None:
+        """The key bar, and the column's parts hidden until used in their places (unless composed): after the frame."""
+        self.mount(KeyBar())
+        if self.todos.parent is None:
+            self.query_one("#main-column").mount(self.todos, self.queue, self.confirm_area, self.queued,
+                                                 before=self.prompt)
 
     def on_mount(self) -> None:
         self.status.root = str(self.root)
@@ -117,8 +123,8 @@ class MainScreen(ScreenControllers, HoldsForKeys, Screen[None]):  # the controll
         open_keys = getattr(self.app, "open_keys", None)
         if open_keys is not None:  # keys typed as the app started were held for the prompt: it is here
             self.app.call_later(open_keys)
-        # the key bar comes right after the first frame: the prompt is what must show first
-        self.call_after_refresh(self.mount, KeyBar())
+        if self.rest_after_frame:  # the prompt is what must show first
+            self.call_after_refresh(self.mount_rest)
         if self._initial_session is not None:
             self.attach(self._initial_session)
 

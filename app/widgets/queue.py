@@ -172,9 +172,9 @@ class ToolQueue(KeptLines):
         self.closed = False  # its turn ended: late events of its calls update it without showing it again
         self.held = HeldUpdates()
         self._subagents_changed = Throttled(self, self.refresh_lines)
+        self.display = False  # until its turn has calls (it may get them before it is mounted)
 
     def on_mount(self) -> None:
-        self.display = False
         self.set_interval(0.5, self._tick)
 
     def _tick(self) -> None:

@@ -9,6 +9,7 @@ Command output may keep its colours (`keep_sgr`): an SGR sequence only sets colo
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from enum import Enum
 from typing import Any, TypeVar
@@ -17,23 +18,54 @@ from gemini_tui.core.ground.text_boundary import settle
 
 T = TypeVar("T")
 
-# One alternative per kind of sequence, 7-bit (ESC ...) and 8-bit (C1) introducers alike. A string sequence
-# (OSC, DCS, SOS, PM, APC) runs to its terminator (BEL for OSC, ST = ESC \ or 0x9C) or, when cut off, to the end
-# of its line: cleaning never joins or splits lines, so a diff's two sides stay aligned. `\Z`, not `$` (which
-# also matches before a final newline): what a sequence is must not depend on whether more text follows.
-_SEQUENCE = re.compile(
-    r"(?P<csi>(?:\x1b\[|\x9b)(?P<params>[0-?]*)(?P<inter>[ -/]*)(?P<final>[@-~]))"
-    r"|(?:\x1b\]|\x9d)[^\x07\x1b\x9c\n]*(?:\x07|\x1b\\|\x9c|(?=\n)|\Z)"
-    r"|(?:\x1b[PX^_]|[\x90\x98\x9e\x9f])[^\x1b\x9c\n]*(?:\x1b\\|\x9c|(?=\n)|\Z)"
-    r"|(?:\x1b\[|\x9b)[0-?]*[ -/]*\Z"  # a CSI cut off by the end of the text
-    r"|\x1b[ -/]*[0-~]"  # two-byte escapes and charset designations: ESC c (reset), ESC 7, ESC ( B, ESC =
-)
+# Only text holding a control character needs the patterns below: they are compiled when the first such text is
+# cleaned (`_patterns`), not as the module is imported on the way to the first frame, whose text holds none.
 # What is left after whole sequences are gone: C0 controls but tab and newline, a lone ESC, DEL and C1 controls.
 # A lone surrogate (UTF-8 cannot encode it) is shown as U+FFFD, as `text_boundary.shown_text` says.
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f\x80-\x9f\ud800-\udfff]")
-_CLEAN = re.compile(f"{_SEQUENCE.pattern}|(?P<control>{_CONTROL.pattern})")
-_SGR_PARAMS = re.compile(r"[0-9;:]*")
-_CRLF = re.compile(r"\r+\n")
+# Characters whose meaning depends on what follows them: a CR (CR LF is one line end) and sequence introducers.
+# A high surrogate too: with the low one of the next piece it is one character (a pair cut between two chunks).
+_OPENERS = re.compile("[\r\x1b\x9b\x9d\x90\x98\x9e\x9f\ud800-\udbff]")
+
+
+class _Patterns:
+    def __init__(self) -> None:
+        # One alternative per kind of sequence, 7-bit (ESC ...) and 8-bit (C1) introducers alike. A string sequence
+        # (OSC, DCS, SOS, PM, APC) runs to its terminator (BEL for OSC, ST = ESC \ or 0x9C) or, when cut off, to the
+        # end of its line: cleaning never joins or splits lines, so a diff's two sides stay aligned. `\Z`, not `$`
+        # (which also matches before a final newline): what a sequence is must not depend on whether more follows.
+        self.sequence = re.compile(
+            r"(?P<csi>(?:\x1b\[|\x9b)(?P<params>[0-?]*)(?P<inter>[ -/]*)(?P<final>[@-~]))"
+            r"|(?:\x1b\]|\x9d)[^\x07\x1b\x9c\n]*(?:\x07|\x1b\\|\x9c|(?=\n)|\Z)"
+            r"|(?:\x1b[PX^_]|[\x90\x98\x9e\x9f])[^\x1b\x9c\n]*(?:\x1b\\|\x9c|(?=\n)|\Z)"
+            r"|(?:\x1b\[|\x9b)[0-?]*[ -/]*\Z"  # a CSI cut off by the end of the text
+            r"|\x1b[ -/]*[0-~]"  # two-byte escapes and charset designations: ESC c (reset), ESC 7, ESC ( B, ESC =
+        )
+        self.clean = re.compile(f"{self.sequence.pattern}|(?P<control>{_CONTROL.pattern})")
+        self.sgr_params = re.compile(r"[0-9;:]*")
+        self.crlf = re.compile(r"\r+\n")
+        # What the cleaner reads to decide what a sequence introducer starts (see `_reach`).
+        self.csi_body = re.compile(r"[0-?]*[ -/]*")
+        self.osc_body = re.compile(r"[^\x07\x1b\x9c\n]*")
+        self.string_body = re.compile(r"[^\x1b\x9c\n]*")
+        self.intermediates = re.compile(r"[ -/]*")
+        self.cr_run = re.compile(r"\r+")
+        # A sequence still open at the end of what is held, and what a whole piece must be to leave it open: until
+        # a piece holds something else, the sequence only grows (a long unterminated title), and nothing needs
+        # scanning again.
+        self.csi_more = re.compile(r"[0-?]*[ -/]*")
+        self.intermediates_more = re.compile(r"[ -/]*")
+        self.still_open = (
+            (re.compile(r"(?:\x1b\]|\x9d)[^\x07\x1b\x9c\n]*"), re.compile(r"[^\x07\x1b\x9c\n]*")),
+            (re.compile(r"(?:\x1b[PX^_]|[\x90\x98\x9e\x9f])[^\x1b\x9c\n]*"), re.compile(r"[^\x1b\x9c\n]*")),
+            (re.compile(r"(?:\x1b\[|\x9b)[0-?]*"), self.csi_more),
+            (re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]+|\x1b[ -/]+"), self.intermediates_more),
+        )
+
+
+@functools.cache
+def _patterns() -> _Patterns:
+    return _Patterns()
 
 
 def _visible(char: str) -> str:
@@ -49,7 +81,7 @@ def _visible(char: str) -> str:
 
 def _sequence(match: re.Match[str], keep_sgr: bool) -> str:
     if keep_sgr and match.group("csi") and match.group("final") == "m" and not match.group("inter") \
-            and _SGR_PARAMS.fullmatch(match.group("params")):
+            and _patterns().sgr_params.fullmatch(match.group("params")):
         return "\x1b[" + match.group("params") + "m"  # an 8-bit SGR becomes the 7-bit form every parser knows
     return ""
 
@@ -62,11 +94,12 @@ def clean_terminal_text(text: str, *, keep_sgr: bool = False, keep_cr: bool = Fa
     newline is dropped and a lone one is shown as ␍."""
     if not _CONTROL.search(text):
         return text  # the common case: nothing to do, and no copy
+    patterns = _patterns()
     text = settle(text)  # a surrogate pair is the character it stands for; only lone halves are shown as U+FFFD
-    text = _CRLF.sub("\n", text)
+    text = patterns.crlf.sub("\n", text)
     # One pass, sequences first: a control byte left between two removed sequences (ESC, then ESC \ removed, then
     # `[`) is made visible, never joined with what follows into a new sequence.
-    return _CLEAN.sub(lambda match: _replace(match, keep_sgr, keep_cr), text)
+    return patterns.clean.sub(lambda match: _replace(match, keep_sgr, keep_cr), text)
 
 
 def _replace(match: re.Match[str], keep_sgr: bool, keep_cr: bool) -> str:
@@ -114,28 +147,18 @@ def _clean_any(value: Any, keep_sgr: bool, keep_cr: bool) -> Any:
     return value
 
 
-# What the cleaner reads to decide what a sequence introducer starts (see `_reach`).
-_CSI_BODY = re.compile(r"[0-?]*[ -/]*")
-_OSC_BODY = re.compile(r"[^\x07\x1b\x9c\n]*")
-_STRING_BODY = re.compile(r"[^\x1b\x9c\n]*")
-_INTERMEDIATES = re.compile(r"[ -/]*")
-_CR_RUN = re.compile(r"\r+")
-# Characters whose meaning depends on what follows them: a CR (CR LF is one line end) and sequence introducers.
-# A high surrogate too: with the low one of the next piece it is one character (a pair cut between two chunks).
-_OPENERS = re.compile("[\r\x1b\x9b\x9d\x90\x98\x9e\x9f\ud800-\udbff]")
-
-
 def _reach(text: str, start: int) -> int:
     """How far `clean_terminal_text` reads to decide what the character at `start` begins (exclusive); past the end
     (`len(text) + 1`) when the answer depends on text not arrived yet. It may say more than the cleaner reads, never
     less: a longer reach only holds text back a little longer."""
+    patterns = _patterns()
     end = len(text)
     char = text[start]
     body = start + 1
     if "\ud800" <= char <= "\udbff":
         return start + 2  # its pair, if the next character is its low half
     if char == "\r":
-        return _CR_RUN.match(text, start).end() + 1  # type: ignore[union-attr]
+        return patterns.cr_run.match(text, start).end() + 1  # type: ignore[union-attr]
     if char == "\x1b":
         if body == end:
             return end + 1
@@ -148,31 +171,19 @@ def _reach(text: str, start: int) -> int:
         elif kind in "PX^_":
             char = "\x90"
         else:  # a two-byte escape or charset designation: ESC, intermediates, then one final byte
-            return _INTERMEDIATES.match(text, body - 1).end() + 1  # type: ignore[union-attr]
+            return patterns.intermediates.match(text, body - 1).end() + 1  # type: ignore[union-attr]
     if char == "\x9b":
-        return _CSI_BODY.match(text, body).end() + 1  # type: ignore[union-attr]
+        return patterns.csi_body.match(text, body).end() + 1  # type: ignore[union-attr]
     if char in "\x9d\x90\x98\x9e\x9f":  # a string runs to its terminator, its line's end or an ESC (maybe ESC \)
-        stop = (_OSC_BODY if char == "\x9d" else _STRING_BODY).match(text, body).end()  # type: ignore[union-attr]
+        stop = (patterns.osc_body if char == "\x9d" else patterns.string_body).match(text, body).end()  # type: ignore[union-attr]
         if stop == end:
             return end + 1
         return stop + (2 if text[stop] == "\x1b" else 1)
     return start + 1
 
 
-# A sequence still open at the end of what is held, and what a whole piece must be to leave it open: until a piece
-# holds something else, the sequence only grows (a long unterminated title), and nothing needs scanning again.
-_CSI_MORE = re.compile(r"[0-?]*[ -/]*")
-_INTERMEDIATES_MORE = re.compile(r"[ -/]*")
-_STILL_OPEN = (
-    (re.compile(r"(?:\x1b\]|\x9d)[^\x07\x1b\x9c\n]*"), re.compile(r"[^\x07\x1b\x9c\n]*")),
-    (re.compile(r"(?:\x1b[PX^_]|[\x90\x98\x9e\x9f])[^\x1b\x9c\n]*"), re.compile(r"[^\x1b\x9c\n]*")),
-    (re.compile(r"(?:\x1b\[|\x9b)[0-?]*"), _CSI_MORE),
-    (re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]+|\x1b[ -/]+"), _INTERMEDIATES_MORE),
-)
-
-
 def _still_open(held: str) -> re.Pattern[str] | None:
-    for whole, more in _STILL_OPEN:
+    for whole, more in _patterns().still_open:
         if whole.fullmatch(held):
             return more
     return None
@@ -189,7 +200,7 @@ class TerminalTextStream:
         self.keep_sgr = keep_sgr
         self.keep_cr = keep_cr
         self._held = ""
-        self._open: re.Pattern[str] | None = None  # what keeps the sequence held open (see _STILL_OPEN)
+        self._open: re.Pattern[str] | None = None  # what keeps the sequence held open (see `_Patterns.still_open`)
 
     @property
     def held(self) -> str:
@@ -201,8 +212,8 @@ class TerminalTextStream:
         more = self._open
         if more is not None and more.fullmatch(chunk):
             self._held += chunk  # the open sequence goes on: nothing new to decide
-            if more is _CSI_MORE and chunk and chunk[-1] < "0":
-                self._open = _INTERMEDIATES_MORE  # its parameters ended; intermediates only from here
+            if more is _patterns().csi_more and chunk and chunk[-1] < "0":
+                self._open = _patterns().intermediates_more  # its parameters ended; intermediates only from here
             return ""
         text = self._held + chunk
         cut = self._safe_end(text)
@@ -230,7 +241,7 @@ class TerminalTextStream:
             return len(text)
         # CR LF pairs are joined before sequences are matched; on the raw text a CR is only one more body
         # character of a string, or ends a CSI as LF does, so the spans are the same.
-        spans = {match.start(): match.end() for match in _SEQUENCE.finditer(text)}
+        spans = {match.start(): match.end() for match in _patterns().sequence.finditer(text)}
         inside = 0  # the end of the last sequence matched: openers before it are part of it, not decisions
         reach = 0  # how far the decisions so far have read
         best = 0

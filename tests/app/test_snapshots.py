@@ -165,7 +165,9 @@ def test_expanded_card(snap_compare: Any, fixed_root: Path, tmp_path: Path) -> N
         shell = ToolCallInfo("c1", "run_shell_command", {"command": "ls"}, CallState.success, "ls", "Shell")
         bus.publish(TurnStarted("p1", "list"))
         bus.publish(CallFinished(shell, ToolResult("a\nb", ShellOutput("ls", ".", "notes.md\nsrc\n", 0)), 12))
-        await wait_for(pilot, lambda: main_screen(pilot).chat.cards)
+        # drawn, as a card is when a click or a key expands it (expanded before its header was mounted, its output
+        # was mounted above the header)
+        await wait_for(pilot, lambda: (cards := main_screen(pilot).chat.cards) and cards["c1"].header.is_attached)
         card = main_screen(pilot).chat.cards["c1"]
         await card.action_expand()
 

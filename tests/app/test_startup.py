@@ -52,6 +52,10 @@ LATER_APP = ("gemini_tui.app.event_adapter", "gemini_tui.app.confirmations", "ge
 NOT_YET_STDLIB = ("secrets", "hmac", "importlib.resources")
 # Stylesheets of what the first frame does not show, read after it (app/main.py, LATER_CSS).
 LATER_CSS = ("turns.tcss", "confirm.tcss", "screens.tcss", "diff_review.tcss", "displays.tcss", "history.tcss")
+# The main column as it is once the screen is up: the first frame has only the chat and the prompt (what it shows);
+# the parts hidden until used and the key bar are mounted right after it, in these places.
+FIRST_COLUMN = ["ChatPane", "PromptArea"]
+WHOLE_COLUMN = ["ChatPane", "TodoPanel", "ToolQueue", "ConfirmArea", "PromptQueue", "PromptArea"]
 
 FIRST_FRAME_PROBE = r"""
 import asyncio, json, sys, threading
@@ -61,6 +65,7 @@ import gemini_tui.app.main as app_main
 from gemini_tui.app.main import GeminiApp
 
 from textual.css.stylesheet import Stylesheet
+from gemini_tui.core.ground import terminal_text
 
 release = threading.Event()
 heavy = json.loads(sys.argv[3])
@@ -75,6 +80,13 @@ def loaded():
 def fields():  # the input fields and lists built so far (hidden ones too): each brings its own styles
     return sorted(type(w).__name__ for w in app.screen.query("Input, OptionList"))
 
+def column():  # the main column's parts, in order, and whether the key bar is there
+    return [type(w).__name__ for w in app.screen.query_one("#main-column").children], \
+        bool(app.screen.query("KeyBar")), bool(app.screen.query("#history-placeholder"))
+
+def patterns_compiled():  # the terminal-text cleaner's sequence patterns (only text with a control needs them)
+    return terminal_text._patterns.cache_info().currsize
+
 def mark(step):  # the app marks its first frame right after drawing it: what had been imported and read by then
     if step == "first frame":
         at_first_frame["loaded"] = loaded()
@@ -83,6 +95,8 @@ def mark(step):  # the app marks its first frame right after drawing it: what ha
         at_first_frame["screens"] = [type(s).__name__ for stack in app._screen_stacks.values() for s in stack]
         at_first_frame["reparsed"] = len(reparsed)
         at_first_frame["fields"] = fields()
+        at_first_frame["column"] = column()
+        at_first_frame["patterns"] = patterns_compiled()
 
 app_main.mark = mark
 
@@ -108,11 +122,13 @@ async def main():
                 await pilot.pause(0.05)
                 if not app.screen.busy:
                     break
-        built = fields()  # on the main screen, before the palette opens over it
+        built, whole = fields(), column()  # on the main screen, before the palette opens over it
+        terminal_text.clean_terminal_text("\x1b]0;title\x07")
         app.action_command_palette()
         await pilot.pause(0.3)
         after = {"loaded": loaded(), "css": sorted(Path(p).name for p, _ in app.stylesheet.source
-                                                   if p.endswith(".tcss")), "fields": built}
+                                                   if p.endswith(".tcss")), "fields": built, "column": whole,
+                 "patterns": patterns_compiled()}
         print(json.dumps({"first_frame": at_first_frame, "after": after}))
 
 asyncio.run(main())
@@ -142,6 +158,12 @@ def test_the_first_frame_imports_nothing_it_does_not_show(root: Path, tmp_path: 
     assert first_frame["css"] and not set(LATER_CSS) & set(first_frame["css"])
     assert set(LATER_APP) <= set(after["loaded"])
     assert set(LATER_CSS) <= set(after["css"])
+    # the parts the first frame does not show are mounted after it, in their places; the history panel's stand-in
+    # is never mounted
+    assert first_frame["column"] == [FIRST_COLUMN, False, False]
+    assert after["column"] == [WHOLE_COLUMN, True, False]
+    # the cleaner's sequence patterns are compiled for the first text holding a control character, not at import
+    assert (first_frame["patterns"], after["patterns"]) == (0, 1)
 
 
 def test_the_heavy_list_names_modules_the_session_does_import(root: Path, tmp_path: Path) -> None:
@@ -202,11 +224,12 @@ async def test_prompt_typed_before_the_session_is_ready_is_sent(root: Path, tmp_
 
 async def test_a_session_that_cannot_be_built_ends_the_app(root: Path) -> None:
     from gemini_tui.app.main import EXIT_START_FAILED, GeminiApp
+    from tests.app.app_driver import wait_for
 
     def build() -> object:
         raise RuntimeError("configuration error: 'x y' is not a model name")
 
     app = GeminiApp(build, root)  # type: ignore[arg-type]
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause(0.3)
+        await wait_for(pilot, lambda: app.return_code is not None)  # the session is built on a thread
     assert app.return_code == EXIT_START_FAILED
