@@ -22,6 +22,7 @@ from gemini_tui.app.attention import Attention
 from gemini_tui.app.keys_first import HoldsForKeys
 from gemini_tui.app.sessions import FIRST_MODE, Sessions
 from gemini_tui.app.window_title import WindowTitle, printable, tmux_pane_title
+from gemini_tui.core.ground.foreground import FOREGROUND
 from gemini_tui.core.ground.start_marks import mark
 from gemini_tui.core.ground.text_boundary import shown_text
 from gemini_tui.styles import stylesheet
@@ -201,6 +202,7 @@ class GeminiApp(App[int]):
         self.call_from_thread(screen.call_later, screen.attach, session)
 
     def on_unmount(self) -> None:
+        FOREGROUND.let_go()  # a key's hold ends with the app (the collector is not left paused)
         if self.window_title is not None:  # before the driver stops: the title the app found, back
             self.window_title.restore()
 

@@ -5,6 +5,7 @@ several lengths let go early, late or never, with several streams and calls at w
 from __future__ import annotations
 
 import asyncio
+import gc
 import random
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -79,3 +80,40 @@ async def test_a_step_returns_at_once_without_a_hold_and_never_waits_past_its_en
     assert (foreground.waits == 1) == (hold_s > 0)
     if hold_s:
         assert waited >= hold_s * 0.8
+
+
+def garbage(n: int) -> None:
+    for _ in range(n):
+        cycle: list[object] = []
+        cycle.append(cycle)
+
+
+@pytest.mark.parametrize(("let_go", "objects"), [(True, 5_000), (True, 20_000), (False, 5_000), (False, 20_000)])
+async def test_no_garbage_collection_runs_while_input_is_held_and_it_runs_again_after(
+        let_go: bool, objects: int) -> None:
+    """The collector waits while input is held (a collection of many agents' objects costs 10-15 ms); it is on
+    again once the input is let go, or when the hold ends by itself."""
+    collections: list[int] = []
+
+    def counted(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            collections.append(info["generation"])
+
+    foreground = Foreground()
+    gc.callbacks.append(counted)
+    try:
+        assert gc.isenabled()
+        foreground.hold(0.05)
+        garbage(objects)  # many times the young generation's threshold
+        assert collections == [] and not gc.isenabled()
+        if let_go:
+            foreground.let_go()
+        else:
+            await asyncio.sleep(0.08)
+        assert gc.isenabled()
+        garbage(objects)
+        assert collections, "no collection after the hold"
+    finally:
+        gc.callbacks.remove(counted)
+        foreground.let_go()
+        gc.enable()
