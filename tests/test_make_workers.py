@@ -16,7 +16,7 @@ def workers(target: str, **env: str) -> list[int]:
     """The `-n` values pytest is given by `make -n TARGET` (the last one is the one pytest keeps)."""
     printed = subprocess.run(["make", "-n", target], cwd=REPO, env={**os.environ, **env}, capture_output=True,
                              text=True, timeout=60, check=True).stdout
-    line = next(line for line in printed.splitlines() if "pytest" in line and "-n" in line)
+    line = next(line for line in printed.splitlines() if "pytest" in line and re.search(r"\s-n\s+\d", line))
     return [int(n) for n in re.findall(r"(?:^|\s)-n\s+(\d+)", line)]
 
 
@@ -33,6 +33,6 @@ def test_by_default_one_worker_more_than_the_cores() -> None:
     env = {k: v for k, v in os.environ.items() if k != "PYTEST_WORKERS"}
     printed = subprocess.run(["make", "-n", "test"], cwd=REPO, env=env, capture_output=True, text=True, timeout=60,
                              check=True).stdout
-    line = next(line for line in printed.splitlines() if "pytest" in line and "-n" in line)
+    line = next(line for line in printed.splitlines() if "pytest" in line and re.search(r"\s-n\s+\d", line))
     cores = os.cpu_count() or 1
     assert re.findall(r"(?:^|\s)-n\s+(\d+)", line)[-1] == str(max(2, (len(os.sched_getaffinity(0)) or cores) + 1))

@@ -2,8 +2,8 @@
 the page shows the app, takes prompts and confirmations, reviews diffs, gets its own session, leaves no process
 when closed; a page without the token is refused when the server is not on loopback.
 
-Run by `make test-browser` (GEMINI_TUI_BROWSER=1); screenshots go to $GEMINI_TUI_SCREENSHOTS (else pytest's
-temporary folder)."""
+Run by `make test` among the suite's tests (GEMINI_TUI_BROWSER=1; alone: `make test-browser`); screenshots go to
+$GEMINI_TUI_SCREENSHOTS (else pytest's temporary folder)."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ from tests.fakes.gemini_server import FakeGeminiServer, call, reply, text
 GRACE = GRACE_PERIOD + 0.3  # past the quiet spell after which a confirmation takes keys
 # what only a terminal understands: the title stack (push, pop), the window title, the desktop notification
 TERMINAL_ONLY = ("\x1b[22;0t", "\x1b[23;0t", "\x1b]2;", "\x1b]0;", "\x1b]9;", "\x1b]777;")
+pytestmark = pytest.mark.xdist_group("browser")  # one worker, one Chromium for the module
 
 
 @pytest.fixture(scope="module")

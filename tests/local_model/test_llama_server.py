@@ -23,6 +23,8 @@ from gemini_tui.tools.workspace import Workspace
 from tests.local_model.llama_server import ALIAS, REPO
 from tests.local_model.llama_server import llama_server as start_llama_server
 
+pytestmark = pytest.mark.xdist_group("local-model")  # one worker, one llama.cpp server for the module
+
 
 @pytest.fixture(scope="module")
 def llama_server() -> Iterator[str]:
