@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shlex
 import subprocess
 
 from textual.app import App, SuspendNotSupported
@@ -12,6 +11,8 @@ from textual.app import App, SuspendNotSupported
 
 def editor_command() -> list[str] | None:
     """$VISUAL or $EDITOR split as a shell would; None when neither is set."""
+    import shlex  # only when an editor is asked for: this module loads with the first frame's confirm bar
+
     command = os.environ.get("VISUAL") or os.environ.get("EDITOR")
     return shlex.split(command) if command else None
 

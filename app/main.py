@@ -158,6 +158,7 @@ class GeminiApp(App[int]):
         """What the first frame does not show, in order: the first screen's key bar and hidden parts, the later
         stylesheets, then the session (a thread building it would have slowed that frame down)."""
         mark("first frame")
+        gc.enable()  # off since the command line started the app (cli/main.py)
         if not screen.rest_after_frame:
             screen.mount_rest()
         self.read_later_css()

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from gemini_tui.core.workspace.worktrees import worktree_name_of
+from gemini_tui.core.workspace.worktree_place import worktree_name_of
 
 if TYPE_CHECKING:
     from pathlib import Path

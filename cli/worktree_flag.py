@@ -31,7 +31,8 @@ def say_goodbye(sessions: Sequence[SessionFace], stream: TextIO | None = None) -
     """For each Gemini worktree the sessions worked in (by -w, `/session new` in one, or started inside one; the
     current folder's when no session was built), say that it is kept, in what state, how to go on there (the id
     of its last session with a saved conversation) and how to remove it. Nothing when none was in a worktree."""
-    from gemini_tui.core.workspace.worktrees import WorktreeError, leaving_words, list_worktrees, worktree_folder_of
+    from gemini_tui.core.workspace.worktree_place import worktree_folder_of
+    from gemini_tui.core.workspace.worktrees import WorktreeError, leaving_words, list_worktrees
 
     roots = [session.root for session in sessions] or [Path.cwd()]
     folders = list(dict.fromkeys(f.resolve() for f in map(worktree_folder_of, roots) if f is not None))

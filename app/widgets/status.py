@@ -10,7 +10,7 @@ from textual.widgets import Static
 
 from gemini_tui.app.widgets.status_fit import StatusPart, fit_status
 from gemini_tui.core.ground.terminal_text import clean_terminal_text
-from gemini_tui.core.workspace.worktrees import worktree_name_of
+from gemini_tui.core.workspace.worktree_place import worktree_name_of
 
 
 def short_root(root: str) -> str:

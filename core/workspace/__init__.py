@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from gemini_tui.core.ground.lazy_face import lazy_face
 
 if TYPE_CHECKING:
+    from gemini_tui.core.workspace.worktree_place import worktree_folder_of, worktree_name_of
     from gemini_tui.core.workspace.worktrees import (
         Worktree,
         WorktreeError,
@@ -16,8 +17,6 @@ if TYPE_CHECKING:
         leaving_words,
         list_worktrees,
         open_worktree,
-        worktree_folder_of,
-        worktree_name_of,
     )
 
 __all__ = ["Worktree", "WorktreeError", "WorktreeState", "leaving_words", "list_worktrees", "open_worktree",
@@ -25,6 +24,6 @@ __all__ = ["Worktree", "WorktreeError", "WorktreeState", "leaving_words", "list_
 
 __getattr__ = lazy_face(__name__, {
     "gemini_tui.core.workspace.worktrees": ("Worktree", "WorktreeError", "WorktreeState", "leaving_words",
-                                            "list_worktrees", "open_worktree", "worktree_folder_of",
-                                            "worktree_name_of"),
+                                            "list_worktrees", "open_worktree"),
+    "gemini_tui.core.workspace.worktree_place": ("worktree_folder_of", "worktree_name_of"),
 })

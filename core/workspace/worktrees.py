@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-WORKTREES_FOLDER = (".gemini", "worktrees")
+from gemini_tui.core.workspace.worktree_place import WORKTREES_FOLDER
+
 BRANCH_PREFIX = "worktree-"
 NAME_MAX = 100  # characters; a branch name, a folder name and a terminal line all stay readable
 # One folder level, a name git accepts as part of a branch: letters, digits, `.`, `_` and `-`, never starting with
@@ -144,23 +145,6 @@ def project_root(folder: Path) -> Path:
 
 def worktrees_folder(root: Path) -> Path:
     return Path(root).joinpath(*WORKTREES_FOLDER)
-
-
-def worktree_folder_of(folder: Path) -> Path | None:
-    """The Gemini worktree `folder` is in (`<project>/.gemini/worktrees/<name>`, holding a `.git` file), or None.
-    Reads only paths, no git: the status line asks it while the first frame is drawn."""
-    folder = Path(folder).absolute()
-    for candidate in (folder, *folder.parents):
-        if (candidate.parent.name, candidate.parent.parent.name) == (WORKTREES_FOLDER[1], WORKTREES_FOLDER[0]) \
-                and (candidate / ".git").is_file():
-            return candidate
-    return None
-
-
-def worktree_name_of(folder: Path) -> str | None:
-    """The name of the Gemini worktree `folder` is in, or None (see `worktree_folder_of`)."""
-    found = worktree_folder_of(folder)
-    return found.name if found is not None else None
 
 
 # -- listing ---------------------------------------------------------------------------------------------------

@@ -49,7 +49,10 @@ LATER_APP = ("gemini_tui.app.event_adapter", "gemini_tui.app.confirmations", "ge
              "gemini_tui.core.ground.events", "gemini_tui.core.ground.display", "gemini_tui.core.ground.confirmation")
 # Standard-library modules the first frame has no use for (random names for worktrees and their hashing, the
 # resource readers): checked at the first frame only, as whether anything loads them later is no concern here.
-NOT_YET_STDLIB = ("secrets", "hmac", "importlib.resources")
+NOT_YET_STDLIB = ("secrets", "hmac", "importlib.resources", "shlex")
+# The app's modules the first frame does without, loaded on first use: the worktrees' git side (the status line
+# names a worktree from its path alone, `worktree_place`).
+NOT_YET_APP = ("gemini_tui.core.workspace.worktrees",)
 # Stylesheets of what the first frame does not show, read after it (app/main.py, LATER_CSS).
 LATER_CSS = ("turns.tcss", "confirm.tcss", "screens.tcss", "diff_review.tcss", "displays.tcss", "history.tcss")
 # The main column as it is once the screen is up: the first frame has only the chat and the prompt (what it shows);
@@ -58,7 +61,7 @@ FIRST_COLUMN = ["ChatPane", "PromptArea"]
 WHOLE_COLUMN = ["ChatPane", "TodoPanel", "ToolQueue", "ConfirmArea", "PromptQueue", "PromptArea"]
 
 FIRST_FRAME_PROBE = r"""
-import asyncio, json, sys, threading
+import asyncio, gc, json, sys, threading
 from pathlib import Path
 import gemini_tui.cli.main
 import gemini_tui.app.main as app_main
@@ -89,6 +92,7 @@ def patterns_compiled():  # the terminal-text cleaner's sequence patterns (only 
 
 def mark(step):  # the app marks its first frame right after drawing it: what had been imported and read by then
     if step == "first frame":
+        at_first_frame["gc"] = gc.isenabled()
         at_first_frame["loaded"] = loaded()
         at_first_frame["css"] = sorted(Path(p).name for p, _ in app.stylesheet.source if p.endswith(".tcss"))
         at_first_frame["screen"] = type(app.screen).__name__
@@ -106,6 +110,7 @@ def build():
     return build_session(sys.argv[1], env={}, home=Path(sys.argv[2]), model="offline")
 
 app = GeminiApp(build, Path(sys.argv[1]), ask_trust=False)
+gc.disable()  # as the command line leaves it when it starts the app
 
 async def main():
     async with app.run_test(size=(100, 30)) as pilot:
@@ -128,7 +133,7 @@ async def main():
         await pilot.pause(0.3)
         after = {"loaded": loaded(), "css": sorted(Path(p).name for p, _ in app.stylesheet.source
                                                    if p.endswith(".tcss")), "fields": built, "column": whole,
-                 "patterns": patterns_compiled()}
+                 "patterns": patterns_compiled(), "gc": gc.isenabled()}
         print(json.dumps({"first_frame": at_first_frame, "after": after}))
 
 asyncio.run(main())
@@ -142,7 +147,7 @@ def test_the_first_frame_imports_nothing_it_does_not_show(root: Path, tmp_path: 
     home = tmp_path / "home"
     home.mkdir()
     result = subprocess.run([sys.executable, "-c", FIRST_FRAME_PROBE, str(root), str(home),
-                             json.dumps([*HEAVY, *LATER_APP, *NOT_YET_STDLIB])],
+                             json.dumps([*HEAVY, *LATER_APP, *NOT_YET_STDLIB, *NOT_YET_APP])],
                             cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout.strip().splitlines()[-1])
@@ -164,6 +169,19 @@ def test_the_first_frame_imports_nothing_it_does_not_show(root: Path, tmp_path: 
     assert after["column"] == [WHOLE_COLUMN, True, False]
     # the cleaner's sequence patterns are compiled for the first text holding a control character, not at import
     assert (first_frame["patterns"], after["patterns"]) == (0, 1)
+    # no garbage collection on the way to the first frame; on again right after it
+    assert (first_frame["gc"], after["gc"]) == (False, True)
+
+
+def test_the_command_line_starts_the_app_without_garbage_collection(tmp_path: Path) -> None:
+    """What the app is handed when the command line starts it: collection off (the app turns it on at its first
+    frame, checked above); the command line's own runs (headless, ACP) keep it on."""
+    probe = ("import gc, json\nimport gemini_tui.app.main as app_main\nimport gemini_tui.cli.main as cli\n"
+             "seen = []\napp_main.run = lambda *args, **kwargs: seen.append(gc.isenabled()) or 0\n"
+             "before = gc.isenabled()\ncli._interactive(lambda: None)\nprint(json.dumps([before, *seen]))")
+    result = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout.strip().splitlines()[-1]) == [True, False]
 
 
 def test_the_heavy_list_names_modules_the_session_does_import(root: Path, tmp_path: Path) -> None:

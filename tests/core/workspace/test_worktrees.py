@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from gemini_tui.core.workspace.worktree_place import worktree_name_of
 from gemini_tui.core.workspace.worktrees import (
     WorktreeError,
     check_name,
@@ -18,7 +19,6 @@ from gemini_tui.core.workspace.worktrees import (
     open_worktree,
     project_root,
     state_of,
-    worktree_name_of,
 )
 
 IDENTITY = ["-c", "user.name=Test", "-c", "user.email=test@example.invalid", "-c", "commit.gpgsign=false"]
