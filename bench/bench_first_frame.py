@@ -11,6 +11,7 @@ GEMINI_TUI_BENCH_APP names another `gemini-tui` (an installed wheel's), GEMINI_T
 from __future__ import annotations
 
 import json
+import math
 import os
 import shlex
 import statistics
@@ -70,7 +71,7 @@ def _first_frame_cpu(marks: Path) -> float:
         lines = marks.read_text().splitlines() if marks.exists() else []
         for entry in map(json.loads, lines):
             if entry["step"] == "first frame":
-                return float(entry["cpu"])
+                return float(entry.get("cpu", "nan"))  # an older app marks no CPU
         time.sleep(0.01)
     raise RuntimeError("no first-frame mark")
 
@@ -184,8 +185,12 @@ def timeline(cwd: Path, env: dict[str, str]) -> list[dict[str, object]]:
     with tempfile.NamedTemporaryFile(suffix=".jsonl", delete=False) as marks:
         path = Path(marks.name)
     try:
-        _launch(shlex.quote(str(APP)), cwd, {**env, "GEMINI_TUI_START_MARKS": str(path)})
-        time.sleep(0.5)  # the session is built after the first frame
+        def built() -> None:  # the session is built after the first frame, on a thread: its mark comes later
+            deadline = time.perf_counter() + 10
+            while "session built" not in path.read_text() and time.perf_counter() < deadline:
+                time.sleep(0.05)
+
+        _launch(shlex.quote(str(APP)), cwd, {**env, "GEMINI_TUI_START_MARKS": str(path)}, built)
         return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     finally:
         path.unlink(missing_ok=True)
@@ -197,6 +202,8 @@ def ratio(pairs: list[tuple[Launch, Launch]], field: str) -> list[float]:
 
 def spread(ratios: list[float]) -> str:
     """The median ratio with its quartiles (half the pairs lie between them) and its extremes."""
+    if any(math.isnan(r) for r in ratios):
+        return "n/a"
     low, _, high = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else (ratios[0],) * 3
     return (f"median {statistics.median(ratios):.2f}x (quartiles {low:.2f}-{high:.2f}, min {min(ratios):.2f}, "
             f"max {max(ratios):.2f})")
@@ -257,7 +264,7 @@ def measure() -> None:
         print("the app's own start (seconds since the process began):")
         for entry in timeline(root, env):
             seconds = f"{entry['s']:.3f}" if entry["s"] is not None else "?"
-            print(f"  {seconds}  {entry['step']}  (CPU {entry['cpu']:.3f} s)")
+            print(f"  {seconds}  {entry['step']}  (CPU {entry.get('cpu', math.nan):.3f} s)")
 
 
 if __name__ == "__main__":
