@@ -1,14 +1,20 @@
 """Warm starts (tests/fakes/warm_start.py) are plain starts to the test that makes them: the same module run both
 ways gives the same exit status, output and view of its environment; signals reach the run; a relay killed takes
-its run with it; an environment no warm process was started for runs plain."""
+its run with it; an environment no warm process was started for runs plain. The app's warm starts (in a terminal)
+see their terminal as a plain start does, and a headless run never finds the app imported."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import pty
+import select
 import signal
+import struct
 import subprocess
 import sys
+import termios
 import time
 from pathlib import Path
 
@@ -134,3 +140,54 @@ def test_an_environment_no_warm_process_serves_runs_plain(tmp_path: Path) -> Non
 def test_warm_starts_can_be_turned_off(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv(warm_start.OFF, "1")
     assert warm_start.command(env_for(tmp_path)) == [sys.executable, "-m", "gemini_tui"]
+
+
+def in_a_terminal(program: list[str], tmp_path: Path) -> tuple[list[str], int]:
+    """`program` as a terminal emulator starts one: in a session of its own, a new pseudo-terminal its controlling
+    one. Reads what it says first, resizes the terminal to 91x17, then hangs up; its lines and its exit status."""
+    master, slave = pty.openpty()
+
+    def own_terminal() -> None:
+        os.setsid()
+        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+    started = subprocess.Popen([*program, "terminal"], cwd=tmp_path, env=env_for(tmp_path), stdin=slave,
+                               stdout=slave, stderr=slave, preexec_fn=own_terminal)
+    os.close(slave)
+    said = b""
+
+    def read_until(text: bytes) -> None:
+        nonlocal said
+        deadline = time.monotonic() + 30
+        while text not in said and time.monotonic() < deadline:
+            if select.select([master], [], [], 0.2)[0]:
+                said += os.read(master, 4096)
+        assert text in said, said
+
+    try:
+        read_until(b"}")
+        fcntl.ioctl(master, termios.TIOCSWINSZ, struct.pack("HHHH", 17, 91, 0, 0))
+        read_until(b"size 91x17")
+    finally:
+        os.close(master)  # the hang-up
+    code = started.wait(timeout=30)
+    return said.decode().replace("\r", "").splitlines(), code
+
+
+def test_an_app_run_has_its_terminal_as_a_plain_start_has_it(tmp_path: Path) -> None:
+    warm, warm_code = in_a_terminal(warm_start.command(env_for(tmp_path), PROBE, app=True), tmp_path)
+    plain, plain_code = in_a_terminal([sys.executable, "-m", PROBE], tmp_path)
+    seen = [json.loads(lines[0]) for lines in (warm, plain)]
+    assert seen[0] == {**seen[1], "tty": seen[0]["tty"]}  # each its own pseudo-terminal
+    assert seen[0]["leader"] and seen[0]["foreground"]
+    assert warm[1:] == plain[1:] == ["size 91x17"]
+    assert warm_code == plain_code == 100 + signal.SIGHUP
+
+
+def test_only_the_apps_warm_process_has_the_app_imported(tmp_path: Path) -> None:
+    found = {}
+    for app in (False, True):
+        done = subprocess.run([*warm_start.command(env_for(tmp_path), PROBE, app=app), "modules"], cwd=tmp_path,
+                              env=env_for(tmp_path), capture_output=True, text=True, timeout=60)
+        found[app] = json.loads(done.stdout)
+    assert found == {False: {"textual": False, "app": False}, True: {"textual": True, "app": True}}

@@ -20,6 +20,16 @@ REPO = Path(__file__).resolve().parents[2]
 GEMINI_TUI = Path(sys.executable).parent / "gemini-tui"  # the venv running the tests
 
 
+def app_command() -> list[str]:
+    """The argv prefix that runs the app in a pane: a warm start (`tests/fakes/warm_start.py`: forked from a
+    process that has imported the app, with the pane as its controlling terminal), or the plain `python -m` when
+    warm starts are off. Tests of start-up itself (what a first frame waits for, keys typed before it) run the
+    installed script, GEMINI_TUI."""
+    from tests.fakes import warm_start
+
+    return warm_start.command(app=True)
+
+
 LEAKY_VARIABLES = ("GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_CLOUD_PROJECT",
                    "GOOGLE_CLOUD_LOCATION", "GOOGLE_APPLICATION_CREDENTIALS", "GOOGLE_GEMINI_BASE_URL", "GEMINI_MODEL",
                    "GEMINI_SANDBOX", "LINES", "COLUMNS")
@@ -105,7 +115,8 @@ def start_app(root: Path, tmp_path: Path, server: FakeGeminiServer, width: int =
     app exits (printing `EXITED-<code>`), so anything printed on the way out can be read."""
     home = tmp_path / "home"
     home.mkdir(exist_ok=True)
-    command = ["sh", "-c", f"{GEMINI_TUI}; echo EXITED-$?; sleep 30"] if keep_shell else [str(GEMINI_TUI)]
+    app = app_command()
+    command = ["sh", "-c", f"{shlex.join(app)}; echo EXITED-$?; sleep 30"] if keep_shell else app
     terminal = Terminal(command, root, fake_gemini_env(server, home), width, height)
     try:
         terminal.wait_for("Ask anything")

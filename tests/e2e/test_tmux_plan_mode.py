@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from gemini_tui.app.typing_guard import GRACE_PERIOD
-from tests.e2e.terminal import GEMINI_TUI, Terminal, fake_gemini_env, send, start_app
+from tests.e2e.terminal import Terminal, app_command, fake_gemini_env, send, start_app
 from tests.fakes.gemini_server import FakeGeminiServer, RecordedRequest, Reply, call, reply, text
 
 GRACE = GRACE_PERIOD + 0.3
@@ -124,7 +124,7 @@ def test_ctrl_x_edits_the_plan_in_the_editor_and_the_model_is_told_the_edit(root
                                             2: reply(text("Building it."))}.get(sum(
             1 for c in request.contents if c.get("role") == "model")) or respond(request)
         env = {**fake_gemini_env(server, home), "VISUAL": f"{sys.executable} {editor} '3. step 3' '{mine}'"}
-        with Terminal([str(GEMINI_TUI)], root, env) as terminal:
+        with Terminal(app_command(), root, env) as terminal:
             terminal.wait_for("Ask anything")
             send(terminal, "/plan add a greeting")
             # the key bar may name the bar's keys a frame after the bar shows

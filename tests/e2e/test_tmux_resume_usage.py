@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.terminal import GEMINI_TUI, Terminal, fake_gemini_env, send
+from tests.e2e.terminal import Terminal, app_command, fake_gemini_env, send
 from tests.fakes import warm_start
 from tests.fakes.gemini_server import FakeGeminiServer, reply, text
 
@@ -65,7 +65,7 @@ def test_resumed_sessions_show_their_tokens_and_context(root: Path, tmp_path: Pa
     estimated_share = round(100 * (len(LONG_PROMPT) + len("go on") + len("Long read.")) / 4 / WINDOW)
     assert counted_share != estimated_share and estimated_share > 0
 
-    with Terminal([str(GEMINI_TUI), "--resume"], root, env) as terminal:
+    with Terminal([*app_command(), "--resume"], root, env) as terminal:
         terminal.wait_for(shows("402.0k", counted_share))  # --resume: the latest, as it was counted
         send(terminal, "/chat save counted")
         terminal.wait_for("counted")

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from gemini_tui.app.typing_guard import GRACE_PERIOD
-from tests.e2e.terminal import GEMINI_TUI, Terminal, fake_gemini_env, send
+from tests.e2e.terminal import Terminal, app_command, fake_gemini_env, send
 from tests.fakes.gemini_server import FakeGeminiServer, call, reply, text
 
 GRACE = GRACE_PERIOD + 0.3
@@ -40,7 +40,7 @@ def test_the_users_version_is_what_is_shown_and_told(root: Path, tmp_path: Path,
     with FakeGeminiServer() as server:
         server.script(reply(proposal), reply(text("Noted your version.")))
         env = {**fake_gemini_env(server, home), "VISUAL": f"{sys.executable} {editor} 'name = new' '{mine}'"}
-        with Terminal([str(GEMINI_TUI)], root, env) as terminal:
+        with Terminal(app_command(), root, env) as terminal:
             terminal.wait_for("Ask anything")
             send(terminal, "rename it")
             terminal.wait_for("Confirm")

@@ -7,6 +7,7 @@ there (a subagent then finishes, and the session's turn ends with its answer). T
 
 from __future__ import annotations
 
+import shlex
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,7 +17,7 @@ import pytest
 from tests.app.test_confirmations import GRACE
 from tests.core.agents.world import Router, agent_file, response_texts
 from tests.core.workspace.test_worktrees import git, make_repo
-from tests.e2e.terminal import GEMINI_TUI, Terminal, fake_gemini_env, send, start_app
+from tests.e2e.terminal import Terminal, app_command, fake_gemini_env, send, start_app
 from tests.fakes.gemini_server import FakeGeminiServer, call, reply, text
 
 
@@ -89,7 +90,7 @@ def test_two_sessions_each_edit_their_own_worktree(tmp_path: Path, server: FakeG
     home.mkdir()
     server.script(reply(call("write_file", file_path="app.py", content="print('one')\n")), reply(text("EDITED-ONE")),
                   reply(call("write_file", file_path="app.py", content="print('two')\n")), reply(text("EDITED-TWO")))
-    command = ["sh", "-c", f"{GEMINI_TUI} --approval-mode auto_edit; echo EXITED-$?; sleep 30"]
+    command = ["sh", "-c", f"{shlex.join(app_command())} --approval-mode auto_edit; echo EXITED-$?; sleep 30"]
     with Terminal(command, repo, fake_gemini_env(server, home), width=220, height=40) as terminal:
         terminal.wait_for("Ask anything")
         for name, answer in (("one", "EDITED-ONE"), ("two", "EDITED-TWO")):

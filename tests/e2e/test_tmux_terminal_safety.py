@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from gemini_tui.app.typing_guard import GRACE_PERIOD
-from tests.e2e.terminal import GEMINI_TUI, Terminal, fake_gemini_env, wait_until
+from tests.e2e.terminal import Terminal, app_command, fake_gemini_env, wait_until
 from tests.fakes.gemini_server import FakeGeminiServer, call, reply, text
 
 GRACE = GRACE_PERIOD + 0.3  # past the quiet spell after which a confirmation takes keys
@@ -36,7 +36,7 @@ def test_printf_and_a_hostile_diff_leave_the_title_alone(root: Path, tmp_path: P
                        new_string=f"first {TITLE}line\x1b]2;pwned too\x1b\\")),
             reply(text(f"Edited. {TITLE}\x1b[31mdone")),
         )
-        with Terminal([str(GEMINI_TUI)], root, fake_gemini_env(server, home)) as terminal:
+        with Terminal(app_command(), root, fake_gemini_env(server, home)) as terminal:
             terminal.wait_for("Ask anything")
             assert "pwned" not in pane_title(terminal)  # the app may set its own title; never the hostile one
             terminal.type("!printf '\\e]0;pwned\\a'; echo printed")
@@ -67,7 +67,7 @@ def test_quitting_the_app_ends_a_running_command_and_its_jobs(root: Path, tmp_pa
     home = tmp_path / "home"
     home.mkdir()
     env = {"HOME": str(home), "GEMINI_CLI_HOME": str(home), "GEMINI_API_KEY": ""}
-    with Terminal([str(GEMINI_TUI), "-m", "offline"], root, env) as terminal:
+    with Terminal([*app_command(), "-m", "offline"], root, env) as terminal:
         terminal.wait_for("Ask anything")
         terminal.type("!sleep 4243 & sleep 4242")
         terminal.keys("Enter")

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from gemini_tui.app.typing_guard import GRACE_PERIOD
-from tests.e2e.terminal import GEMINI_TUI, Terminal, fake_gemini_env, send
+from tests.e2e.terminal import Terminal, app_command, fake_gemini_env, send
 from tests.fakes import warm_start
 from tests.fakes.gemini_server import FakeGeminiServer, call, reply, text
 
@@ -37,7 +37,7 @@ def test_a_resumed_session_shows_its_todo_list(root: Path, tmp_path: Path, how: 
                                cwd=root, env={**os.environ, **env}, capture_output=True, text=True, timeout=60)
         assert saved.returncode == 0, saved.stderr
         assert server.requests[1].function_responses()[0]["name"] == "write_todos"
-        command = [str(GEMINI_TUI), "--resume"] if how == "--resume" else [str(GEMINI_TUI)]
+        command = [*app_command(), "--resume"] if how == "--resume" else app_command()
         with Terminal(command, root, env) as terminal:
             screen = terminal.wait_for("Ask anything")
             if how == "/resume":
@@ -67,7 +67,7 @@ def test_a_rewind_shows_the_list_of_that_point(root: Path, tmp_path: Path) -> No
     with FakeGeminiServer() as server:
         server.script(reply(call("write_todos", todos=FIRST)), reply(text("Listed.")),
                       reply(call("write_todos", todos=SECOND)), reply(text("Advanced.")))
-        with Terminal([str(GEMINI_TUI)], root, fake_gemini_env(server, home)) as terminal:
+        with Terminal(app_command(), root, fake_gemini_env(server, home)) as terminal:
             terminal.wait_for("Ask anything")
             send(terminal, "make a list")
             terminal.wait_for("Todo 0/2")

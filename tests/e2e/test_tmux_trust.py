@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.app.test_confirmations import GRACE
-from tests.e2e.terminal import GEMINI_TUI, Terminal, fake_gemini_env, send, start_app, wait_until
+from tests.e2e.terminal import Terminal, app_command, fake_gemini_env, send, start_app, wait_until
 from tests.fakes.gemini_server import FakeGeminiServer, call, reply, text
 
 
@@ -120,7 +120,7 @@ def test_first_start_in_a_cloned_repo_asks_before_anything_runs(root: Path, tmp_
         "mcpServers": {"evil": {"command": "false"}},
     }))
     env = {**fake_gemini_env(server, home), "GEMINI_CLI_TRUST_WORKSPACE": ""}
-    with Terminal([str(GEMINI_TUI)], root, env) as terminal:
+    with Terminal(app_command(), root, env) as terminal:
         screen = terminal.wait_for("Do you trust")
         assert "tools.discoveryCommand" in screen and "mcpServers" in screen
         time.sleep(1.0)
@@ -131,7 +131,7 @@ def test_first_start_in_a_cloned_repo_asks_before_anything_runs(root: Path, tmp_
         assert not marker.exists()
     assert json.loads((home / ".gemini" / "trustedFolders.json").read_text()) == {str(root): "DO_NOT_TRUST"}
     (home / ".gemini" / "trustedFolders.json").unlink()
-    with Terminal([str(GEMINI_TUI)], root, env) as terminal:
+    with Terminal(app_command(), root, env) as terminal:
         terminal.wait_for("Do you trust")
         time.sleep(GRACE)
         terminal.keys("y")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.terminal import GEMINI_TUI, Terminal, fake_gemini_env
+from tests.e2e.terminal import Terminal, app_command, fake_gemini_env
 from tests.fakes.gemini_server import FakeGeminiServer
 
 SMALLEST, LARGEST = (30, 10), (200, 50)
@@ -64,7 +64,7 @@ def environment(server: FakeGeminiServer, home: Path, offline: bool) -> dict[str
 def test_the_welcome_fits_at_start(size: tuple[int, int], offline: bool, root: Path, tmp_path: Path,
                                    server: FakeGeminiServer) -> None:
     width, height = size
-    with Terminal([str(GEMINI_TUI)], root, environment(server, tmp_path / "home", offline), width,
+    with Terminal(app_command(), root, environment(server, tmp_path / "home", offline), width,
                   height) as terminal:
         screen = terminal.wait_for(lambda s: "gemini-tui" in s and "Ask anything" in s)
         time.sleep(0.5)  # the startup notices are in (the welcome's top stays in view)
@@ -75,7 +75,7 @@ def test_the_welcome_fits_at_start(size: tuple[int, int], offline: bool, root: P
 @pytest.mark.parametrize("offline", [True, False], ids=["offline", "gemini"])
 def test_the_welcome_fits_after_every_resize(offline: bool, root: Path, tmp_path: Path,
                                              server: FakeGeminiServer) -> None:
-    with Terminal([str(GEMINI_TUI)], root, environment(server, tmp_path / "home", offline), 120, 40) as terminal:
+    with Terminal(app_command(), root, environment(server, tmp_path / "home", offline), 120, 40) as terminal:
         terminal.wait_for(lambda s: "gemini-tui" in s and "Ask anything" in s)
         for width, height in [*sizes(6, seed=offline), SMALLEST, (80, 24), LARGEST]:
             resize(terminal, width, height)

@@ -4,13 +4,14 @@ dirty worktree and prints how to come back to it."""
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.core.workspace.test_worktrees import git, make_repo
-from tests.e2e.terminal import GEMINI_TUI, Terminal, fake_gemini_env, send
+from tests.e2e.terminal import Terminal, app_command, fake_gemini_env, send
 from tests.fakes.gemini_server import FakeGeminiServer, call, reply, text
 
 
@@ -26,7 +27,7 @@ def test_an_edit_in_a_worktree_is_kept_at_quit_with_the_way_back(tmp_path: Path,
     home.mkdir()
     server.script(reply(call("write_file", file_path="app.py", content="print('feat')\n")),
                   reply(text("EDITED-IN-WORKTREE")))
-    command = ["sh", "-c", f"{GEMINI_TUI} -w feat --approval-mode auto_edit; echo EXITED-$?; sleep 30"]
+    command = ["sh", "-c", f"{shlex.join(app_command())} -w feat --approval-mode auto_edit; echo EXITED-$?; sleep 30"]
     with Terminal(command, repo, fake_gemini_env(server, home), width=220, height=40) as terminal:
         screen = terminal.wait_for("Ask anything")
         assert "worktree: feat" in screen

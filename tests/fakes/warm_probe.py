@@ -32,6 +32,20 @@ def wait_for_signal() -> None:
     time.sleep(60)
 
 
+def terminal() -> None:
+    """What a full-screen app needs of its terminal: its own, in the foreground; then each resize, until the
+    terminal hangs up."""
+    def resized(_signum: int, _frame: object) -> None:
+        size = os.get_terminal_size(0)
+        os.write(1, f"size {size.columns}x{size.lines}\n".encode())
+
+    signal.signal(signal.SIGWINCH, resized)
+    signal.signal(signal.SIGHUP, lambda *_: os._exit(100 + signal.SIGHUP))
+    print(json.dumps({"leader": os.getsid(0) == os.getpid(), "foreground": os.tcgetpgrp(0) == os.getpgrp(),
+                      "tty": os.ttyname(0)}), flush=True)
+    time.sleep(60)
+
+
 def main() -> None:
     case, arg = sys.argv[1], (sys.argv[2] if len(sys.argv) > 2 else "")
     if case == "report":
@@ -49,6 +63,10 @@ def main() -> None:
         os.kill(os.getpid(), int(arg))
     elif case == "wait":
         wait_for_signal()
+    elif case == "terminal":
+        terminal()
+    elif case == "modules":  # what the run finds imported before it imports anything
+        print(json.dumps({"textual": "textual" in sys.modules, "app": "gemini_tui.app.main" in sys.modules}))
     elif case == "ending":  # an interpreter's end: non-daemon threads finish, then atexit, then the flush
         atexit.register(lambda: print("atexit"))
         threading.Thread(target=lambda: (time.sleep(0.2), print("thread"))).start()

@@ -20,11 +20,15 @@ FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signa
              signal.SIGWINCH, signal.SIGCONT)
 
 
+STARTING = ("PYTHON", "LC_", "TEXTUAL_")  # (and LANG) what is read as an interpreter or Textual is imported
+
+
 def start_key(env: dict[str, str], repo: str) -> str:
-    """What decides how an interpreter starts (locale, PYTHON* settings): a warm process serves only runs whose
-    key is its own. The repository on PYTHONPATH is already on the warm process's path."""
+    """What decides how an interpreter starts (locale, PYTHON* settings) and what Textual reads as it is imported
+    (TEXTUAL_*): a warm process serves only runs whose key is its own. The repository on PYTHONPATH is already
+    on the warm process's path."""
     kept = {k: v for k, v in env.items()
-            if (k.startswith(("PYTHON", "LC_")) or k == "LANG")
+            if (k.startswith(STARTING) or k == "LANG")
             and k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")}
     if kept.get("PYTHONPATH") == repo:
         del kept["PYTHONPATH"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import fcntl
 import json
 import os
 import selectors
@@ -20,27 +21,32 @@ import struct
 import subprocess
 import sys
 import tempfile
+import termios
 import threading
 from collections.abc import Mapping
 from pathlib import Path
 
-from tests.fakes.warm_relay import read_message, start_key
+from tests.fakes.warm_relay import STARTING, read_message, start_key
 
 REPO = Path(__file__).resolve().parents[2]
 RELAY = Path(__file__).with_name("warm_relay.py")
 OFF = "GEMINI_TUI_TEST_COLD"  # set (in the worker's environment) to run every test's gemini-tui cold
 COLD_LOG = "GEMINI_TUI_TEST_COLD_LOG"  # a file each worker appends its plain (cold) runs to when it ends
 
+APP = "app"  # the sub-folder of the warm processes for the full-screen app in a terminal
+
 _folder: str | None = None
-_servers: dict[str, subprocess.Popen[bytes]] = {}
+_servers: dict[tuple[str, bool], subprocess.Popen[bytes]] = {}
 
 
-def command(env: Mapping[str, str] | None = None, module: str = "gemini_tui") -> list[str]:
+def command(env: Mapping[str, str] | None = None, module: str = "gemini_tui", app: bool = False) -> list[str]:
     """The argv prefix standing for `python -m MODULE` under `env` (the worker's own when None): a relay to a
-    warm process started for that environment, or the plain command when warm starts are off."""
+    warm process started for that environment, or the plain command when warm starts are off. With `app`, the
+    full-screen app in a terminal: its warm process has also imported the app (Textual, its screens and widgets:
+    never imported where a headless run could see them), and a run takes its terminal as its controlling one."""
     if os.environ.get(OFF):
         return [sys.executable, "-m", module]
-    folder = _ensure(dict(os.environ if env is None else env))
+    folder = _ensure(dict(os.environ if env is None else env), app)
     return [sys.executable, "-S", "-E", str(RELAY), folder, module]
 
 
@@ -49,23 +55,25 @@ def folder() -> str | None:
     return _folder
 
 
-def _ensure(env: dict[str, str]) -> str:
+def _ensure(env: dict[str, str], app: bool) -> str:
     global _folder
     if _folder is None:
         _folder = tempfile.mkdtemp(prefix="gemini-tui-warm-")
+        os.mkdir(os.path.join(_folder, APP))
         atexit.register(_stop_all)
+    folder = os.path.join(_folder, APP) if app else _folder
     key = start_key(env, str(REPO))
-    server = _servers.get(key)
+    server = _servers.get((key, app))
     if server is None or server.poll() is not None:
-        start_env = {k: v for k, v in env.items() if k.startswith(("PYTHON", "LC_")) or k == "LANG"}
+        start_env = {k: v for k, v in env.items() if k.startswith(STARTING) or k == "LANG"}
         start_env |= {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": _folder,
                       "PYTHONPATH": str(REPO)}
-        server = subprocess.Popen([sys.executable, "-m", "tests.fakes.warm_start", _folder], cwd=REPO,
-                                  env=start_env, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        server = subprocess.Popen([sys.executable, "-m", "tests.fakes.warm_start", folder, *(["--app"] if app else [])],
+                                  cwd=REPO, env=start_env, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         assert server.stdout is not None
         server.stdout.readline()  # "ready": the socket is bound (or the server failed: relays start cold)
-        _servers[key] = server
-    return _folder
+        _servers[(key, app)] = server
+    return folder
 
 
 def _stop_all() -> None:
@@ -78,23 +86,26 @@ def _stop_all() -> None:
         if server.stdout is not None:
             server.stdout.close()
     if _folder is not None:
-        cold, report = Path(_folder, "cold.log"), os.environ.get(COLD_LOG)
-        if report and cold.exists():
-            with open(report, "a") as out:
-                out.write(cold.read_text())
-        for name in os.listdir(_folder):
+        report = os.environ.get(COLD_LOG)
+        for folder in (os.path.join(_folder, APP), _folder):
+            cold = Path(folder, "cold.log")
+            if report and cold.exists():
+                with open(report, "a") as out:
+                    out.write(cold.read_text())
+            for name in os.listdir(folder):
+                with contextlib.suppress(OSError):
+                    os.unlink(os.path.join(folder, name))
             with contextlib.suppress(OSError):
-                os.unlink(os.path.join(_folder, name))
-        with contextlib.suppress(OSError):
-            os.rmdir(_folder)
+                os.rmdir(folder)
 
 
 # ---- the warm process ---------------------------------------------------------------------------------------
 
-def _preload() -> None:
-    """What a run would import; imported as the program itself imports them (the SDK through its one entry)."""
+def _preload(app: bool) -> None:
+    """What a run would import; imported as the program itself imports them (the SDK through its one entry).
+    The app's warm process also imports every module of the app (whatever a session in a terminal may show)."""
     import gemini_tui.cli.assemble
-    import gemini_tui.cli.main  # noqa: F401
+    import gemini_tui.cli.main
     from gemini_tui.cli.acp.schema_import import import_sdk
     from gemini_tui.core.models.genai_sdk import genai_sdk
 
@@ -103,6 +114,15 @@ def _preload() -> None:
     import mcp
     import mcp.client.stdio  # noqa: F401
 
+    if app:
+        import importlib
+        import pkgutil
+
+        import gemini_tui.app
+
+        for found in pkgutil.walk_packages(gemini_tui.app.__path__, "gemini_tui.app."):
+            importlib.import_module(found.name)
+
 
 def _send(conn: socket.socket, message: dict[str, object]) -> None:
     body = json.dumps(message).encode()
@@ -110,8 +130,11 @@ def _send(conn: socket.socket, message: dict[str, object]) -> None:
         conn.sendall(struct.pack("!I", len(body)) + body)
 
 
-def _run_child(request: dict[str, object], fds: list[int], closing: list[int]) -> None:
-    """In the forked child: become the asked-for run, then leave as an interpreter leaves."""
+def _run_child(request: dict[str, object], fds: list[int], closing: list[int], app: bool) -> None:
+    """In the forked child: become the asked-for run, then leave as an interpreter leaves. The app's run takes
+    its terminal (the relay's) as its own controlling terminal, in a session of its own, in the foreground: the
+    terminal's keys, resizes and hang-up reach it as they reach a plain start (root may take a terminal that
+    another session holds; the relay only waits)."""
     import runpy
 
     code = 1
@@ -121,12 +144,18 @@ def _run_child(request: dict[str, object], fds: list[int], closing: list[int]) -
         for fd in closing:
             with contextlib.suppress(OSError):
                 os.close(fd)
-        os.setpgid(0, 0)
+        terminal = app and os.isatty(fds[0])
+        if terminal:
+            os.setsid()
+        else:
+            os.setpgid(0, 0)
         for target, fd in enumerate(fds):
             os.dup2(fd, target)
         for fd in fds:
             if fd > 2:
                 os.close(fd)
+        if terminal:
+            fcntl.ioctl(0, termios.TIOCSCTTY, 1)
         os.chdir(str(request["cwd"]))
         os.umask(int(str(request["umask"])))
         env = request["env"]
@@ -179,9 +208,9 @@ def _leave(signum: int) -> None:
     os.kill(os.getpid(), signum)
 
 
-def serve(folder: str) -> None:
+def serve(folder: str, app: bool = False) -> None:
     try:
-        _preload()
+        _preload(app)
     except Exception:
         sys.stdout.write("failed\n")
         sys.stdout.flush()
@@ -214,7 +243,7 @@ def serve(folder: str) -> None:
                     return
             elif key.data == "accept":
                 conn, _ = listener.accept()
-                _start(conn, listener, selector, running, [wake_read, wake_write])
+                _start(conn, listener, selector, running, [wake_read, wake_write], app)
             elif key.data == "reap":
                 with contextlib.suppress(OSError):
                     os.read(wake_read, 4096)
@@ -233,7 +262,7 @@ def serve(folder: str) -> None:
 
 
 def _start(conn: socket.socket, listener: socket.socket, selector: selectors.BaseSelector,
-           running: dict[int, socket.socket], pipes: list[int]) -> None:
+           running: dict[int, socket.socket], pipes: list[int], app: bool) -> None:
     try:
         head, fds, _flags, _addr = socket.recv_fds(conn, 4, 3)
         rest = read_message(conn, head)
@@ -251,7 +280,7 @@ def _start(conn: socket.socket, listener: socket.socket, selector: selectors.Bas
     if pid == 0:
         closing = [listener.fileno(), sys.stdin.fileno(), *pipes,
                    *(c.fileno() for c in running.values()), conn.fileno()]
-        _run_child(rest, fds, [fd for fd in closing if fd not in (0, 1, 2)])
+        _run_child(rest, fds, [fd for fd in closing if fd not in (0, 1, 2)], app)
     for fd in fds:
         os.close(fd)
     running[pid] = conn
@@ -280,4 +309,4 @@ def _reap(selector: selectors.BaseSelector, running: dict[int, socket.socket]) -
 
 
 if __name__ == "__main__":
-    serve(sys.argv[1])
+    serve(sys.argv[1], app="--app" in sys.argv[2:])
