@@ -58,6 +58,8 @@ class KeysFirst:
         self._landing: float | None = None  # the key whose redraw reached the screen: it lands after that frame
         self._release_waits = False  # a release came while a key was in flight: it runs once the key is drawn
         self._layout_waits = False  # the screen's layout was put off while a key was in flight (`before_frame`)
+        self._later: dict[Callable[[], object], None] = {}  # redraws put off while the user types (`defers`)
+        self._drawing_later = False  # they ran at a release: what they ask for is drawn with it
 
     @classmethod
     def around(cls, screen: Screen[Any], typed_into: Callable[[], Widget],
@@ -98,6 +100,8 @@ class KeysFirst:
             # the key's own redraw: once the frame that draws it is out, the key has landed
             self._landing = flying
             self.screen.call_after_refresh(self._landed, flying)
+        if self._drawing_later:
+            return False
         if isinstance(message, messages.Layout):
             # a screen drops a layout request queued right behind another: when the prompt's own was dropped for
             # this one, this one goes on in its place (the whole screen is laid out, held widgets too)
@@ -170,6 +174,28 @@ class KeysFirst:
         self.releases += 1
         for message in asked:
             self.screen.post_message(message)
+        later, self._later = self._later, {}
+        if later:
+            self._drawing_later = True  # until the frame that draws them, their redraws are not held again
+            for redraw in later:
+                redraw()
+            self.screen.call_after_refresh(self._drawn_later)
+
+    def _drawn_later(self) -> None:
+        self._drawing_later = False
+
+    def defers(self, redraw: Callable[[], object]) -> bool:
+        """True when `redraw` (a widget's periodic or throttled redraw: running times, a group's progress) is put
+        off because the user types: it runs at the next release, and draws its state as it is then. Its work and
+        its lines' drawing (which the key's frame paid for the widgets beside the prompt) come once, with what
+        else waited."""
+        if self._drawing_later or time.monotonic() - self.typed_at >= QUIET_S:
+            return False
+        self._later[redraw] = None
+        if self.held_since is None:
+            self.held_since = time.monotonic()
+            self._timer = self.screen.set_timer(QUIET_S, self._check)
+        return True
 
     @property
     def holding(self) -> bool:
@@ -198,6 +224,12 @@ class KeysFirst:
             self.held_since = time.monotonic()
         if self._timer is None:  # released when the key lands, or once its flight is over
             self._timer = self.screen.set_timer(IN_FLIGHT_S, self._check)
+
+
+def waits_for_typing(widget: Widget, redraw: Callable[[], object]) -> bool:
+    """`KeysFirst.defers` of the screen `widget` is on, when that screen holds for keys (False on others)."""
+    screen = widget.screen if widget.is_attached else None
+    return isinstance(screen, HoldsForKeys) and screen.keys_first.defers(redraw)
 
 
 class HoldsForKeys:

@@ -44,11 +44,11 @@ async def _press(pilot: Pilot[Any], character: str) -> tuple[float, float]:
 
 
 @contextmanager
-def prompt_frames() -> Iterator[list[tuple[float, str]]]:
+def prompt_frames() -> Iterator[list[tuple[float, str, float]]]:
     """Every frame that paints the prompt of the main screen in front anew: (when it was out, the prompt's text
-    it drew). Such a frame has the prompt among the widgets it redraws (the prompt asked for it after its text
-    changed) and covers its region; what it draws is the prompt as it is then."""
-    frames: list[tuple[float, str]] = []
+    it drew, the main thread's CPU time then). Such a frame has the prompt among the widgets it redraws (the
+    prompt asked for it after its text changed) and covers its region; what it draws is the prompt as it is then."""
+    frames: list[tuple[float, str, float]] = []
     original = Screen._compositor_refresh
 
     def recorded(self: Screen[Any]) -> None:
@@ -59,7 +59,7 @@ def prompt_frames() -> Iterator[list[tuple[float, str]]]:
         text = self.prompt.input.text if paints_prompt else ""  # type: ignore[attr-defined]
         original(self)
         if paints_prompt:
-            frames.append((time.perf_counter(), text))
+            frames.append((time.perf_counter(), text, time.thread_time()))
 
     Screen._compositor_refresh = recorded  # type: ignore[method-assign]
     try:
@@ -68,15 +68,19 @@ def prompt_frames() -> Iterator[list[tuple[float, str]]]:
         Screen._compositor_refresh = original  # type: ignore[method-assign]
 
 
-async def key_to_frame(pilot: Pilot[Any], frames: list[tuple[float, str]], character: str = "x") -> tuple[float, float]:
+async def key_to_frame(pilot: Pilot[Any], frames: list[tuple[float, str, float]],
+                       character: str = "x") -> tuple[float, float, float]:
     """For one key (as `key_latency`, inside `prompt_frames()`): seconds from the key event reaching the app to the
-    frame that painted the prompt with it, and to the first frame after this coroutine saw the character (what
+    frame that painted the prompt with it; the main thread's CPU seconds meanwhile (far below the first when the
+    process waited for a core); seconds to the first frame after this coroutine saw the character (what
     `key_latency` measures, later than the first when the key's frame was out before this coroutine ran again)."""
     before = len(frames)
+    cpu = time.thread_time()
     started, ended = await _press(pilot, character)
     text = main_screen(pilot).prompt.input.text
-    painted = next((at for at, drawn in frames[before:] if drawn == text), ended)
-    return painted - started, ended - started
+    painted, cpu_then = next(((at, then) for at, drawn, then in frames[before:] if drawn == text),
+                             (ended, time.thread_time()))
+    return painted - started, cpu_then - cpu, ended - started
 
 
 def pymalloc_mb() -> tuple[float, float, float]:

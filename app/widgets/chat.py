@@ -18,6 +18,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from gemini_tui.app.held_updates import HeldUpdates, held
+from gemini_tui.app.keys_first import waits_for_typing
 from gemini_tui.app.widgets.agent_group import outcome, progress
 from gemini_tui.app.widgets.call_format import (
     STATE_ICONS,
@@ -502,7 +503,7 @@ class ChatPane(VerticalScroll):
                 self.follow()
 
     def _tick_running(self) -> None:
-        if self.held.holding():
+        if self.held.holding() or waits_for_typing(self, self._tick_running):
             return
         for card in self.cards.values():
             if card.call.state is CallState.executing and card.is_mounted:

@@ -14,6 +14,7 @@ from rich.text import Text
 
 from gemini_tui.app.call_log import CallRecord
 from gemini_tui.app.held_updates import HeldUpdates
+from gemini_tui.app.keys_first import waits_for_typing
 from gemini_tui.app.widgets.agent_group import GROUP_ROWS, outcome, progress
 from gemini_tui.app.widgets.call_format import (
     STATE_ICONS,
@@ -179,7 +180,9 @@ class ToolQueue(KeptLines):
 
     def _tick(self) -> None:
         live = (CallState.executing, CallState.awaiting_approval)
-        if self.display and self.held.shown() and any(entry.call.state in live for entry in self.entries.values()):
+        running = self.display and self.held.shown() and any(entry.call.state in live
+                                                             for entry in self.entries.values())
+        if running and not waits_for_typing(self, self._tick):
             self.refresh_lines()
 
     def start_turn(self) -> None:

@@ -9,6 +9,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from rich.text import Text
+from textual.widget import Widget
+
+from gemini_tui.app.keys_first import waits_for_typing
 
 if TYPE_CHECKING:
     from textual.message_pump import MessagePump
@@ -51,5 +54,7 @@ class Throttled:
         self._run()
 
     def _run(self) -> None:
+        if isinstance(self.owner, Widget) and waits_for_typing(self.owner, self._run):
+            return  # the user types: it is drawn with what else waits for the typing
         self._last = time.monotonic()
         self.redraw()

@@ -217,3 +217,52 @@ async def test_typing_that_goes_on_still_shows_what_changed_and_a_pause_shows_th
                     assert f"Glob  {target}" in while_typing
             last = published[-1][1]
             await wait_for(pilot, lambda: f"Glob  {last}" in "\n".join(painted.lines(chat.y, chat.bottom)))
+
+
+@pytest.mark.parametrize(("spacing_s", "running"), [(0.03, 1), (0.06, 3), (0.1, 2)])
+async def test_running_times_are_redrawn_with_what_else_waits_while_the_user_types(
+        root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spacing_s: float, running: int) -> None:
+    """The running cards' and the queue's periodic redraws (their times) wait while the user types, as other
+    activity's redraws do: each one made meanwhile is made by a release of what waited, and there is at least one."""
+    from gemini_tui.app.widgets.chat import AgentCard
+    from gemini_tui.app.widgets.queue import ToolQueue
+
+    redraws: list[tuple[float, bool]] = []  # when, and whether a release made it
+    releasing = [False]
+    release, header, lines = keys_first.KeysFirst.release, AgentCard.refresh_header, ToolQueue.refresh_lines
+
+    def recorded_release(self: keys_first.KeysFirst) -> None:
+        releasing[0] = True
+        try:
+            release(self)
+        finally:
+            releasing[0] = False
+
+    def recorded(original: Any) -> Any:
+        def redraw(self: Any) -> None:
+            redraws.append((asyncio.get_running_loop().time(), releasing[0]))
+            original(self)
+        return redraw
+
+    app = window(root, tmp_path, ScriptedModel())
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen, _ = await group_in_front(pilot, app)
+        for n in range(running):
+            screen.session.bus.publish(CallStateChanged(child(n, CallState.executing)))
+        await wait_for(pilot, lambda: len(screen.queue.entries) == running + 1)
+        await pilot.pause(0.3)
+        monkeypatch.setattr(keys_first.KeysFirst, "release", recorded_release)
+        monkeypatch.setattr(AgentCard, "refresh_header", recorded(header))
+        monkeypatch.setattr(ToolQueue, "refresh_lines", recorded(lines))
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        n = 0
+        while loop.time() - started < 1.6:
+            character = TYPED[n % len(TYPED)]
+            n += 1
+            app.post_message(events.Key(character, character))
+            await asyncio.sleep(spacing_s)
+        stopped = loop.time()
+        typing = [inside for at, inside in redraws if started + keys_first.QUIET_S < at < stopped]
+        assert typing and all(typing), f"{typing.count(False)} of {len(typing)} redraws came between releases"
+        assert screen.keys_first.releases >= 1
