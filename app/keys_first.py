@@ -100,6 +100,7 @@ class KeysFirst:
             # the key's own redraw: once the frame that draws it is out, the key has landed
             self._landing = flying
             self.screen.call_after_refresh(self._landed, flying)
+            self.screen.call_next(self._frame_now)  # drawn once the screen has taken it, not at its next tick
         if self._drawing_later:
             return False
         if isinstance(message, messages.Layout):
@@ -134,6 +135,13 @@ class KeysFirst:
     def in_flight(self) -> bool:
         """A typed key arrived and the frame that draws it is not out yet."""
         return self._flying_since is not None and time.monotonic() - self._flying_since < IN_FLIGHT_S
+
+    def _frame_now(self) -> None:
+        """The frame that draws the key, now: waiting for the screen's idle turn and then its frame timer's
+        is two more turns of an event loop that 32 agents share (the frame draws the key alone: `before_frame`)."""
+        screen = self.screen
+        if screen.is_current and not screen.app._batch_count and screen._dirty_widgets:
+            screen._on_timer_update()
 
     def _landed(self, flying: float | None) -> None:
         """The frame that draws the key is out: what waited for it goes on, and a release that is due runs now,

@@ -121,3 +121,33 @@ async def test_a_sessions_events_wait_while_a_key_is_in_flight_and_are_all_handl
         await pilot.pause(0.2)
         calls = {event.call.call_id for burst in sequence(seed) for event in burst if hasattr(event, "call")}
         assert calls and calls <= set(screen.queue.entries)  # every call of every burst reached the queue
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+async def test_a_typed_keys_frame_comes_without_waiting_for_the_screens_frame_timer(
+        root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
+    """The screen's periodic frame never comes here: each typed key (some with a burst of events pending) is drawn
+    all the same, by the frame the key asks for once the screen has taken its redraw."""
+    import random
+
+    rng = random.Random(seed)
+    layouts = [0]
+    app = window(root, tmp_path, ScriptedModel())
+    with painting(monkeypatch, layouts) as painted:
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen, _ = await group_in_front(pilot, app)
+            await pilot.pause(0.3)
+            timer = screen._update_timer
+            monkeypatch.setattr(timer, "resume", lambda: None)
+            timer.pause()
+            for step, burst in enumerate(sequence(seed)):
+                if rng.random() < 0.5:
+                    publish(screen, burst)
+                await asyncio.sleep(rng.choice([0.0, 0.01, 0.05, 0.25]))
+                character = TYPED[step]
+                app.post_message(events.Key(character, character))
+                for _ in range(500):  # not the pilot's waits: they draw a frame themselves
+                    if prompt_row(painted, screen).strip().endswith(character):
+                        break
+                    await asyncio.sleep(0.01)
+                assert prompt_row(painted, screen).strip().endswith(character), f"key {step} was not drawn"
