@@ -24,8 +24,8 @@ MAIN_SCREEN = f"{PACKAGE}.screens.main_screen"
 # modules (the event adapter, the confirmation queue, the slash commands and their results, the prompt queue),
 # which drive the widgets and open the modals of `screens`.
 APP_FLOORS = ("ground", "diff", "displays", "widgets", "screens", "controllers", "main_screen", "main")
-GROUND = ("call_log", "clipboard", "decision_keys", "early_input", "external_editor", "held_updates", "themes",
-          "typing_guard", "window_title")
+GROUND = ("call_log", "clipboard", "decision_keys", "early_input", "external_editor", "held_updates", "keys_first",
+          "themes", "typing_guard", "window_title")
 
 
 def module_name(path: Path) -> str:
