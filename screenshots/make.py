@@ -95,6 +95,9 @@ async def running_queue(pilot: Pilot[Any]) -> None:
     bus.publish(CallFinished(calls[0], ToolResult("Found 14 files", "Found 14 files"), 38))
     bus.publish(ToolOutputChunk("c2", "tests/app/test_prompt.py ......                                 [ 62%]\n"))
     await until(pilot, lambda: len(screen_of(pilot).queue.entries) == 5)
+    # the chat's running card shows its last output line at its next tick (every 0.5 s), the queue at once: the
+    # scene is that line drawn in both
+    await until(pilot, lambda: pilot.app.export_screenshot().count("test_prompt.py") == 2)
 
 
 async def diff_modal(pilot: Pilot[Any]) -> None:
