@@ -23,6 +23,10 @@ open(path, "w").write(text.replace(old, new))
 """
 
 
+def flat(screen: str) -> str:
+    return " ".join(screen.split()).replace("+ ", "+")
+
+
 @pytest.mark.parametrize("tool", ["replace", "write_file"])
 def test_the_users_version_is_what_is_shown_and_told(root: Path, tmp_path: Path, tool: str) -> None:
     rng = random.Random(f"17-{tool}")
@@ -40,7 +44,9 @@ def test_the_users_version_is_what_is_shown_and_told(root: Path, tmp_path: Path,
     with FakeGeminiServer() as server:
         server.script(reply(proposal), reply(text("Noted your version.")))
         env = {**fake_gemini_env(server, home), "VISUAL": f"{sys.executable} {editor} 'name = new' '{mine}'"}
-        with Terminal(app_command(), root, env) as terminal:
+        # tall enough that the details show the written diff below the arguments, whatever the length of the
+        # temporary folder's path (it wraps twice in them; under xdist it is longer)
+        with Terminal(app_command(), root, env, height=60) as terminal:
             terminal.wait_for("Ask anything")
             send(terminal, "rename it")
             terminal.wait_for("Confirm")
@@ -58,9 +64,9 @@ def test_the_users_version_is_what_is_shown_and_told(root: Path, tmp_path: Path,
             screen = terminal.wait_for("Tool history")
             assert "(your edit)" in screen
             terminal.keys("Down", "Enter")
-            screen = terminal.wait_for("Sent to the model")
-            flat = " ".join(screen.split())
-            assert "you edited it" in flat and f"+{mine}" in flat.replace("+ ", "+"), screen
+            # the details are drawn in more than one frame: wait for what is checked, not only for its heading
+            screen = terminal.wait_for(lambda s: "Sent to the model" in s and f"+{mine}" in flat(s))
+            assert "you edited it" in flat(screen), screen
         told = str([r.function_responses() for r in server.requests if r.function_responses()])
     assert target.read_text() == f"[main]\n{mine}\nport = 1\n"
     assert f"+{mine}" in told and "holds their version" in told and "+name = new" not in told, told
