@@ -125,6 +125,17 @@ def painting(monkeypatch: pytest.MonkeyPatch, layouts: list[int]) -> Iterator[Pa
         yield painted
 
 
+def finish_scout(screen: MainScreen) -> None:
+    """The group's agent ends: its running call finishes."""
+    finish(screen, ToolCallInfo("a", "invoke_agent", {"agent_name": "scout", "prompt": "look"}, CallState.executing))
+
+
+def chat_and_queue(painted: Painted, screen: MainScreen) -> list[str]:
+    """The chat and the queue as painted."""
+    chat, queue = screen.chat.region, screen.queue.region
+    return painted.lines(chat.y, max(chat.bottom, queue.bottom))
+
+
 def prompt_row(painted: Painted, screen: MainScreen) -> str:
     region = screen.prompt.input.content_region
     return "".join(line[region.x:region.right] for line in painted.lines(region.y, region.bottom))
@@ -158,15 +169,13 @@ async def run(root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed:
                     waits.append((layouts[0] - before, screen.keys_first.releases - released))
                 else:
                     await asyncio.sleep(0.02)
-            finish(screen, ToolCallInfo("a", "invoke_agent", {"agent_name": "scout", "prompt": "look"},
-                                       CallState.executing))
+            finish_scout(screen)
             if typing:
                 await pilot.press("ctrl+end")  # not typing: what was held is drawn now
                 await wait_for(pilot, lambda: not screen.keys_first.holding)
             await pilot.pause(0.5)
             await pilot.pause()
-            chat, queue = screen.chat.region, screen.queue.region
-            shown = painted.lines(chat.y, max(chat.bottom, queue.bottom))
+            shown = chat_and_queue(painted, screen)
     return shown, waits
 
 

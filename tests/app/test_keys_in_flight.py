@@ -16,10 +16,9 @@ from textual.screen import Screen
 
 import gemini_tui.app.keys_first as keys_first
 from gemini_tui.app.screens.main_screen import MainScreen
-from gemini_tui.core.ground.events import CallState, ToolCallInfo
 from tests.app.app_driver import wait_for
-from tests.app.test_group_calls import finish, group_in_front
-from tests.app.test_keys_first import TYPED, painting, prompt_row, publish, sequence
+from tests.app.test_group_calls import group_in_front
+from tests.app.test_keys_first import TYPED, chat_and_queue, finish_scout, painting, prompt_row, publish, sequence
 from tests.app.test_several_sessions import window
 from tests.fakes.scripted_model import ScriptedModel
 
@@ -76,13 +75,11 @@ async def run(root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed:
                     first = next(count for count, row in drawn[seen:] if row.strip().endswith(character))
                     waits.append(first - before)
                 await asyncio.sleep(0.03)
-            finish(screen, ToolCallInfo("a", "invoke_agent", {"agent_name": "scout", "prompt": "look"},
-                                       CallState.executing))
+            finish_scout(screen)
             await pilot.pause(0.5)
             await wait_for(pilot, lambda: not screen.keys_first.holding)
             await pilot.pause()
-            chat, queue = screen.chat.region, screen.queue.region
-            shown = painted.lines(chat.y, max(chat.bottom, queue.bottom))
+            shown = chat_and_queue(painted, screen)
     return shown, waits
 
 
