@@ -17,9 +17,8 @@ import pytest
 from acp.schema import ClientCapabilities
 
 from tests.cli.acp.harness import MODEL, RecordingClient
-from tests.fakes.gemini_cli import WITHOUT_RELAUNCH
 from tests.fakes.gemini_server import FakeGeminiServer, call, reply, text, thought
-from tests.fakes.node_clients import acpx, gemini_cli
+from tests.fakes.node_clients import NODE_ENVIRONMENT, acpx, gemini_cli
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -46,7 +45,7 @@ def world(base: Path) -> tuple[Path, Path]:
 def environment(home: Path, server: FakeGeminiServer) -> dict[str, str]:
     return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "GEMINI_CLI_HOME": str(home),
             "GEMINI_API_KEY": "test-key", "GOOGLE_GEMINI_BASE_URL": server.base_url,
-            "GEMINI_CLI_TRUST_WORKSPACE": "true", "NO_COLOR": "1", **WITHOUT_RELAUNCH}
+            "GEMINI_CLI_TRUST_WORKSPACE": "true", "NO_COLOR": "1", **NODE_ENVIRONMENT}
 
 
 def ours() -> list[str]:

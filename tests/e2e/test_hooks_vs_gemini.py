@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from tests.fakes import warm_start
-from tests.fakes.gemini_cli import WITHOUT_RELAUNCH, gemini_cli_bundle
 from tests.fakes.gemini_server import FakeGeminiServer, Reply, call, reply, text
+from tests.fakes.node_clients import NODE_ENVIRONMENT, gemini_cli, node
 
 
 def hook(script: str) -> str:
@@ -106,7 +106,7 @@ def run(program: list[str], scenario: Scenario, base: Path) -> dict[str, Any]:
     root.mkdir()
     script = base / "hook.cjs"
     script.write_text(scenario.script)
-    group: dict[str, Any] = {"sequential": True, "hooks": [{"type": "command", "command": f'node "{script}"',
+    group: dict[str, Any] = {"sequential": True, "hooks": [{"type": "command", "command": f'"{node()}" "{script}"',
                                                              "timeout": 10000}]}
     if scenario.matcher:
         group["matcher"] = scenario.matcher
@@ -114,7 +114,7 @@ def run(program: list[str], scenario: Scenario, base: Path) -> dict[str, Any]:
                 "hooks": {scenario.event: [group]}, **scenario.extra}
     (home / ".gemini" / "settings.json").write_text(json.dumps(settings))
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "GEMINI_CLI_HOME": str(home),
-           "GEMINI_API_KEY": "test-key", "GEMINI_CLI_TRUST_WORKSPACE": "true", "NO_COLOR": "1", **WITHOUT_RELAUNCH}
+           "GEMINI_API_KEY": "test-key", "GEMINI_CLI_TRUST_WORKSPACE": "true", "NO_COLOR": "1", **NODE_ENVIRONMENT}
     with FakeGeminiServer() as server:
         server.script(*scenario.replies)
         env["GOOGLE_GEMINI_BASE_URL"] = server.base_url
@@ -144,7 +144,7 @@ def run(program: list[str], scenario: Scenario, base: Path) -> dict[str, Any]:
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
 def test_hooks_give_what_gemini_cli_gives(name: str, tmp_path: Path) -> None:
     scenario = SCENARIOS[name]
-    theirs = run(["node", str(gemini_cli_bundle() / "gemini.js")], scenario, tmp_path / "gemini")
+    theirs = run(gemini_cli(), scenario, tmp_path / "gemini")
     ours = run(warm_start.command({}), scenario, tmp_path / "ours")
     keys = ["requests", "responses", "user_texts", "files", "answer", "failed"]
     if name.startswith(("tool-selection", "before-agent-block")):  # the request's tool config, the exit code

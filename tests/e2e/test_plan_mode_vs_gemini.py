@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from tests.fakes import warm_start
-from tests.fakes.gemini_cli import WITHOUT_RELAUNCH, gemini_cli_bundle
 from tests.fakes.gemini_server import FakeGeminiServer, RecordedRequest, Reply, call, reply, text
+from tests.fakes.node_clients import NODE_ENVIRONMENT, gemini_cli
 
 pytestmark = pytest.mark.timeout(400)
 MODEL = "gemini-2.5-flash"
@@ -67,7 +67,7 @@ def run(program: list[str], base: Path) -> dict[str, Any]:
         server.responder, seen = scripted(root)
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "GEMINI_CLI_HOME": str(home),
                "GEMINI_API_KEY": "test-key", "GOOGLE_GEMINI_BASE_URL": server.base_url,
-               "GEMINI_CLI_TRUST_WORKSPACE": "true", "NO_COLOR": "1", **WITHOUT_RELAUNCH}
+               "GEMINI_CLI_TRUST_WORKSPACE": "true", "NO_COLOR": "1", **NODE_ENVIRONMENT}
         done = subprocess.run([*program, "-p", "plan then build", "-m", MODEL, "--approval-mode", "plan",
                                "--output-format", "json"], cwd=root, env=env, capture_output=True, text=True,
                               timeout=300)
@@ -91,7 +91,7 @@ def outcome(response: dict[str, Any]) -> str:
 
 
 def test_headless_plan_mode_ends_as_gemini_cli_does(tmp_path: Path) -> None:
-    gemini = run(["node", str(gemini_cli_bundle() / "gemini.js")], tmp_path / "gemini")
+    gemini = run(gemini_cli(), tmp_path / "gemini")
     ours = run(warm_start.command({}), tmp_path / "ours")
     for side in (gemini, ours):
         root, plans = side["root"], side["plans"]

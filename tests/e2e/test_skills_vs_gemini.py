@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from tests.fakes import warm_start
-from tests.fakes.gemini_cli import WITHOUT_RELAUNCH, gemini_cli_bundle
 from tests.fakes.gemini_server import FakeGeminiServer, call, reply, text
+from tests.fakes.node_clients import NODE_ENVIRONMENT, gemini_cli
 
 MODEL = "gemini-2.5-flash"
 BUILTIN = ["skill-creator", "antigravity-support"]  # Gemini CLI's own skills, turned off for the comparison
@@ -46,7 +46,7 @@ def world(base: Path) -> tuple[Path, Path]:
 def run(program: list[str], home: Path, root: Path, server: FakeGeminiServer) -> subprocess.CompletedProcess[str]:
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "GEMINI_CLI_HOME": str(home),
            "GEMINI_API_KEY": "test-key", "GOOGLE_GEMINI_BASE_URL": server.base_url,
-           "GEMINI_CLI_TRUST_WORKSPACE": "true", "NO_COLOR": "1", **WITHOUT_RELAUNCH}
+           "GEMINI_CLI_TRUST_WORKSPACE": "true", "NO_COLOR": "1", **NODE_ENVIRONMENT}
     return subprocess.run([*program, "-p", "use the review skill", "-m", MODEL, "--yolo", "--output-format",
                            "json"], cwd=root, env=env, capture_output=True, text=True, timeout=180)
 
@@ -88,7 +88,7 @@ def side(program: list[str], tmp_path: Path, label: str) -> dict[str, Any]:
 
 
 def test_skills_reach_the_model_as_in_gemini_cli(tmp_path: Path) -> None:
-    gemini = side(["node", str(gemini_cli_bundle() / "gemini.js")], tmp_path, "gemini")
+    gemini = side(gemini_cli(), tmp_path, "gemini")
     ours = side(warm_start.command({}), tmp_path, "ours")
     assert ours["section"] == gemini["section"]
     entries = "".join(ours["section"][1])

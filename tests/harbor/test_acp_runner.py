@@ -19,7 +19,7 @@ from harbor.models.task.config import MCPServerConfig
 from harbor.models.trajectories import Trajectory
 
 from tests.fakes.gemini_server import FakeGeminiServer, call, reply, text
-from tests.fakes.node_clients import gemini_cli
+from tests.fakes.node_clients import NODE_ENVIRONMENT, gemini_cli
 from tests.harbor.conftest import REPO, VENV, World, make_world
 
 pytestmark = pytest.mark.timeout(240)
@@ -144,7 +144,7 @@ async def test_beside_gemini_cli(tmp_path: Path, gemini_server: FakeGeminiServer
     the file first through Harbor's client, which answers "not found" for a new one, and gives up)."""
     results = {}
     for who in ("gemini-tui", "gemini-cli"):
-        world = make_world(tmp_path / who, gemini_server)
+        world = make_world(tmp_path / who, gemini_server, **NODE_ENVIRONMENT)
         (world.root / "a.txt").write_text("alpha\n")
         (world.home / ".gemini").mkdir()
         (world.home / ".gemini" / "settings.json").write_text(json.dumps(

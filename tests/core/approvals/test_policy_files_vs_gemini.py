@@ -13,7 +13,7 @@ import pytest
 
 from gemini_tui.core.approvals.policy import ApprovalMode
 from gemini_tui.core.tooling.needs import CallNeeds
-from tests.fakes.gemini_cli import WITHOUT_RELAUNCH, gemini_cli_bundle
+from tests.fakes.node_clients import NODE_ENVIRONMENT, gemini_cli_bundle, node
 from tests.fakes.scripted_model import ScriptedModel, scripted_session
 
 ORACLE = Path(__file__).resolve().parents[2] / "fakes" / "gemini_policy_oracle.mjs"
@@ -87,8 +87,8 @@ def gemini(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str, boo
         {"home": str(home_for(base, scenario)), "mode": mode, "interactive": interactive,
          "calls": [{"name": n, "args": a, "server": s} for n, a, s in batch]}
         for scenario, mode, interactive in runs()]}
-    done = subprocess.run(["node", str(ORACLE)], input=json.dumps(payload), capture_output=True, text=True,
-                          env={**os.environ, **WITHOUT_RELAUNCH}, timeout=300, check=True)
+    done = subprocess.run([node(), str(ORACLE)], input=json.dumps(payload), capture_output=True, text=True,
+                          env={**os.environ, **NODE_ENVIRONMENT}, timeout=300, check=True)
     return dict(zip(runs(), json.loads(done.stdout.strip().splitlines()[-1]), strict=True))
 
 
