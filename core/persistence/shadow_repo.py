@@ -83,6 +83,9 @@ class ShadowRepo:
     git_dir: Path
     _lock: threading.RLock = field(init=False, repr=False)
     _known_files: set[str] | None = field(default=None, repr=False)  # the files of the last snapshot
+    # checked whole, and no git failed here since: a snapshot does not start one more git only to check it again
+    # (one that fails on a repository damaged since is taken again after the full check, see snapshot)
+    _sound: bool = field(default=False, repr=False)
 
     def __post_init__(self) -> None:
         self._lock = _lock_of(self.git_dir)
@@ -111,6 +114,7 @@ class ShadowRepo:
         except subprocess.TimeoutExpired as exc:
             raise CheckpointError(f"git {args[0]} took longer than two minutes; checkpoint skipped.") from exc
         if check and done.returncode != 0:
+            self._sound = False
             message = done.stderr.decode("utf-8", "replace").strip().splitlines()
             raise CheckpointError(f"git {args[0]} failed in the shadow repository {self.git_dir}: "
                                   f"{message[-1] if message else done.returncode}")
@@ -119,9 +123,8 @@ class ShadowRepo:
     def ensure(self) -> None:
         """Creates the repository, or replaces a damaged one (kept aside, never deleted)."""
         if (self.git_dir / "HEAD").is_file():
-            check = subprocess.run(["git", *_SAFE_CONFIG, f"--git-dir={self.git_dir}", "rev-parse", "--git-dir"],
-                                   capture_output=True, env=self._env(), cwd=self.root)
-            if check.returncode == 0:
+            if self._sound or self._whole():
+                self._sound = True
                 return
             aside = self.git_dir.with_name(f"{self.git_dir.name}.damaged-{int(time.time())}")
             self.git_dir.rename(aside)
@@ -130,6 +133,12 @@ class ShadowRepo:
         self.git("init", "--quiet")
         (self.git_dir / "info").mkdir(exist_ok=True)
         (self.git_dir / "info" / "exclude").write_text(".git\n")
+        self._sound = True
+
+    def _whole(self) -> bool:
+        check = subprocess.run(["git", *_SAFE_CONFIG, f"--git-dir={self.git_dir}", "rev-parse", "--git-dir"],
+                               capture_output=True, env=self._env(), cwd=self.root)
+        return check.returncode == 0
 
     # -- snapshots -----------------------------------------------------------------------------------------------
     def tree_now(self) -> str:
@@ -140,6 +149,17 @@ class ShadowRepo:
 
     def snapshot(self, message: dict[str, object]) -> str:
         """Commits the workspace as it is now; returns the commit."""
+        with self._lock:
+            check_skipped = self._sound
+            try:
+                return self._snapshot(message)
+            except CheckpointError:
+                self._sound = False
+                if not check_skipped or self._whole():
+                    raise
+                return self._snapshot(message)  # damaged since it was checked: replaced now, and taken again
+
+    def _snapshot(self, message: dict[str, object]) -> str:
         with self._lock:
             self.ensure()
             # git adds in its own process while the permission bits of the files known so far are read here

@@ -276,7 +276,8 @@ class SandboxUnavailable(Exception):
 def build_sandbox(request: SandboxRequest, writable: Iterable[Path], env: Mapping[str, str] | None = None,
                   context_names: Sequence[str] = ("GEMINI.md",)) -> Sandbox:
     """The sandbox `request` asks for, checked by starting it once (`bwrap ... true`), so a machine without
-    user namespaces is found at start-up, not at the first command."""
+    user namespaces is found at start-up, not at the first command; once per process for the same bwrap, network
+    and kernel switches (start_key)."""
     roots = [Path(os.path.realpath(p)) for p in writable]
     writable = [*roots, *(Path(os.path.realpath(p)) for p in request.extra_writable
                           if Path(os.path.realpath(p)) not in roots)]
@@ -337,7 +338,10 @@ def _build(request: SandboxRequest, writable: list[Path], env: Mapping[str, str]
     sandbox = Sandbox(bwrap, writable, request.network, hidden=hidden, shown=toolchains(hidden, env.get("PATH", "")),
                       home=os.path.realpath(home) if home else None, context_names=tuple(context_names),
                       filter_fd=filter_fd(program), identity=git_identity(env))
-    failure = probe(sandbox)
+    key = start_key(bwrap, request.network, program)
+    failure = None if key is not None and key in _STARTED else probe(sandbox)
+    if failure is None and key is not None:
+        _STARTED.add(key)
     if failure is not None:
         sandbox.problem = (
             f"a sandbox was asked for ({where}) but bubblewrap cannot start here: {failure}. It needs "
@@ -345,6 +349,34 @@ def _build(request: SandboxRequest, writable: list[Path], env: Mapping[str, str]
             "user.max_user_namespaces > 0, or kernel.apparmor_restrict_unprivileged_userns=0), or turn the "
             "sandbox off.")
     return sandbox
+
+
+# what a probe found starting in this process (start_key): a later sandbox with the same key does not start bwrap
+# again to learn it. A failure is never kept
+_STARTED: set[tuple[object, ...]] = set()
+# the kernel's switches for unprivileged user namespaces (those that exist here): a change means probing again
+USERNS_SWITCHES = ("/proc/sys/user/max_user_namespaces", "/proc/sys/kernel/unprivileged_userns_clone",
+                   "/proc/sys/kernel/apparmor_restrict_unprivileged_userns")
+
+
+def start_key(bwrap: str, network: bool, program: bytes) -> tuple[object, ...] | None:
+    """What decides whether bubblewrap can start a sandbox at all: the same bwrap file (path, inode, size, time),
+    the namespaces asked for (the network's), the seccomp program, the user, and the kernel's user-namespace
+    switches. The folders mounted are not in it: each sandbox has its own, and a mount that fails later fails
+    that command with bwrap's own words (the sandbox stays on). None: bwrap cannot be looked at (probe)."""
+    try:
+        stat = os.stat(bwrap)
+    except OSError:
+        return None
+    switches: list[str | None] = []
+    for switch in USERNS_SWITCHES:
+        try:
+            with open(switch, encoding="ascii") as file:
+                switches.append(file.read().strip())
+        except OSError:
+            switches.append(None)
+    return (os.path.realpath(bwrap), stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_mode,
+            network, program, os.getuid(), os.getgid(), tuple(switches))
 
 
 def probe(sandbox: Sandbox) -> str | None:

@@ -106,19 +106,61 @@ def _config_state(root: Path) -> tuple[object, ...]:
     return tuple(state)
 
 
+_IDENTITY_SEEN: dict[tuple[object, ...], dict[str, str]] = {}
+
+
 def git_identity(env: Mapping[str, str]) -> dict[str, str]:
     """The user's git name and e-mail as git's environment variables: ~/.gitconfig is hidden in the sandbox (it
-    can hold credentials in URLs), and `git commit` needs who is committing."""
+    can hold credentials in URLs), and `git commit` needs who is committing. Asked of git again only when a file
+    it comes from changed: each sandbox built needs it, and starting git costs milliseconds."""
+    state = _global_config_state(env)
+    if state is not None and state in _IDENTITY_SEEN:
+        return dict(_IDENTITY_SEEN[state])
+    found = _ask_identity(env)
+    if state is not None:
+        _IDENTITY_SEEN[state] = dict(found)
+    return found
+
+
+def _global_config_state(env: Mapping[str, str]) -> tuple[object, ...] | None:
+    """What `git config --global` answers from, for `env` (it follows no include there): the variables that
+    choose git and its files, and each file's size and times. None (not kept) when one cannot be looked at."""
+    home = env.get("HOME", "")
+    xdg = env.get("XDG_CONFIG_HOME") or (os.path.join(home, ".config") if home else "")
+    chosen = env.get("GIT_CONFIG_GLOBAL")
+    files = [chosen] if chosen is not None else [os.path.join(home, ".gitconfig") if home else "",
+                                                 os.path.join(xdg, "git", "config") if xdg else ""]
+    state: list[object] = [home, xdg, chosen, env.get("PATH")]
+    for name in files:
+        try:
+            stat = os.stat(name) if name else None
+        except FileNotFoundError:
+            stat = None
+        except OSError:
+            return None
+        state.append((name, None) if stat is None else
+                     (name, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size, stat.st_ino, stat.st_dev))
+    return tuple(state)
+
+
+def _ask_identity(env: Mapping[str, str]) -> dict[str, str]:
     found: dict[str, str] = {}
+    try:
+        done = subprocess.run(["git", "config", "--global", "-z", "--get-regexp", r"^user\.(name|email)$"],
+                              capture_output=True, timeout=GIT_TIMEOUT_S, stdin=subprocess.DEVNULL, env=dict(env))
+    except (OSError, subprocess.SubprocessError):
+        return found
+    if done.returncode != 0:
+        return found
+    values: dict[str, str] = {}
+    for entry in done.stdout.decode("utf-8", "replace").split("\0"):
+        key, _, value = entry.partition("\n")
+        if value.strip():
+            values[key.lower()] = value.strip()  # the last one wins, as with --get
     for key, names in (("user.name", ("GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME")),
                        ("user.email", ("GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL"))):
-        try:
-            done = subprocess.run(["git", "config", "--global", "--get", key], capture_output=True, text=True,
-                                  timeout=GIT_TIMEOUT_S, stdin=subprocess.DEVNULL, env=dict(env))
-        except (OSError, subprocess.SubprocessError):
-            continue
-        if done.returncode == 0 and done.stdout.strip():
-            found.update(dict.fromkeys(names, done.stdout.strip()))
+        if key in values:
+            found.update(dict.fromkeys(names, values[key]))
     return found
 
 

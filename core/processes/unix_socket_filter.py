@@ -5,7 +5,9 @@ or by abstract name, wherever the socket file sits; `socketpair()` stays allowed
 processes). It also refuses io_uring, whose requests would open and connect sockets without the socket system
 call. System calls of another architecture (32-bit programs on a 64-bit kernel) are killed: their socket calls go
 through `socketcall`, whose arguments a filter cannot read. libseccomp (Debian's libseccomp2, which bubblewrap
-itself depends on) is loaded through ctypes: no compiler, no Python binding to install."""
+itself depends on) is loaded through ctypes: no compiler, no Python binding to install. The program is the same
+for every sandbox of a process: it is built once (finding the library starts `ldconfig`) and kept in one descriptor;
+a failure is never kept, so the next sandbox tries again."""
 
 from __future__ import annotations
 
@@ -34,6 +36,10 @@ class FilterUnavailable(Exception):
     """libseccomp is missing or refused the filter: the sandbox cannot keep Unix sockets out, so it does not run."""
 
 
+_built: list[bytes] = []  # the program, once built in this process
+_held: dict[bytes, tuple[int, int, int]] = {}  # program -> its descriptor, with the descriptor's device and inode
+
+
 def _library() -> ctypes.CDLL:
     name = ctypes.util.find_library("seccomp") or "libseccomp.so.2"
     try:
@@ -51,7 +57,14 @@ def _library() -> ctypes.CDLL:
 
 
 def unix_socket_filter() -> bytes:
-    """The compiled BPF program (what `bwrap --seccomp` reads). Raises FilterUnavailable."""
+    """The compiled BPF program (what `bwrap --seccomp` reads), built on the first call. Raises
+    FilterUnavailable (and builds again on the next call)."""
+    if not _built:
+        _built.append(_compile())
+    return _built[0]
+
+
+def _compile() -> bytes:
     lib = _library()
     ctx = lib.seccomp_init(SCMP_ACT_ALLOW)
     if not ctx:
@@ -90,7 +103,24 @@ def unix_socket_filter() -> bytes:
 
 def filter_fd(program: bytes) -> int:
     """A file descriptor of this process holding `program` (close-on-exec): each command's bubblewrap opens it
-    afresh through /proc, so it always reads the whole program from its start."""
+    afresh through /proc, so it always reads the whole program from its start. One per program for the whole
+    process (each sandbox built took one more and none was ever closed); made again if it was closed."""
+    held = _held.get(program)
+    if held is not None:
+        fd, device, inode = held
+        try:
+            stat = os.fstat(fd)
+        except OSError:
+            stat = None
+        if stat is not None and (stat.st_dev, stat.st_ino) == (device, inode):
+            return fd
+    fd = _memfd(program)
+    stat = os.fstat(fd)
+    _held[program] = (fd, stat.st_dev, stat.st_ino)
+    return fd
+
+
+def _memfd(program: bytes) -> int:
     fd = os.memfd_create("gemini-tui-seccomp", os.MFD_CLOEXEC)
     view = memoryview(program)
     while view:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -64,12 +65,13 @@ ATTACKS = [
 MODES = [ApprovalMode.default, ApprovalMode.auto_edit, ApprovalMode.plan, ApprovalMode.yolo]
 
 
-@pytest.fixture
-def place(tmp_path: Path) -> tuple[Path, Path]:
-    root, home = tmp_path / "root", tmp_path / "home"
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The repository every case starts from, made once (eight git commands) and copied for each case: a
+    `main` branch with GEMINI.md and the templates in `tpl/`, and an `evil` branch whose commit lands a
+    .gemini/settings.json and a GEMINI.md carrying the payload."""
+    root = tmp_path_factory.mktemp("containment-template") / "root"
     root.mkdir()
-    (home / ".ssh").mkdir(parents=True)
-    (home / ".ssh" / "id_rsa").write_text(SECRET + "\n")
     git(root, "init", "-q")
     (root / "GEMINI.md").write_text("be helpful\n")
     git(root, "add", "GEMINI.md")
@@ -86,6 +88,16 @@ def place(tmp_path: Path) -> tuple[Path, Path]:
     git(root, "add", "-f", ".gemini", "GEMINI.md")
     git(root, "commit", "-qm", "evil")
     git(root, "checkout", "-q", "main")
+    return root
+
+
+@pytest.fixture
+def place(tmp_path: Path, template: Path) -> tuple[Path, Path]:
+    root, home = tmp_path / "root", tmp_path / "home"
+    shutil.copytree(template, root, symlinks=True)
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_rsa").write_text(SECRET + "\n")
+    assert not (root / ".gemini").exists() and (root / "GEMINI.md").read_text() == "be helpful\n"
     return root, home
 
 
