@@ -117,8 +117,11 @@ def places(app: GeminiApp, chat: ChatPane) -> list[list[Any]]:
     for y in range(region.y, region.bottom):
         row = []
         for x in range(region.x, region.right):
+            if shown[y - region.y][x - region.x].isspace():  # a blank cell has no place (and asking costs a render)
+                row.append(None)
+                continue
             widget, offset = app.screen.get_widget_and_offset_at(x, y)
-            text = isinstance(widget, FoldedTurns | MarkdownText) and not shown[y - region.y][x - region.x].isspace()
+            text = isinstance(widget, FoldedTurns | MarkdownText)
             row.append(offset.x if text and offset is not None else None)
         found.append(row)
     return found
