@@ -41,9 +41,11 @@ def both(tmp_path: Path, *args: str, stdin: str = "", env: dict[str, str] | None
     return runs[0], runs[1]
 
 
-def cold_runs() -> list[dict[str, object]]:
+def cold_runs(kind: str = "") -> list[dict[str, object]]:
+    """The runs of this worker that had to start plain, from `kind`'s folder (gemini-tui's, the app's, the
+    fake servers')."""
     folder = warm_start.folder()
-    log = Path(folder) / "cold.log" if folder else None
+    log = Path(folder, kind, "cold.log") if folder else None
     return [json.loads(line) for line in log.read_text().splitlines()] if log and log.exists() else []
 
 

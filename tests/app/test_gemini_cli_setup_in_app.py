@@ -23,6 +23,7 @@ from gemini_tui.app.widgets.confirm_bar import ConfirmBar
 from gemini_tui.cli.assemble import build_session
 from tests.app.app_driver import main_screen, type_and_send, wait_for
 from tests.app.test_confirmations import GRACE
+from tests.fakes import warm_start
 from tests.fakes.gemini_server import FakeGeminiServer, reply, text
 from tests.fixtures import install_gemini_cli_setup
 
@@ -126,8 +127,6 @@ async def test_auth_model_extensions_directory(app: GeminiApp, gemini_server: Fa
 
 async def test_mcp_prompt_and_resource_in_the_app(root: Path, tmp_path: Path) -> None:
     """A server's prompt completes as a command and runs; its resource completes after `@` and is read."""
-    import sys
-
     from tests.app.app_driver import make_app
     from tests.fakes.scripted_model import ScriptedModel
     from tests.fakes.scripted_model import text as scripted_text
@@ -136,7 +135,7 @@ async def test_mcp_prompt_and_resource_in_the_app(root: Path, tmp_path: Path) ->
     (home / ".gemini").mkdir(parents=True)
     server = Path(__file__).resolve().parents[1] / "fakes" / "mcp_everything.py"
     (home / ".gemini/settings.json").write_text(json.dumps({"mcpServers": {"ev": {
-        "command": sys.executable, "args": [str(server)], "trust": True}}}))
+        **warm_start.server_entry(server), "trust": True}}}))
     model = ScriptedModel(record=True).add(scripted_text("ok")).add(scripted_text("ok"))
     app = make_app(root, tmp_path, model)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -4,12 +4,12 @@ their tools confirmed inline."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 from gemini_tui.app.widgets.answer import MarkdownText
 from gemini_tui.app.widgets.confirm_bar import ConfirmBar
 from tests.app.app_driver import main_screen, make_app, type_and_send, wait_for
+from tests.fakes import warm_start
 from tests.fakes.scripted_model import ScriptedModel
 
 FAKE_SERVER = Path(__file__).resolve().parents[1] / "fakes" / "mcp_server.py"
@@ -17,7 +17,7 @@ FAKE_SERVER = Path(__file__).resolve().parents[1] / "fakes" / "mcp_server.py"
 
 async def test_mcp_server_status_and_command(root: Path, tmp_path: Path) -> None:
     (root / ".gemini").mkdir()
-    settings = {"mcpServers": {"fake": {"command": sys.executable, "args": [str(FAKE_SERVER), "stdio"]}}}
+    settings = {"mcpServers": {"fake": warm_start.server_entry(FAKE_SERVER, "stdio")}}
     (root / ".gemini" / "settings.json").write_text(json.dumps(settings))
     app = make_app(root, tmp_path, ScriptedModel())
     async with app.run_test(size=(120, 36)) as pilot:
@@ -36,7 +36,7 @@ async def test_mcp_call_confirmed_inline_then_allowed_for_the_server(root: Path,
     from tests.fakes.scripted_model import call, text
 
     (root / ".gemini").mkdir()
-    settings = {"mcpServers": {"fake": {"command": sys.executable, "args": [str(FAKE_SERVER), "stdio"]}}}
+    settings = {"mcpServers": {"fake": warm_start.server_entry(FAKE_SERVER, "stdio")}}
     (root / ".gemini" / "settings.json").write_text(json.dumps(settings))
     model = (ScriptedModel().add(call("echo", text="hello mcp")).add(text("echoed"))
              .add(call("add", a=2, b=3)).add(text("added")))

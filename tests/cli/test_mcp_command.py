@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import shlex
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -86,11 +85,12 @@ def test_a_file_with_comments_is_not_rewritten(places: tuple[Path, Path], capsys
 def test_list_through_the_cli(places: tuple[Path, Path]) -> None:
     home, project = places
     fake = Path(__file__).resolve().parents[1] / "fakes" / "mcp_server.py"
-    assert main(["add", "good", sys.executable, str(fake)]) == 0
+    command = warm_start.server_command(fake)
+    assert main(["add", "good", command[0], "--", *command[1:]]) == 0
     assert main(["add", "--transport", "http", "bad", "http://127.0.0.1:9/mcp"]) == 0
     env = {**__import__("os").environ, "GEMINI_CLI_HOME": str(home)}
     done = subprocess.run([*warm_start.command(env, "gemini_tui.cli.main"), "mcp", "list"], cwd=project,
                           capture_output=True, text=True, timeout=60, env=env)
     assert done.returncode == 0, done.stderr
-    assert f"✓ good: {sys.executable} {fake} (stdio) - Connected" in done.stdout
+    assert f"✓ good: {' '.join(command)} (stdio) - Connected" in done.stdout
     assert "✗ bad: http://127.0.0.1:9/mcp (http) - Disconnected" in done.stdout

@@ -1,5 +1,6 @@
-"""A module run the way gemini-tui's tests run it (`python -m`), warm or plain, to compare the two: it reports
-what it was started with or ends in one of the ways a process ends. argv: CASE [ARG]."""
+"""A module run the way gemini-tui's tests run it (`python -m`), or a script the way a fake MCP server is run
+(`python warm_probe.py`), warm or plain, to compare the two: it reports what it was started with or ends in one
+of the ways a process ends. argv: CASE [ARG]."""
 
 from __future__ import annotations
 
@@ -67,6 +68,10 @@ def main() -> None:
         terminal()
     elif case == "modules":  # what the run finds imported before it imports anything
         print(json.dumps({"textual": "textual" in sys.modules, "app": "gemini_tui.app.main" in sys.modules}))
+    elif case == "path":  # what a script finds: where imports come from, its own name, what is imported
+        tests = sorted(name for name in sys.modules if name.startswith("tests"))
+        print(json.dumps({"path": sys.path, "argv0": sys.argv[0], "file": __file__, "tests": tests,
+                          "main": sys.modules["__main__"] is sys.modules.get(__name__)}))
     elif case == "ending":  # an interpreter's end: non-daemon threads finish, then atexit, then the flush
         atexit.register(lambda: print("atexit"))
         threading.Thread(target=lambda: (time.sleep(0.2), print("thread"))).start()

@@ -1,10 +1,11 @@
-"""Stands in for `python -m MODULE ARGS` started by a test: a warm gemini-tui process forked from an
-already-imported one does the run with this process's stdin, stdout, stderr, environment and folder; this one
-forwards signals to it and ends as it ends (same exit code, or killed by the same signal). Without a warm
-process for this environment it becomes the plain `python -m MODULE ARGS` (exec). Stdlib only: it runs as
-`python -S -E`, so its own start costs a few milliseconds.
+"""Stands in for `python -m MODULE ARGS` (or `python SCRIPT.py ARGS`) started by a test: a warm process forked
+from an already-imported one does the run with this process's stdin, stdout, stderr, environment and folder;
+this one forwards signals to it and ends as it ends (same exit code, or killed by the same signal). Without a
+warm process for this environment it becomes the plain command (exec). Stdlib only: it runs as `python -S -E`,
+so its own start costs a few milliseconds, and it needs nothing from its environment (an MCP client starts its
+servers with a few variables only): the warm folder is on its command line, the repository is its own.
 
-argv: warm_relay.py SOCKET_DIR MODULE ARGS..."""
+argv: warm_relay.py SOCKET_DIR MODULE ARGS...  or  warm_relay.py SOCKET_DIR PATH/TO/SCRIPT.py ARGS..."""
 
 from __future__ import annotations
 
@@ -52,12 +53,17 @@ def read_message(sock: socket.socket, head: bytes = b"") -> dict[str, object] | 
     return json.loads(body)
 
 
-def exec_plain(module: str, args: list[str]) -> None:
-    os.execv(sys.executable, [sys.executable, "-m", module, *args])
+def is_script(target: str) -> bool:
+    """A target is a script's path (run as `python PATH`) when it names a `.py` file, else a module (`-m`)."""
+    return target.endswith(".py")
+
+
+def exec_plain(target: str, args: list[str]) -> None:
+    os.execv(sys.executable, [sys.executable, *([target] if is_script(target) else ["-m", target]), *args])
 
 
 def main() -> None:
-    folder, module, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+    folder, target, args = sys.argv[1], sys.argv[2], sys.argv[3:]
     repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     path = os.path.join(folder, start_key(dict(os.environ), repo) + ".sock")
     run: list[int] = []  # the warm run's pid, once known
@@ -81,7 +87,8 @@ def main() -> None:
         os.umask(mask)
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         sock.connect(path)
-        request = json.dumps({"module": module, "argv": args, "env": dict(os.environ), "cwd": os.getcwd(),
+        kind = "script" if is_script(target) else "module"
+        request = json.dumps({kind: target, "argv": args, "env": dict(os.environ), "cwd": os.getcwd(),
                               "umask": mask}).encode()
         socket.send_fds(sock, [struct.pack("!I", len(request)) + request], [0, 1, 2])
         answer = read_message(sock)
@@ -90,14 +97,14 @@ def main() -> None:
     if answer is None or "pid" not in answer:
         try:  # said in the worker's warm folder, so a test that should be warm can be seen starting cold
             with open(os.path.join(folder, "cold.log"), "a") as log:
-                log.write(json.dumps({"path": path, "argv": args, "cwd": os.getcwd()}) + "\n")
+                log.write(json.dumps({"path": path, "target": target, "argv": args, "cwd": os.getcwd()}) + "\n")
         except OSError:
             pass
         for signum in FORWARDED:
             signal.signal(signum, signal.SIG_DFL)
         for signum in pending:  # what a plain process would have had by now
             os.kill(os.getpid(), signum)
-        exec_plain(module, args)
+        exec_plain(target, args)
         return
     run.append(int(str(answer["pid"])))
     for signum in pending:

@@ -4,8 +4,11 @@ a test asks for through `command()`. The child is the real program from its `__m
 stdin, stdout, stderr (passed over a Unix socket), environment, folder and umask; only the imports are shared.
 `tests/fakes/warm_relay.py` is the process the test sees. What a warm start cannot be is a plain start: tests
 of start-up itself (what is imported when, `-X` flags, a closed standard stream) use the plain command.
+The fake MCP servers (`tests/fakes/mcp_*.py`) start the same way through `server_command()`, from a warm
+process of their own that has imported the mcp SDK's server side (and nothing of gemini-tui's).
 
-Run as `python -m tests.fakes.warm_start SOCKET`: serves until its stdin (a pipe from the worker) closes."""
+Run as `python -m tests.fakes.warm_start SOCKET [--app | --servers]`: serves until its stdin (a pipe from the
+worker) closes."""
 
 from __future__ import annotations
 
@@ -25,8 +28,9 @@ import termios
 import threading
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
-from tests.fakes.warm_relay import STARTING, read_message, start_key
+from tests.fakes.warm_relay import STARTING, is_script, read_message, start_key
 
 REPO = Path(__file__).resolve().parents[2]
 RELAY = Path(__file__).with_name("warm_relay.py")
@@ -34,9 +38,11 @@ OFF = "GEMINI_TUI_TEST_COLD"  # set (in the worker's environment) to run every t
 COLD_LOG = "GEMINI_TUI_TEST_COLD_LOG"  # a file each worker appends its plain (cold) runs to when it ends
 
 APP = "app"  # the sub-folder of the warm processes for the full-screen app in a terminal
+SERVERS = "servers"  # the sub-folder of the warm processes for the fake MCP servers
 
 _folder: str | None = None
-_servers: dict[tuple[str, bool], subprocess.Popen[bytes]] = {}
+_servers: dict[tuple[str, str], subprocess.Popen[bytes]] = {}
+_base_path: list[str] = []  # a warm process's sys.path without what its own start put first (its folder, PYTHONPATH)
 
 
 def command(env: Mapping[str, str] | None = None, module: str = "gemini_tui", app: bool = False) -> list[str]:
@@ -46,8 +52,43 @@ def command(env: Mapping[str, str] | None = None, module: str = "gemini_tui", ap
     never imported where a headless run could see them), and a run takes its terminal as its controlling one."""
     if os.environ.get(OFF):
         return [sys.executable, "-m", module]
-    folder = _ensure(dict(os.environ if env is None else env), app)
+    folder = _ensure(dict(os.environ if env is None else env), APP if app else "")
     return [sys.executable, "-S", "-E", str(RELAY), folder, module]
+
+
+def server_command(script: str | os.PathLike[str], env: Mapping[str, str] | None = None) -> list[str]:
+    """The command line standing for `python SCRIPT` that starts a fake MCP server (tests/fakes/mcp_*.py, or
+    any script that imports the mcp SDK's server): its first word is a server entry's `command`, the rest (then
+    the server's own arguments) its `args`. See `server_launcher`."""
+    target = str(script)
+    assert is_script(target), target
+    return [*server_launcher(env), target]
+
+
+def server_entry(script: str | os.PathLike[str], *args: str, env: Mapping[str, str] | None = None,
+                 ) -> dict[str, Any]:
+    """A server's settings entry (`mcpServers.NAME`: its `command` and `args`) starting SCRIPT with `args`."""
+    command = server_command(script, env)
+    return {"command": command[0], "args": [*command[1:], *args]}
+
+
+def server_launcher(env: Mapping[str, str] | None = None) -> list[str]:
+    """The words before a fake MCP server's script path, standing for `python`: a relay to a warm process that
+    has imported the mcp SDK's server side, started for `env`, the environment the server will be started with;
+    by default what an MCP client here gives one (`server_env()`). The server is still
+    a process of its own speaking MCP on its stdio or its port; only the imports are shared. A server started in
+    another environment runs plain (and is listed in cold.log); a helper that reports its start environment
+    (tests/fakes/env_probe.py) is started plain by its tests."""
+    if os.environ.get(OFF):
+        return [sys.executable]
+    return [sys.executable, "-S", "-E", str(RELAY), _ensure(server_env() if env is None else dict(env), SERVERS)]
+
+
+def server_env() -> dict[str, str]:
+    """What an MCP client here starts a server with, as far as the interpreter's start goes: this worker's PATH
+    and locale, and no PYTHON* setting (gemini-tui gives a server the locale, the SDK's own client not even that:
+    a server it starts from here runs plain)."""
+    return {k: v for k, v in os.environ.items() if k in ("PATH", "LANG") or k.startswith("LC_")}
 
 
 def folder() -> str | None:
@@ -55,25 +96,34 @@ def folder() -> str | None:
     return _folder
 
 
-def _ensure(env: dict[str, str], app: bool) -> str:
+def _ensure(env: dict[str, str], kind: str) -> str:
+    """The folder of `kind`'s warm processes (gemini-tui's: "", the app's, the fake servers'), with one started
+    for `env` (once per worker and start key)."""
     global _folder
     if _folder is None:
         _folder = tempfile.mkdtemp(prefix="gemini-tui-warm-")
-        os.mkdir(os.path.join(_folder, APP))
+        for sub in (APP, SERVERS):
+            os.mkdir(os.path.join(_folder, sub))
         atexit.register(_stop_all)
-    folder = os.path.join(_folder, APP) if app else _folder
+    folder = os.path.join(_folder, kind) if kind else _folder
     key = start_key(env, str(REPO))
-    server = _servers.get((key, app))
+    server = _servers.get((key, kind))
     if server is None or server.poll() is not None:
         start_env = {k: v for k, v in env.items() if k.startswith(STARTING) or k == "LANG"}
         start_env |= {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": _folder,
                       "PYTHONPATH": str(REPO)}
-        server = subprocess.Popen([sys.executable, "-m", "tests.fakes.warm_start", folder, *(["--app"] if app else [])],
+        server = subprocess.Popen([sys.executable, "-m", "tests.fakes.warm_start", folder,
+                                   *([f"--{kind}"] if kind else [])],
                                   cwd=REPO, env=start_env, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         assert server.stdout is not None
         server.stdout.readline()  # "ready": the socket is bound (or the server failed: relays start cold)
-        _servers[(key, app)] = server
+        _servers[(key, kind)] = server
     return folder
+
+
+def warm_processes() -> list[tuple[str, int]]:
+    """This worker's warm processes that are running: each one's kind ("", "app", "servers") and pid."""
+    return [(kind, server.pid) for (_key, kind), server in _servers.items() if server.poll() is None]
 
 
 def _stop_all() -> None:
@@ -87,7 +137,7 @@ def _stop_all() -> None:
             server.stdout.close()
     if _folder is not None:
         report = os.environ.get(COLD_LOG)
-        for folder in (os.path.join(_folder, APP), _folder):
+        for folder in (os.path.join(_folder, APP), os.path.join(_folder, SERVERS), _folder):
             cold = Path(folder, "cold.log")
             if report and cold.exists():
                 with open(report, "a") as out:
@@ -101,9 +151,13 @@ def _stop_all() -> None:
 
 # ---- the warm process ---------------------------------------------------------------------------------------
 
-def _preload(app: bool) -> None:
+def _preload(kind: str) -> None:
     """What a run would import; imported as the program itself imports them (the SDK through its one entry).
-    The app's warm process also imports every module of the app (whatever a session in a terminal may show)."""
+    The app's warm process also imports every module of the app (whatever a session in a terminal may show);
+    the fake servers' imports the mcp SDK's server side instead of gemini-tui."""
+    if kind == SERVERS:
+        _preload_servers()
+        return
     import gemini_tui.cli.assemble
     import gemini_tui.cli.main
     from gemini_tui.cli.acp.schema_import import import_sdk
@@ -114,7 +168,7 @@ def _preload(app: bool) -> None:
     import mcp
     import mcp.client.stdio  # noqa: F401
 
-    if app:
+    if kind == APP:
         import importlib
         import pkgutil
 
@@ -122,6 +176,26 @@ def _preload(app: bool) -> None:
 
         for found in pkgutil.walk_packages(gemini_tui.app.__path__, "gemini_tui.app."):
             importlib.import_module(found.name)
+
+
+def _preload_servers() -> None:
+    """What a fake server imports, over stdio or HTTP: the SDK's server with the apps it serves over HTTP built
+    once (their modules load as they are built), uvicorn's parts (it imports them by name as it starts), the
+    event loop's anyio backend. Nothing here starts a thread or opens a socket."""
+    import anyio._backends._asyncio
+    import mcp_types
+    import pydantic
+    import uvicorn
+    import uvicorn.lifespan.on
+    import uvicorn.loops.auto
+    import uvicorn.protocols.http.auto
+    import uvicorn.protocols.websockets.auto
+    from mcp.server.mcpserver import MCPServer
+
+    del anyio, mcp_types, pydantic, uvicorn
+    server = MCPServer("warm")
+    server.streamable_http_app()
+    server.sse_app()
 
 
 def _send(conn: socket.socket, message: dict[str, object]) -> None:
@@ -164,11 +238,16 @@ def _run_child(request: dict[str, object], fds: list[int], closing: list[int], a
         os.environ.update({str(k): str(v) for k, v in env.items()})
         argv = request["argv"]
         assert isinstance(argv, list)
-        sys.argv = ["-m", *(str(a) for a in argv)]
+        script = request.get("script")
+        sys.argv = [str(script) if script else "-m", *(str(a) for a in argv)]
         if sys.stdout.isatty():
             sys.stdout.reconfigure(line_buffering=True)
         try:
-            runpy.run_module(str(request["module"]), run_name="__main__", alter_sys=True)
+            if script:
+                _as_a_script(str(script), env)
+                runpy.run_path(str(script), run_name="__main__")
+            else:
+                runpy.run_module(str(request["module"]), run_name="__main__", alter_sys=True)
             code = 0
         except SystemExit as done:
             if done.code is None:
@@ -187,6 +266,16 @@ def _run_child(request: dict[str, object], fds: list[int], closing: list[int], a
         _finish()
     finally:
         os._exit(code)
+
+
+def _as_a_script(script: str, env: dict[object, object]) -> None:
+    """sys.path and sys.modules as `python SCRIPT` starts with them: the script's folder first, then PYTHONPATH,
+    then the interpreter's own; the warm process's own modules (tests.*) not imported."""
+    given = str(env.get("PYTHONPATH", ""))
+    sys.path[:] = [os.path.dirname(os.path.realpath(script)), *(p for p in given.split(os.pathsep) if p),
+                   *_base_path]
+    for name in [name for name in sys.modules if name == "tests" or name.startswith("tests.")]:
+        del sys.modules[name]
 
 
 def _finish() -> None:
@@ -208,9 +297,11 @@ def _leave(signum: int) -> None:
     os.kill(os.getpid(), signum)
 
 
-def serve(folder: str, app: bool = False) -> None:
+def serve(folder: str, kind: str = "") -> None:
+    given = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    _base_path[:] = [p for p in sys.path[1:] if p not in given]
     try:
-        _preload(app)
+        _preload(kind)
     except Exception:
         sys.stdout.write("failed\n")
         sys.stdout.flush()
@@ -243,7 +334,7 @@ def serve(folder: str, app: bool = False) -> None:
                     return
             elif key.data == "accept":
                 conn, _ = listener.accept()
-                _start(conn, listener, selector, running, [wake_read, wake_write], app)
+                _start(conn, listener, selector, running, [wake_read, wake_write], kind)
             elif key.data == "reap":
                 with contextlib.suppress(OSError):
                     os.read(wake_read, 4096)
@@ -262,14 +353,14 @@ def serve(folder: str, app: bool = False) -> None:
 
 
 def _start(conn: socket.socket, listener: socket.socket, selector: selectors.BaseSelector,
-           running: dict[int, socket.socket], pipes: list[int], app: bool) -> None:
+           running: dict[int, socket.socket], pipes: list[int], kind: str) -> None:
     try:
         head, fds, _flags, _addr = socket.recv_fds(conn, 4, 3)
         rest = read_message(conn, head)
     except (OSError, ValueError):
         conn.close()
         return
-    if rest is None or len(fds) != 3:
+    if rest is None or len(fds) != 3 or ("script" in rest) != (kind == SERVERS):  # not ours: the relay runs plain
         for fd in fds:
             os.close(fd)
         conn.close()
@@ -280,7 +371,7 @@ def _start(conn: socket.socket, listener: socket.socket, selector: selectors.Bas
     if pid == 0:
         closing = [listener.fileno(), sys.stdin.fileno(), *pipes,
                    *(c.fileno() for c in running.values()), conn.fileno()]
-        _run_child(rest, fds, [fd for fd in closing if fd not in (0, 1, 2)], app)
+        _run_child(rest, fds, [fd for fd in closing if fd not in (0, 1, 2)], kind == APP)
     for fd in fds:
         os.close(fd)
     running[pid] = conn
@@ -309,4 +400,4 @@ def _reap(selector: selectors.BaseSelector, running: dict[int, socket.socket]) -
 
 
 if __name__ == "__main__":
-    serve(sys.argv[1], app="--app" in sys.argv[2:])
+    serve(sys.argv[1], next((kind for kind in (APP, SERVERS) if f"--{kind}" in sys.argv[2:]), ""))

@@ -10,6 +10,7 @@ import pytest
 from acp import RequestError
 
 from tests.cli.acp.harness import running_agent
+from tests.fakes import warm_start
 from tests.fakes.gemini_server import FakeGeminiServer, call, reply, text
 
 pytestmark = pytest.mark.timeout(90)
@@ -56,14 +57,14 @@ async def test_a_saved_session_is_listed_loaded_and_continued(root: Path, home: 
 async def test_the_clients_mcp_servers_join_under_the_users_rules(root: Path, home: Path,
                                                                   gemini_server: FakeGeminiServer) -> None:
     import json
-    import sys
 
     from acp.schema import McpServerStdio
 
     fake = str(Path(__file__).resolve().parents[2] / "fakes" / "mcp_server.py")
     (home / ".gemini").mkdir(parents=True, exist_ok=True)
     (home / ".gemini" / "settings.json").write_text(json.dumps({"mcp": {"excluded": ["blocked"]}}))
-    servers = [McpServerStdio(name=name, command=sys.executable, args=[fake, "stdio"], env=[])
+    command = warm_start.server_command(fake)
+    servers = [McpServerStdio(name=name, command=command[0], args=[*command[1:], "stdio"], env=[])
                for name in ("fake", "blocked")]
     gemini_server.script(reply(text("Tools seen.")))
     async with running_agent(root, gemini_server.base_url, home) as (conn, _, _p):

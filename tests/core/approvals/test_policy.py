@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import io
 import json
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -211,7 +210,7 @@ async def test_stream_json_tool_use_carries_the_decision_and_its_rule(root: Path
 
 # -- MCP: both spellings, and servers that must not connect -------------------------------------------------------
 def mcp_settings(home: Path, **extra: Any) -> None:
-    server = extra.pop("url", None) or {"command": sys.executable, "args": [FAKE_MCP]}
+    server = extra.pop("url", None) or warm_start.server_entry(FAKE_MCP)
     server.update(extra.pop("server", {}))
     settings(home, {"mcpServers": {"fake": server}, **extra})
 

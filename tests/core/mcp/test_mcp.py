@@ -23,6 +23,7 @@ from gemini_tui.core.mcp import DiscoveredMCPTool, McpManager
 from gemini_tui.core.tooling.discovered_tool import DiscoveredParams
 from gemini_tui.core.tooling.registry import ToolRegistry
 from gemini_tui.core.tooling.tool import BaseTool
+from tests.fakes import warm_start
 from tests.fakes.mcp_http import serve_mcp
 
 FAKE = str(Path(__file__).resolve().parents[2] / "fakes" / "mcp_server.py")
@@ -35,7 +36,7 @@ shared = pytest.mark.asyncio(loop_scope="module")  # the loop the shared server'
 
 
 def stdio(**extra: Any) -> dict[str, Any]:
-    return {"command": sys.executable, "args": [FAKE], **extra}
+    return {**warm_start.server_entry(FAKE), **extra}
 
 
 async def connect(servers: dict[str, Any], tmp_path: Path, *, timeout: float = 30,

@@ -7,6 +7,7 @@ the protocol."""
 from __future__ import annotations
 
 import asyncio
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -51,7 +52,7 @@ KINDS = {"dual": "modern", "modern": "modern", "bus": "modern", "handshake": "ha
 
 @pytest.mark.parametrize("kind", list(KINDS))
 async def test_stdio_servers_of_each_era_connect_run_and_announce_tools(kind: str, tmp_path: Path) -> None:
-    manager = await connect({"s": {"command": sys.executable, "args": [ERAS, kind]}}, tmp_path)
+    manager = await connect({"s": warm_start.server_entry(ERAS, kind)}, tmp_path)
     try:
         status = manager.status("s")
         assert status.state is McpServerState.connected, status.message
@@ -68,9 +69,10 @@ async def test_stdio_servers_of_each_era_connect_run_and_announce_tools(kind: st
 async def test_one_process_per_server_and_roots_on_the_handshake(tmp_path: Path) -> None:
     marker = tmp_path / "starts.log"
     servers = {}
+    server = shlex.join(warm_start.server_command(ERAS))
     for kind in ("modern", "handshake"):
         wrapper = tmp_path / f"{kind}.sh"
-        wrapper.write_text(f"#!/bin/sh\necho {kind} >> {marker}\nexec {sys.executable} {ERAS} {kind}\n")
+        wrapper.write_text(f"#!/bin/sh\necho {kind} >> {marker}\nexec {server} {kind}\n")
         wrapper.chmod(0o755)
         servers[kind] = {"command": str(wrapper)}
     manager = await connect(servers, tmp_path)
@@ -117,7 +119,7 @@ def test_mcp_list_names_the_protocol(tmp_path: Path) -> None:
     home = tmp_path / "home"
     (home / ".gemini").mkdir(parents=True)
     servers = {"old": {"command": sys.executable, "args": [RAW]},
-               "new": {"command": sys.executable, "args": [ERAS, "modern"]}}
+               "new": warm_start.server_entry(ERAS, "modern")}
     (home / ".gemini" / "settings.json").write_text(json.dumps({"mcpServers": servers}))
     done = subprocess.run([*warm_start.command(os.environ), "mcp", "list"], cwd=tmp_path, capture_output=True,
                           text=True, timeout=120, env={**os.environ, "GEMINI_CLI_HOME": str(home)})
@@ -138,7 +140,7 @@ def test_each_servers_late_tool_is_declared_in_the_next_request_and_runs(tmp_pat
     root, home = tmp_path / "root", tmp_path / "home"
     (home / ".gemini").mkdir(parents=True)
     root.mkdir()
-    servers = {kind: {"command": sys.executable, "args": [ERAS, kind]} for kind in kinds}
+    servers = {kind: warm_start.server_entry(ERAS, kind, env={"LANG": "C.UTF-8"}) for kind in kinds}
     (home / ".gemini" / "settings.json").write_text(json.dumps({"mcpServers": servers}))
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "GEMINI_CLI_HOME": str(home),
            "PYTHONPATH": str(FAKES.parents[1]), "LANG": "C.UTF-8"}

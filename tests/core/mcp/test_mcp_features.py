@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import socket
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -32,11 +31,11 @@ def _free_port() -> int:
 @pytest.fixture(params=["stdio", "http"])
 def server_config(request: pytest.FixtureRequest) -> Iterator[dict[str, Any]]:
     if request.param == "stdio":
-        yield {"command": sys.executable, "args": [str(SERVER)], "trust": True}
+        yield {**warm_start.server_entry(SERVER), "trust": True}
         return
     port = _free_port()
-    process = subprocess.Popen([sys.executable, str(SERVER), "http", str(port)], stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
+    process = subprocess.Popen([*warm_start.server_command(SERVER), "http", str(port)], env=warm_start.server_env(),
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 15
         while time.monotonic() < deadline:
@@ -129,7 +128,7 @@ def test_headless_prompt_command(root: Path, home: Path, gemini_server: Any) -> 
 
     (home / ".gemini").mkdir()
     (home / ".gemini/settings.json").write_text(json.dumps({"mcpServers": {"ev": {
-        "command": sys.executable, "args": [str(SERVER)]}}}))
+        **warm_start.server_entry(SERVER)}}}))
     gemini_server.script(reply(reply_text("Looks fine.")))
     env = {**{k: v for k, v in os.environ.items() if not k.startswith(("GEMINI_", "GOOGLE_"))},
            "GEMINI_CLI_HOME": str(home), "GEMINI_API_KEY": "k", "GOOGLE_GEMINI_BASE_URL": gemini_server.base_url}

@@ -23,7 +23,7 @@ def test_headless_run_uses_mcp_and_discovered_tools(tmp_path: Path) -> None:
     home.mkdir()
     script = f"{shlex.quote(sys.executable)} {shlex.quote(str(FAKES / 'discovery_tool.py'))}"
     settings = {
-        "mcpServers": {"fake": {"command": sys.executable, "args": [str(FAKES / "mcp_server.py")],
+        "mcpServers": {"fake": {**warm_start.server_entry(FAKES / "mcp_server.py", env={"LANG": "C.UTF-8"}),
                                 "includeTools": ["echo"]}},
         "tools": {"discoveryCommand": f"{script} discover ok", "callCommand": f"{script} call"},
     }
