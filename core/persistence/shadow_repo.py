@@ -34,6 +34,11 @@ _LOCKS: dict[Path, threading.RLock] = {}
 _LOCKS_GUARD = threading.Lock()
 
 
+# The checkpoint commit this process last wrote to each shadow repository: the next one's parent without asking
+# git for it, unless the ref moved (another process), which `update-ref`'s old-value check finds.
+_TIPS: dict[Path, str] = {}
+
+
 def _lock_of(git_dir: Path) -> threading.RLock:
     with _LOCKS_GUARD:
         return _LOCKS.setdefault(Path(os.path.abspath(git_dir)), threading.RLock())
@@ -129,6 +134,7 @@ class ShadowRepo:
             aside = self.git_dir.with_name(f"{self.git_dir.name}.damaged-{int(time.time())}")
             self.git_dir.rename(aside)
             log.warning("the shadow repository %s was damaged; kept as %s", self.git_dir, aside)
+        _TIPS.pop(Path(os.path.abspath(self.git_dir)), None)
         self.git_dir.mkdir(parents=True, exist_ok=True)
         self.git("init", "--quiet")
         (self.git_dir / "info").mkdir(exist_ok=True)
@@ -173,12 +179,26 @@ class ShadowRepo:
             files = self._files()
             modes.update(self._odd_modes(files if known is None else [f for f in files if f not in known]))
             self._known_files = set(files)
+            body = json_text({**message, "modes": modes}).encode()
+            key = Path(os.path.abspath(self.git_dir))
+            tip = _TIPS.get(key)
+            if tip is not None:
+                try:
+                    commit = self._commit(tree, tip, body)
+                    self.git("update-ref", REF, commit, tip)  # only if the ref is still where this process left it
+                    _TIPS[key] = commit
+                    return commit
+                except CheckpointError:
+                    _TIPS.pop(key, None)  # moved by another process: its tip is read below
             parent = self.git("rev-parse", "--verify", "--quiet", REF, check=False).decode().strip()
-            body = json_text({**message, "modes": modes})
-            args = ["commit-tree", tree, "-F", "-"] + (["-p", parent] if parent else [])
-            commit = self.git(*args, input=body.encode()).decode().strip()
+            commit = self._commit(tree, parent, body)
             self.git("update-ref", REF, commit)
+            _TIPS[key] = commit
             return commit
+
+    def _commit(self, tree: str, parent: str, body: bytes) -> str:
+        args = ["commit-tree", tree, "-F", "-"] + (["-p", parent] if parent else [])
+        return self.git(*args, input=body).decode().strip()
 
     def _files(self) -> list[str]:
         return [name.decode("utf-8", "surrogateescape") for name in self.git("ls-files", "-z").split(b"\0") if name]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -57,3 +58,50 @@ def test_a_repository_damaged_after_its_check_is_replaced_by_the_next_snapshot(t
     assert len(aside) == 1  # kept, never deleted
     assert repo.git("rev-parse", REF).decode().strip() == third
     assert repo.git("show", f"{third}:a.txt") == b"three\n"
+
+
+def other_checkpoint(repo: ShadowRepo, tip: str) -> str | None:
+    """Another process's checkpoint on top of `tip` (its own git, not this process's repository object)."""
+    tree = repo.git("rev-parse", f"{tip}^{{tree}}").decode().strip()
+    made = subprocess.run(["git", f"--git-dir={repo.git_dir}", "-c", "user.name=other", "-c", "user.email=o@o",
+                           "commit-tree", tree, "-p", tip, "-m", "another window"],
+                          capture_output=True, text=True, check=True)
+    other = made.stdout.strip()
+    subprocess.run(["git", f"--git-dir={repo.git_dir}", "update-ref", REF, other], check=True)
+    return other
+
+
+def ref_deleted(repo: ShadowRepo, tip: str) -> str | None:
+    subprocess.run(["git", f"--git-dir={repo.git_dir}", "update-ref", "-d", REF], check=True)
+    return None
+
+
+MOVES: dict[str, Callable[[ShadowRepo, str], str | None]] = {
+    "nobody": lambda repo, tip: tip,
+    "another process's checkpoint": other_checkpoint,
+    "the ref deleted": ref_deleted,
+}
+
+
+@pytest.mark.skipif(REAL_GIT is None, reason="git is not installed")
+@pytest.mark.parametrize("move", sorted(MOVES))
+def test_a_checkpoints_parent_is_the_refs_tip_even_when_another_process_moved_it(tmp_path: Path, logged_git: Path,
+                                                                                move: str) -> None:
+    root = tmp_path / "work"
+    root.mkdir()
+    (root / "a.txt").write_text("one\n")
+    repo = ShadowRepo(root, tmp_path / "shadow")
+    first = repo.snapshot({"n": 1})
+    (root / "a.txt").write_text("two\n")
+    asked = sum(line.endswith(f"rev-parse --verify --quiet {REF}") for line in logged_git.read_text().splitlines())
+    second = repo.snapshot({"n": 2})
+    asked_again = sum(line.endswith(f"rev-parse --verify --quiet {REF}")
+                      for line in logged_git.read_text().splitlines())
+    assert asked_again == asked  # the tip this process wrote is the parent, without asking
+    assert repo.git("rev-parse", f"{second}^").decode().strip() == first
+    expected = MOVES[move](repo, second)
+    (root / "a.txt").write_text("three\n")
+    third = repo.snapshot({"n": 3})
+    parents = repo.git("rev-list", "--parents", "-n", "1", third).decode().split()[1:]
+    assert parents == ([expected] if expected else [])
+    assert repo.git("rev-parse", REF).decode().strip() == third

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -50,22 +51,31 @@ COMMANDS = {
 }
 
 
-def tree(base: Path) -> tuple[Path, Path]:
-    root, home = base / "root", base / "home"
-    (home / ".ssh").mkdir(parents=True)
-    (home / ".bashrc").write_text("# rc\n")
-    env = {**os.environ, **GIT_ENV, "HOME": str(home)}
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The root every test starts from, made once (seven `git init`) and copied: a repository with a context file,
+    settings, six nested repositories and a tree of source folders."""
+    root, home = tmp_path_factory.mktemp("watched-template") / "root", tmp_path_factory.mktemp("watched-home")
+    env = {**os.environ, **GIT_ENV, "HOME": str(home)}  # an empty home, as each test's own was
     subprocess.run(["git", "init", "-q", str(root)], check=True, env=env)
     (root / "GEMINI.md").write_text("notes\n")
     (root / ".gemini").mkdir()
     (root / ".gemini" / "settings.json").write_text("{}\n")
-    os.link(root / ".git" / "config", root / "old-link")
     for number in range(6):
         subprocess.run(["git", "init", "-q", str(root / "vendor" / f"lib{number}")], check=True, env=env)
         for part in range(3):
             folder = root / "src" / f"lib{number}" / f"part{part}"
             folder.mkdir(parents=True)
             (folder / "f.txt").write_text("x")
+    return root
+
+
+def tree(base: Path, template: Path) -> tuple[Path, Path]:
+    root, home = base / "root", base / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".bashrc").write_text("# rc\n")
+    shutil.copytree(template, root, symlinks=True)
+    os.link(root / ".git" / "config", root / "old-link")  # a hard link a copy cannot carry: made in each copy
     return root, home
 
 
@@ -80,8 +90,8 @@ def said(changes: list, base: Path) -> list[tuple[str, str, str]]:
                   for c in changes)
 
 
-def rounds(base: Path, command: str, watching: bool) -> tuple[list, list, ProtectedSnapshot, int]:
-    root, home = tree(base)
+def rounds(base: Path, template: Path, command: str, watching: bool) -> tuple[list, list, ProtectedSnapshot, int]:
+    root, home = tree(base, template)
     snapshot = ProtectedSnapshot([root], home, watching=watching, watch_from=0)
     for _ in range(2):  # the first rounds list and watch everything; the next ones are the steady state
         snapshot.before()
@@ -95,20 +105,21 @@ def rounds(base: Path, command: str, watching: bool) -> tuple[list, list, Protec
 
 
 @pytest.mark.parametrize("what", list(COMMANDS))
-def test_watching_finds_what_the_full_look_finds(tmp_path: Path, what: str) -> None:
-    watched, watched_next, snapshot, looked = rounds(tmp_path / "w", COMMANDS[what], watching=True)
+def test_watching_finds_what_the_full_look_finds(tmp_path: Path, template: Path, what: str) -> None:
+    watched, watched_next, snapshot, looked = rounds(tmp_path / "w", template, COMMANDS[what], watching=True)
     assert snapshot.watching, "inotify is expected to work on this machine"
     if what == OVERFLOW:
         assert looked > 100  # events were lost: everything was looked at
-    full, full_next, _, _ = rounds(tmp_path / "f", COMMANDS[what], watching=False)
+    full, full_next, _, _ = rounds(tmp_path / "f", template, COMMANDS[what], watching=False)
     assert [(p.removeprefix("w/"), w, u) for p, w, u in watched] == [(p.removeprefix("f/"), w, u) for p, w, u in full]
     assert watched_next == full_next == []  # what was put back is the baseline: nothing more to say
     snapshot.close()
 
 
 @pytest.mark.parametrize("what", list(COMMANDS))
-def test_a_change_between_commands_is_the_users_with_watching_too(tmp_path: Path, what: str) -> None:
-    root, home = tree(tmp_path)
+def test_a_change_between_commands_is_the_users_with_watching_too(tmp_path: Path, template: Path,
+                                                                 what: str) -> None:
+    root, home = tree(tmp_path, template)
     snapshot = ProtectedSnapshot([root], home, watch_from=0)
     for _ in range(2):
         snapshot.before()
@@ -119,8 +130,8 @@ def test_a_change_between_commands_is_the_users_with_watching_too(tmp_path: Path
     snapshot.close()
 
 
-def test_an_unchanged_round_looks_at_almost_nothing_while_watching(tmp_path: Path) -> None:
-    root, home = tree(tmp_path)
+def test_an_unchanged_round_looks_at_almost_nothing_while_watching(tmp_path: Path, template: Path) -> None:
+    root, home = tree(tmp_path, template)
     watched = ProtectedSnapshot([root], home, watch_from=0)
     full = ProtectedSnapshot([root], home, watching=False)
     for snapshot in (watched, full):
