@@ -29,10 +29,10 @@ def test_the_suite_never_runs_on_fewer_than_two_workers(target: str, asked: str)
         assert given[-1] == int(asked)
 
 
-def test_by_default_one_worker_more_than_the_cores() -> None:
+def test_by_default_two_workers_more_than_the_cores() -> None:
     env = {k: v for k, v in os.environ.items() if k != "PYTEST_WORKERS"}
     printed = subprocess.run(["make", "-n", "test"], cwd=REPO, env=env, capture_output=True, text=True, timeout=60,
                              check=True).stdout
     line = next(line for line in printed.splitlines() if "pytest" in line and re.search(r"\s-n\s+\d", line))
     cores = os.cpu_count() or 1
-    assert re.findall(r"(?:^|\s)-n\s+(\d+)", line)[-1] == str(max(2, (len(os.sched_getaffinity(0)) or cores) + 1))
+    assert re.findall(r"(?:^|\s)-n\s+(\d+)", line)[-1] == str(max(2, (len(os.sched_getaffinity(0)) or cores) + 2))
