@@ -88,7 +88,7 @@ test:
 	@$(MAKE) --no-print-directory -j4 --output-sync=target test-needs
 	@echo "$(BIN)/pytest -q $(PYTEST_ARGS) -n $(WORKERS) --dist=loadgroup  (Harbor's tests and pyright beside it)"
 	@nice -n 10 $(PYRIGHT) > build/typecheck.log 2>&1 & checker=$$!; \
-	$(HARBOR_RUN) > build/harbor.log 2>&1 & harbor=$$!; \
+	$(HARBOR_RUN) -n 2 > build/harbor.log 2>&1 & harbor=$$!; \
 	$(SUITE_ENV) $(BIN)/pytest -q $(PYTEST_ARGS) -n $(WORKERS) --dist=loadgroup; tests=$$?; \
 	wait $$harbor; fleet=$$?; echo "Harbor's tests, run beside the suite:"; cat build/harbor.log; \
 	wait $$checker; typed=$$?; echo "pyright, run beside the tests:"; cat build/typecheck.log; \

@@ -36,3 +36,15 @@ def test_by_default_two_workers_more_than_the_cores() -> None:
     line = next(line for line in printed.splitlines() if "pytest" in line and re.search(r"\s-n\s+\d", line))
     cores = os.cpu_count() or 1
     assert re.findall(r"(?:^|\s)-n\s+(\d+)", line)[-1] == str(max(2, (len(os.sched_getaffinity(0)) or cores) + 2))
+
+
+def test_every_pytest_make_test_runs_is_on_two_workers_at_least() -> None:
+    """The suite's and Harbor's (run beside it): none of them on one core."""
+    printed = subprocess.run(["make", "-n", "test"], cwd=REPO, env={**os.environ, "PYTEST_WORKERS": "1"},
+                             capture_output=True, text=True, timeout=60, check=True).stdout
+    runs = [part for line in printed.splitlines() if not line.startswith("echo")
+            for part in re.split(r"[;&|]+", line) if re.search(r"bin/pytest\s", part)]
+    assert len(runs) == 2, runs
+    for run in runs:
+        given = re.findall(r"(?:^|\s)-n\s+(\d+)", run)
+        assert given and int(given[-1]) >= 2, run
