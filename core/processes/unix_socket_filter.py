@@ -14,6 +14,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import errno
+import fcntl
 import os
 import socket
 
@@ -121,8 +122,12 @@ def filter_fd(program: bytes) -> int:
 
 
 def _memfd(program: bytes) -> int:
-    fd = os.memfd_create("gemini-tui-seccomp", os.MFD_CLOEXEC)
+    """Sealed once written: every sandbox of the process reads this one descriptor, and another program of the
+    user opening it through /proc (a hook, an MCP server) could otherwise rewrite the filter under all of them."""
+    fd = os.memfd_create("gemini-tui-seccomp", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
     view = memoryview(program)
     while view:
         view = view[os.write(fd, view):]
+    fcntl.fcntl(fd, fcntl.F_ADD_SEALS,
+                fcntl.F_SEAL_SEAL | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_WRITE)
     return fd

@@ -134,6 +134,33 @@ print('made again', open(f'/proc/self/fd/{again}', 'rb').read() == program)
                                         "one descriptor True True", "made again True"]
 
 
+def test_the_held_program_cannot_be_rewritten_through_proc() -> None:
+    """Every sandbox of a process reads one descriptor: another program of the user opening it through /proc (a
+    hook, an MCP server) can neither write over it, truncate nor grow it; the sandbox still reads it whole."""
+    script = """
+import os
+from gemini_tui.core.processes import unix_socket_filter as usf
+program = usf.unix_socket_filter()
+fd = usf.filter_fd(program)
+path = f'/proc/{os.getpid()}/fd/{fd}'
+for how in (os.O_WRONLY, os.O_RDWR, os.O_WRONLY | os.O_TRUNC, os.O_WRONLY | os.O_APPEND):
+    try:
+        other = os.open(path, how)
+    except PermissionError:
+        print('refused'); continue
+    try:
+        os.write(other, b'\\0' * 8); print('written')
+    except PermissionError:
+        print('refused')
+    finally:
+        os.close(other)
+print('whole', open(path, 'rb').read() == program)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["refused"] * 4 + ["whole True"]
+
+
 def home_with(tmp_path: Path, config: str) -> Path:
     home = tmp_path / "home"
     home.mkdir(exist_ok=True)
