@@ -125,28 +125,43 @@ def wait_until(check: object, timeout: float = 30) -> bool:
     return False
 
 
+def signalled_end(warm: bool, signum: int) -> tuple[int, list[str]]:
+    """How a served server ends when `signum` reaches it and its stdin closes just after: exit status, last line."""
+    program = warm_start.server_command(FAKES / "mcp_server.py") if warm else [sys.executable,
+                                                                              str(FAKES / "mcp_server.py")]
+    before = server_runs()
+    server = subprocess.Popen(program, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              env=warm_start.server_env())
+    assert server.stdin is not None and server.stdout is not None and server.stderr is not None
+    server.stdin.write(json.dumps(INITIALIZE).encode() + b"\n")
+    server.stdin.flush()
+    assert b'"id":1' in server.stdout.readline()  # serving
+    started = server_runs() - before
+    server.send_signal(signum)
+    server.stdin.close()
+    end = (server.wait(timeout=30), server.stderr.read().decode().splitlines()[-1:])
+    assert wait_until(lambda: not started & server_runs())  # no run left behind
+    server.stdout.close()
+    server.stderr.close()
+    assert len(started) == warm  # the warm one was a warm run
+    return end
+
+
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL])
 def test_a_signal_to_the_relay_ends_the_server_as_it_ends_a_plain_one(signum: int) -> None:
     """SIGTERM is what an MCP client sends its server's process group at shutdown, SIGKILL what follows; SIGINT
     waits for the server's stdin to close (its reading thread holds it), then ends it the same way."""
     ends = []
-    for warm, program in ((True, warm_start.server_command(FAKES / "mcp_server.py")),
-                          (False, [sys.executable, str(FAKES / "mcp_server.py")])):
-        before = server_runs()
-        server = subprocess.Popen(program, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                  env=warm_start.server_env())
-        assert server.stdin is not None and server.stdout is not None and server.stderr is not None
-        server.stdin.write(json.dumps(INITIALIZE).encode() + b"\n")
-        server.stdin.flush()
-        assert b'"id":1' in server.stdout.readline()  # serving
-        started = server_runs() - before
-        server.send_signal(signum)
-        server.stdin.close()
-        ends.append((server.wait(timeout=30), server.stderr.read().decode().splitlines()[-1:]))
-        assert wait_until(lambda started=started: not started & server_runs())  # no run left behind
-        server.stdout.close()
-        server.stderr.close()
-        assert len(started) == warm  # the warm one was a warm run
+    for warm in (True, False):
+        end = signalled_end(warm, signum)
+        for _ in range(5):
+            # SIGINT is taken by the server's loop when it next runs; the end of its input, a moment later, can be
+            # seen first on a loaded machine, and the server then leaves as at any end of input, before the
+            # interrupt is raised: that run says nothing of the relay, so it is made again
+            if not (signum == signal.SIGINT and end[0] == 0):
+                break
+            end = signalled_end(warm, signum)
+        ends.append(end)
     assert ends[0] == ends[1] and ends[0][0] == -signum
 
 

@@ -81,6 +81,22 @@ async def test_agents_at_once_are_separate_groups(root: Path, tmp_path: Path, co
         # every agent has made its call and is held: all of them run at once
         await wait_for(pilot, lambda: sum(1 for r in screen.calls.records() if r.call.agent
                                           and r.result is not None) == count)
+
+        def agent_cards() -> dict[str, Any]:
+            return {card.record.call.args["agent_name"]: card for card in chat.cards.values()
+                    if card.record.call.name == "invoke_agent"}
+
+        def cards_hold_their_calls() -> bool:
+            # the call log is told first; each card takes its call on the event that follows (a loaded machine
+            # can be between the two)
+            held, shown = agent_cards(), groups(str(queue.queue_text()))
+            return sorted(held) == names and sorted(shown) == names and all(
+                len(shown[name]) == 1 and "done" in shown[name][0]
+                and [r.call.name for r in held[name].children_records] == [tool]
+                and held[name].calls.rows == [held[name].children_records[0].call_id]
+                for name, tool, _ in AGENTS[:count])
+
+        await wait_for(pilot, cards_hold_their_calls)
         rendered = str(queue.queue_text())
         shown = groups(rendered)
         assert sorted(shown) == names, rendered
@@ -90,8 +106,7 @@ async def test_agents_at_once_are_separate_groups(root: Path, tmp_path: Path, co
         header = {line.split("@", 1)[1].split()[0]: line for line in rendered.splitlines() if "@" in line}
         for name in names:
             assert "running" in header[name] and "1 call: 1 done" in header[name], rendered
-        cards: dict[str, Any] = {card.record.call.args["agent_name"]: card for card in chat.cards.values()
-                                 if card.record.call.name == "invoke_agent"}
+        cards = agent_cards()
         assert sorted(cards) == names
         for name, tool, _ in AGENTS[:count]:
             card = cards[name]
