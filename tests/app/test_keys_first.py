@@ -174,6 +174,11 @@ async def run(root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed:
                 await pilot.press("ctrl+end")  # not typing: what was held is drawn now
                 await wait_for(pilot, lambda: not screen.keys_first.holding)
             await pilot.pause(0.5)
+            if not typing:
+                # the reference is the screen as a full redraw paints it: with nobody typing, Textual's own partial
+                # repaint on a loaded machine has left a moved row unpainted (the layout the same), which is not
+                # what this compares
+                screen.refresh()
             await pilot.pause()
             shown = chat_and_queue(painted, screen)
     return shown, waits
