@@ -130,8 +130,11 @@ def signalled_end(warm: bool, signum: int) -> tuple[int, list[str]]:
     program = warm_start.server_command(FAKES / "mcp_server.py") if warm else [sys.executable,
                                                                               str(FAKES / "mcp_server.py")]
     before = server_runs()
+    # SIGINT at its default, as an MCP client started from a terminal has it: a runner started as a background
+    # job (`make test &`) ignores it, and so would both servers
     server = subprocess.Popen(program, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              env=warm_start.server_env())
+                              env=warm_start.server_env(),
+                              preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert server.stdin is not None and server.stdout is not None and server.stderr is not None
     server.stdin.write(json.dumps(INITIALIZE).encode() + b"\n")
     server.stdin.flush()

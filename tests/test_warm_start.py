@@ -106,6 +106,31 @@ def test_a_signal_to_the_process_the_test_started_reaches_the_run(signum: int, t
     assert process.returncode == 100 + signum and out == f"got {signum}\n"
 
 
+@pytest.mark.parametrize("ignored", [(), (signal.SIGINT, signal.SIGQUIT),
+                                     (signal.SIGINT, signal.SIGTERM, signal.SIGHUP),
+                                     (signal.SIGUSR1, signal.SIGPIPE, signal.SIGCHLD)],
+                         ids=["none", "a-background-job", "nohup-like", "others"])
+def test_a_run_starts_with_the_signals_a_plain_start_has(ignored: tuple[int, ...], tmp_path: Path) -> None:
+    """Started with `ignored` ignored and every other signal at its default, whatever this test process has
+    (a runner started as a shell's background job ignores SIGINT, and so did its warm processes): the warm run
+    ignores what the plain start ignores, and Python's own handlers are set up alike."""
+    from tests.fakes.warm_probe import SIGNALS
+
+    def started() -> None:
+        for signum in SIGNALS:
+            signal.signal(signum, signal.SIG_IGN if signum in ignored else signal.SIG_DFL)
+
+    env = env_for(tmp_path)
+    runs = [subprocess.run([*program, "signals"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,
+                           preexec_fn=started)
+            for program in (warm_start.command(env, PROBE), [sys.executable, "-m", PROBE])]
+    warm, plain = (json.loads(run.stdout) for run in runs)
+    assert warm == plain
+    assert {name for name, how in plain.items() if how == "ignored"} == {
+        signal.Signals(signum).name for signum in (*ignored, signal.SIGPIPE)}
+    assert plain["SIGINT"] == ("ignored" if signal.SIGINT in ignored else "python")
+
+
 def test_killing_the_relay_ends_its_run(tmp_path: Path) -> None:
     env = env_for(tmp_path)
     process = subprocess.Popen([*warm_start.command(env, PROBE), "wait"], cwd=tmp_path, env=env,

@@ -65,6 +65,19 @@ def terminal() -> None:
             os.read(wake, 512)
 
 
+SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2,
+           signal.SIGPIPE, signal.SIGCHLD, signal.SIGALRM, signal.SIGTSTP, signal.SIGTTOU, signal.SIGWINCH)
+
+
+def disposition(signum: int) -> str:
+    handler = signal.getsignal(signum)
+    if handler == signal.SIG_IGN:
+        return "ignored"
+    if handler == signal.SIG_DFL:
+        return "default"
+    return "python" if handler is signal.default_int_handler else repr(handler)
+
+
 def main() -> None:
     case, arg = sys.argv[1], (sys.argv[2] if len(sys.argv) > 2 else "")
     if case == "report":
@@ -84,6 +97,8 @@ def main() -> None:
         wait_for_signal()
     elif case == "terminal":
         terminal()
+    elif case == "signals":  # how each signal was set up for it: ignored, the system's default, Python's
+        print(json.dumps({signal.Signals(signum).name: disposition(signum) for signum in sorted(SIGNALS)}))
     elif case == "modules":  # what the run finds imported before it imports anything
         print(json.dumps({"textual": "textual" in sys.modules, "app": "gemini_tui.app.main" in sys.modules}))
     elif case == "path":  # what a script finds: where imports come from, its own name, what is imported

@@ -77,6 +77,13 @@ def is_script(target: str) -> bool:
     return target.endswith(".py")
 
 
+def ignored_at_start() -> list[int]:
+    """The signals this process was started with ignored (a shell's background job has SIGINT and SIGQUIT so):
+    a plain start inherits them ignored, so the warm run is given the same."""
+    return sorted(int(signum) for signum in signal.valid_signals()
+                  if signum not in (signal.SIGKILL, signal.SIGSTOP) and signal.getsignal(signum) == signal.SIG_IGN)
+
+
 def exec_plain(target: str, args: list[str]) -> None:
     os.execv(sys.executable, [sys.executable, *([target] if is_script(target) else ["-m", target]), *args])
 
@@ -97,6 +104,7 @@ def main() -> None:
         except ProcessLookupError:
             pass
 
+    ignored = ignored_at_start()
     for signum in FORWARDED:  # before the run exists: it may answer a test that then signals at once
         signal.signal(signum, forward)
     wake, woken = os.pipe()  # (not inherited by an exec: Python's pipes close on exec)
@@ -112,7 +120,7 @@ def main() -> None:
         sock.connect(path)
         kind = "script" if is_script(target) else "module"
         request = json.dumps({kind: target, "argv": args, "env": dict(os.environ), "cwd": os.getcwd(),
-                              "umask": mask}).encode()
+                              "umask": mask, "ignored": ignored}).encode()
         socket.send_fds(sock, [struct.pack("!I", len(request)) + request], [0, 1, 2])
         answer = read_message(sock, wake=wake)
     except OSError:
@@ -124,8 +132,8 @@ def main() -> None:
         except OSError:
             pass
         signal.set_wakeup_fd(-1)
-        for signum in FORWARDED:
-            signal.signal(signum, signal.SIG_DFL)
+        for signum in FORWARDED:  # as this process was started with them
+            signal.signal(signum, signal.SIG_IGN if signum in ignored else signal.SIG_DFL)
         for signum in pending:  # what a plain process would have had by now
             os.kill(os.getpid(), signum)
         exec_plain(target, args)

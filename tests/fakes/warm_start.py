@@ -214,7 +214,7 @@ def _run_child(request: dict[str, object], fds: list[int], closing: list[int], a
     code = 1
     try:
         signal.set_wakeup_fd(-1)
-        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        _signals_as_started(request.get("ignored", []))
         for fd in closing:
             with contextlib.suppress(OSError):
                 os.close(fd)
@@ -266,6 +266,25 @@ def _run_child(request: dict[str, object], fds: list[int], closing: list[int], a
         _finish()
     finally:
         os._exit(code)
+
+
+def _signals_as_started(ignored: object) -> None:
+    """Each signal as an interpreter started by the relay's parent has it: ignored where the relay was started
+    with it ignored, else as Python sets it up (SIGINT raises KeyboardInterrupt, SIGPIPE and SIGXFSZ ignored,
+    the rest the system's default), whatever the warm process inherited or set."""
+    assert isinstance(ignored, list)
+    python_ignores = (signal.SIGPIPE, signal.SIGXFSZ)
+    for signum in signal.valid_signals():
+        if signum in (signal.SIGKILL, signal.SIGSTOP):
+            continue
+        if signum in ignored or signum in python_ignores:
+            handler: object = signal.SIG_IGN
+        elif signum == signal.SIGINT:
+            handler = signal.default_int_handler
+        else:
+            handler = signal.SIG_DFL
+        with contextlib.suppress(OSError, ValueError):  # (the C library's own real-time signals)
+            signal.signal(signum, handler)  # type: ignore[arg-type]
 
 
 def _as_a_script(script: str, env: dict[object, object]) -> None:
