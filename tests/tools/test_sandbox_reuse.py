@@ -136,7 +136,8 @@ print('made again', open(f'/proc/self/fd/{again}', 'rb').read() == program)
 
 def test_the_held_program_cannot_be_rewritten_through_proc() -> None:
     """Every sandbox of a process reads one descriptor: another program of the user opening it through /proc (a
-    hook, an MCP server) can neither write over it, truncate nor grow it; the sandbox still reads it whole."""
+    hook, an MCP server) can neither write over it, truncate nor grow it, nor map it writable (the process's own
+    descriptor included); the sandbox still reads it whole."""
     script = """
 import os
 from gemini_tui.core.processes import unix_socket_filter as usf
@@ -154,11 +155,18 @@ for how in (os.O_WRONLY, os.O_RDWR, os.O_WRONLY | os.O_TRUNC, os.O_WRONLY | os.O
         print('refused')
     finally:
         os.close(other)
+# another way to the same effect: a shared writable mapping of the descriptor the process holds
+import mmap
+try:
+    mapped = mmap.mmap(fd, len(program), mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
+    mapped[:8] = b'\\0' * 8; print('mapped')
+except (PermissionError, OSError):
+    print('refused')
 print('whole', open(path, 'rb').read() == program)
 """
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines() == ["refused"] * 4 + ["whole True"]
+    assert done.stdout.splitlines() == ["refused"] * 5 + ["whole True"]
 
 
 def home_with(tmp_path: Path, config: str) -> Path:
